@@ -52,7 +52,7 @@ if ! $CHECK --quiet --without llama-cpp-python || ! cmp -s pyproject.toml .venv/
   # --dev: not compiled here, as the gateways' environments are not (scripts/setup-gateways.sh): the tests
   # compile the modules they import (scripts/test.sh lets Python write bytecode; scripts/precompile.py does
   # the package's own), a fraction of the 22,000. pip's compiling of every module cost 40 CPU-s of 71 for this
-  # step (measured: 63.7 + 7.7 against 25.3 + 5.5 CPU-s, the dev lock into a new venv, issue 64). `make demo`
+  # step (measured: 63.7 + 7.7 against 25.3 + 5.5 CPU-s, the dev lock into a new venv). `make demo`
   # keeps it: a user's first claim should not compile, on a machine that sets PYTHONDONTWRITEBYTECODE each time.
   COMPILE=""
   if [ "$LOCK" = requirements/dev.txt ]; then COMPILE=--no-compile; fi

@@ -1,5 +1,5 @@
 """Waiting for a real component the tests start (a gateway, a model server, a database) by its state, not by
-the clock (issue 64, item 1).
+the clock.
 
 A fixed wall-clock limit ("ready within 90 s") measures the machine: at load 20 on two cores a process gets a
 tenth of a core, and LiteLLM's proxy, which needs about 8 CPU-seconds to import, missed its 90 s. So

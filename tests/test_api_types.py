@@ -72,7 +72,7 @@ def main() -> None:
         print(exc, response.label, guarded_result.text, [isinstance(c, fd.GuardClaim) for c in guarded.claims])
 '''
 
-# Issue 50, item 7: mistakes a newcomer makes with the API, each of which must fail ``mypy --strict`` on its own
+# Mistakes a newcomer makes with the API, each of which must fail ``mypy --strict`` on its own
 # line (before, 4 of the 18 passed it and failed only at run time, or not at all). (what, the line, a piece of
 # mypy's message).
 MISTAKES = [
@@ -83,7 +83,7 @@ MISTAKES = [
      '"ResponseVerdict" has no attribute "text"'),
     ("one string as the passages", 'fd.check_response("x", evidence="a passage")',
      'Argument "evidence" to "check_response" has incompatible type "str"'),
-    # check_response has one return type (issue 57): a check within a deadline is fd.guard's
+    # check_response has one return type: a check within a deadline is fd.guard's
     ("the guard's tier given to check_response", 'fd.check_response("x", tier="fast")',
      'Unexpected keyword argument "tier" for "check_response"'),
     ("one passage dict, not a list of them", 'fd.guard("x", evidence={"text": "a passage"})',
@@ -102,7 +102,7 @@ MISTAKES = [
      'Argument "method_options" to "verify" has incompatible type'),
     ("a method option of the wrong type", 'fd.verify("x", method="dpd", method_options={"dpd_max_rounds": "2"})',
      'Argument "method_options" to "verify" has incompatible type'),
-    # issue 61, item 6: the message above does not name the key; the method's own type does (README, "Python")
+    # The message above does not name the key; the method's own type does (README, "Python")
     ("a misspelt key of one method's options", 'misspelt: fd.DPDOptions = {"dpd_max_round": 2}',
      'Extra key "dpd_max_round" for TypedDict "DPDOptions"'),
     ("a method option as a plain keyword", 'fd.verify("x", method="dpd", dpd_max_rounds=2)',

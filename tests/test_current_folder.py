@@ -1,5 +1,5 @@
 """A folder holding ``factdebate/``, ``pip/`` and ``multiprocessing/`` packages (a cloned repository, a downloaded
-dataset, a folder someone sent), used as the current folder, runs none of their code (issue 35, item 2):
+dataset, a folder someone sent), used as the current folder, runs none of their code:
 ``verify --method mermaid`` (its tool servers), the Ray executor (its workers), ``setup`` (pip) and ``serve
 --workers 2`` (uvicorn's spawned processes, and MERMAID's servers under them) start every Python of theirs
 with that folder off the import path. Each package's code, run, leaves a mark file beside it."""

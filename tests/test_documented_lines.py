@@ -713,7 +713,7 @@ FRAGMENT_WORDS = ("fragment", "outline", "sketch")
 
 
 def test_a_block_that_cannot_run_alone_says_so_to_the_reader() -> None:
-    """Issue 50: blocks that cannot run alone were shown as runnable code. A block only compiled or parsed here
+    """Blocks that cannot run alone were shown as runnable code. A block only compiled or parsed here
     (PyImports, YamlOnly) is called a fragment, an outline or a sketch in the paragraph just before it or in its
     first line, so a reader knows before copying it."""
     unmarked = []

@@ -92,7 +92,7 @@ def test_the_check_sees_a_cycle() -> None:
 
 
 def test_no_cycle_once_typing_imports_count() -> None:
-    """An annotation's import closes a cycle as much as a call's (issue 62 item 2): methods name the settings
+    """An annotation's import closes a cycle as much as a call's: methods name the settings
     through methods/settings_protocol.py's RunSettings, and the guard's overloaded stream is handed the
     relay's parts rather than naming its type."""
     assert cycles(import_graph(typing=True)) == []
@@ -101,7 +101,7 @@ def test_no_cycle_once_typing_imports_count() -> None:
 def test_the_layers_contract_counts_typing_imports() -> None:
     """An annotation that names a higher layer is an upward edge: the layers contract (``lint-imports``, run by
     scripts/test.sh) reads the imports under ``if TYPE_CHECKING:`` too, so a new typing-only upward edge fails
-    it (issue 62 item 2)."""
+    it."""
     config = tomllib.loads((ROOT.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
     assert config["tool"]["importlinter"].get("exclude_type_checking_imports", False) is False
 

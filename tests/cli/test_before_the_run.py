@@ -1,4 +1,4 @@
-"""What a command settles before its long work (issue 61): a model server that does not answer is named in
+"""What a command settles before its long work: a model server that does not answer is named in
 one line before any index is built, a data folder that cannot be written is a usage error naming
 ``FACTDEBATE_DATA_DIR``, and a process that waits for another's build says so. Real processes and sockets;
 the console script's own refusals are verify's and serve's, and the others are the same ``run()`` in this

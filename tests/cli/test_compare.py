@@ -98,4 +98,4 @@ def test_compare_prices_each_model_at_its_own_rate(tmp_path: Path, monkeypatch: 
     assert "warning" not in capsys.readouterr().err
     assert cli_run(["compare", "out/mad", "out/cot", "-o", "c2", "--price", "gpt-4o=1,2"]) == 0
     assert "--price gpt-4o: no compared run used this model (they used scripted:agree, scripted:disagree); it " \
-           "prices nothing" in capsys.readouterr().err  # issue 50: it said nothing
+           "prices nothing" in capsys.readouterr().err  # It said nothing

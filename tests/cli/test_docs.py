@@ -1,5 +1,5 @@
 """`factdebate docs`: the shipped documentation, and the rule that messages cite it instead of repository
-paths a wheel user does not have (issue 50, item 4)."""
+paths a wheel user does not have."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def test_the_command_lists_topics_and_sections(capsys: pytest.CaptureFixture[str
 
 def test_the_installed_copy_speaks_to_a_reader_without_a_clone(monkeypatch: pytest.MonkeyPatch,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 61, item 5: `factdebate docs readme#use` (the page the near-chance note cites) showed a wheel's
+    """`factdebate docs readme#use` (the page the near-chance note cites) showed a wheel's
     reader `.venv/bin/factdebate` lines and `docs/*.md` paths they do not have. Read as the installed copy, the
     commands are `factdebate …` and every page is cited as a `factdebate docs` topic that opens."""
     monkeypatch.setattr(docs, "installed", lambda: True)

@@ -53,7 +53,7 @@ def _server_checks(settings: object, monkeypatch: pytest.MonkeyPatch) -> list[do
 
 
 def test_a_dead_model_server_is_a_failure_with_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 50, item 3: doctor said all ok (rc 0) with nothing listening at OPENAI_BASE_URL."""
+    """Doctor said all ok (rc 0) with nothing listening at OPENAI_BASE_URL."""
     import socket
 
     with socket.socket() as sock:  # a port that was free a moment ago, now closed: nothing answers there
@@ -98,7 +98,7 @@ def test_doctor_says_how_many_requests_a_llama_server_is_sent_at_once(monkeypatc
 ])
 def test_a_llama_cpp_built_for_this_cpu_only_is_a_warning_naming_setup(
         monkeypatch: pytest.MonkeyPatch, build: str, status: str, words: str) -> None:
-    """Issue 61, item 5: pip's own build of llama-cpp-python uses -march=native."""
+    """Pip's own build of llama-cpp-python uses -march=native."""
     from factdebate.util import llama_build
 
     monkeypatch.setattr(llama_build, "installed_build",

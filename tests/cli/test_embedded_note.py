@@ -49,7 +49,7 @@ def test_no_note_for_a_model_that_is_not_embedded(capsys: pytest.CaptureFixture[
 
 def test_verify_leads_with_the_verdict_and_the_note_and_folds_the_paper_differences(
         scripted_is_embedded: None, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 50, item 6: the near-chance note came last, after about 46 lines of "differs from the paper"."""
+    """The near-chance note came last, after about 46 lines of "differs from the paper"."""
     from factdebate.core.deviations import Deviation
 
     many = [Deviation(key=f"k{n}", here=f"setting {n}", paper=f"paper {n}", restore=f"--k{n}") for n in range(12)]

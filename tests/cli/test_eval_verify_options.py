@@ -37,7 +37,7 @@ def test_every_verify_option_is_an_eval_option_or_a_listed_exception() -> None:
 
 def test_every_method_flag_of_verify_is_on_eval_with_the_same_help() -> None:
     """The method and output flags are declared once and shared (cli/options.py): each of verify's is on eval,
-    saying the same (issue 64: eval lacked --deviations)."""
+    saying the same (eval lacked --deviations)."""
     verify, evaluate = _helps("verify"), _helps("eval")
     # Each command's own meaning of these: eval's --method takes several, its --concurrency counts samples.
     own = {"--input", "--output", "--config", "--method", "--concurrency", *VERIFY_ONLY}

@@ -45,7 +45,7 @@ def test_batch_where_every_claim_fails_exits_1(tmp_path: Path, capsys: pytest.Ca
         code, err = call(capsys, "verify", "--input", str(claims), "--output", str(out), "--llm", "openai:x",
                          "--agents", "none,none", "--no-cache", "--no-scoring")
     assert code == 1, err
-    assert "0 verified, 0 already done, 40 errors" in err  # an error is not a verdict (issue 50)
+    assert "0 verified, 0 already done, 40 errors" in err  # an error is not a verdict
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 40 and all(r["error"] for r in records)
 
@@ -131,7 +131,7 @@ def test_bad_corpus_names_are_clear_errors(name: str, tmp_path: Path, capsys: py
 def test_check_response_where_every_claim_fails_exits_1(capsys: pytest.CaptureFixture[str],
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The extraction is answered, then the model server fails every claim: the JSON still comes out, with
-    each claim's error, and the exit code is verify's for claims in error (issue 40, item 1)."""
+    each claim's error, and the exit code is verify's for claims in error."""
     claims = '{"claims": ["Paris is the capital of France.", "The Louvre is in Paris."]}'
     with FakeOpenAI(reply=claims, fault=lambda number: None if number == 1 else (400, None)) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
@@ -150,7 +150,7 @@ def test_check_response_where_every_claim_has_a_verdict_exits_0(capsys: pytest.C
 
 
 def test_check_response_names_the_sentences_it_did_not_check(capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 40, item 4: an opinion the extractor dropped is listed with its reason, in the table's output
+    """An opinion the extractor dropped is listed with its reason, in the table's output
     and in --json."""
     text = "Paris is the capital of France. I think Paris is lovely."
     assert run(["check-response", text, *NO_TOOLS, "--method", "single"]) == 0

@@ -32,7 +32,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 def run_here(*args: str, env: dict[str, str] | None = None, input: str = "") -> subprocess.CompletedProcess[str]:
     """``run``'s answer (exit code, stdout, stderr) from the console script's own ``run()`` in this process:
     ``main()`` only sets Ctrl-C's handling and exits with that code. A process costs 0.6-0.7 CPU-seconds of
-    Python's start and factdebate's imports, this about 0.05 (issue 64). ``env`` is set for the call only, and
+    Python's start and factdebate's imports, this about 0.05. ``env`` is set for the call only, and
     ``input`` is what the command reads from stdin; colour codes a console made at import may add (a test
     run with ``-s`` on a terminal) are removed, as a pipe would not have them."""
     from factdebate.cli.main import run as run_cli
@@ -198,7 +198,7 @@ def test_the_results_page_command_runs_unchanged_against_a_served_model(tmp_path
 
 
 def test_the_spinner_reads_events_as_sentences_and_keeps_its_line_for_bookkeeping() -> None:
-    """Issue 50: the spinner showed raw kinds (`llm_threads`) and nothing while the first claim loaded a model."""
+    """The spinner showed raw kinds (`llm_threads`) and nothing while the first claim loaded a model."""
     from factdebate.cli.main import _describe
 
     assert _describe({"event": "llm_threads", "model": "m", "threads": 2}) is None

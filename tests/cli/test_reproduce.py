@@ -39,7 +39,7 @@ def test_toolmad_runs_the_datasets_given_and_skips_the_others(tmp_path: Path, ca
                       for r in ("single", "cot") for d in ("fever", "feverous", "faviq", "averitec")}
     report = (out / "report.md").read_text()
     assert "A capable model is needed for the paper's numbers" in report
-    # a scripted model is said to be one, not "the embedded model" (issue 63), in the report and the closing line
+    # a scripted model is said to be one, not "the embedded model", in the report and the closing line
     assert "a scripted model (`scripted:...`) answers from a fixed script" in report and "SmolLM2" not in report
     closing = err.strip().splitlines()[-1]
     assert closing.startswith("A capable model is needed") and "a scripted model (scripted:...)" in closing
@@ -49,7 +49,7 @@ def test_toolmad_runs_the_datasets_given_and_skips_the_others(tmp_path: Path, ca
         in report
     assert "Tool-MAD (journal), Table III, row 'GPT-4o-mini + CoT(Zero-shot)', column 'FAVIQ', accuracy: 67.0" in report
     assert "## Not run" in report and "fever/cot (skipped): cannot load 'fever'" in report
-    # what each run cost (issue 50): model calls, tokens and seconds per claim, then its seconds in all
+    # what each run cost: model calls, tokens and seconds per claim, then its seconds in all
     done_row = next(line for line in report.splitlines() if line.startswith("| cot | faviq | cot | done |"))
     assert re.search(r"\| \d+\.\d, [\d,]+, \d+\.\d \| [\d,]+ \| `", done_row), done_row
     assert (out / "table3.png").exists() and (out / "feverous" / "cot" / "summary.json").exists()
@@ -204,7 +204,7 @@ def test_an_openai_model_without_its_key_is_said_once_before_any_run(tmp_path: P
 def test_figures_of_another_backbone_are_warned_of(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """`--paper-model llama-3_3-70b` with a GPT-4o-mini run: stderr and report.md say the rows are another
-    model's (issue 51, item 8). The served model is the fake OpenAI server of tests/fake_openai.py."""
+    model's. The served model is the fake OpenAI server of tests/fake_openai.py."""
     from tests.fake_openai import FakeOpenAI, from_schema
 
     with FakeOpenAI(reply=from_schema("Verdict: SUPPORTS")) as server:
@@ -224,7 +224,7 @@ def test_figures_of_another_backbone_are_warned_of(tmp_path: Path, capsys: pytes
 def test_the_drafts_three_debater_row_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           builtin_index: Path) -> None:
     """The ACL draft's Table 3 row RAG + SEARCH + VANILA: Tool-MAD with three agents, beside the draft's
-    figure (issue 51, item 12). One scripted claim on the tests' pre-built 40-article index."""
+    figure. One scripted claim on the tests' pre-built 40-article index."""
     out = tmp_path / "out"
     code, _, err = call(capsys, "reproduce", "toolmad-draft", "--table", "table3", "--rows", "rag-search-vanilla",
                         "--datasets", "faviq", "--limit", "1", "--data",
@@ -240,7 +240,7 @@ def test_the_drafts_three_debater_row_runs(tmp_path: Path, capsys: pytest.Captur
 
 def test_feverous_and_faviq_without_the_authors_file_are_skipped_naming_both_reasons(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 63: only FEVER and AVeriTeC have a bare dataset to draw from when the authors' file cannot be had;
+    """Only FEVER and AVeriTeC have a bare dataset to draw from when the authors' file cannot be had;
     FEVEROUS and FaVIQ are skipped, saying that the authors' file could not be had either and how to supply
     a file, as the paper's note and docs/reproduce.md now say."""
     data = ["--data", f"fever=claims:{claims_file(tmp_path / 'fever.jsonl')}"]

@@ -61,7 +61,7 @@ def test_a_recorded_endpoint_gets_no_request_and_the_rerun_says_so(tmp_path: Pat
     assert theirs.requests == []  # the user's key went nowhere the user did not name
     assert len(mine.requests) == 2 * asked and all(r["auth"] == f"Bearer {KEY}" for r in mine.requests)
     notice = [line for line in err.splitlines() if "llm.base_urls" in line]
-    # the user gave no base_urls (OPENAI_BASE_URL names their server): not "uses yours" (issue 50)
+    # the user gave no base_urls (OPENAI_BASE_URL names their server): not "uses yours"
     assert len(notice) == 1 and notice[0].endswith("this rerun leaves it unset (your settings give none)"), err
     assert "the verdicts match for 2 of 2" in out
     assert "not taken from the folder" in (tmp_path / "again" / "rerun.md").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Run folders that someone else made, given to ``compare`` and ``reproduce --from`` (issue 35, items 4-6
+"""Run folders that someone else made, given to ``compare`` and ``reproduce --from`` (items 4-6
 and 9): files that are links out of the folder or FIFOs, damaged or mis-shaped JSON, records nested
 hundreds of levels, one folder named twice, HTML in a run's name, and values that would fail only after the
 work. Each is one line, exit 2, before anything is written (docs/robustness.md, hardening round 5)."""

@@ -83,7 +83,7 @@ def test_verify_with_a_scripted_model_prints_no_note() -> None:
 
 
 def test_setup_without_the_extras_ends_with_what_verify_still_needs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 50, item 5: the wheel without `[all]`; `setup --no-index` must not end "try factdebate verify"
+    """The wheel without `[all]`; `setup --no-index` must not end "try factdebate verify"
     when verify would fail on a missing library, but name the install command that fixes it."""
     import importlib.util
 
@@ -101,7 +101,7 @@ def test_setup_without_the_extras_ends_with_what_verify_still_needs(monkeypatch:
 
 def test_setup_rebuilds_a_llama_cpp_compiled_for_this_cpu_only_with_the_setup_scripts_flags(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 61, item 5: the wheel's `[all]` compiles llama-cpp-python with -march=native. `factdebate setup`
+    """The wheel's `[all]` compiles llama-cpp-python with -march=native. `factdebate setup`
     says so and compiles the pinned sdist again with the portable flags (pip itself is not run here: the
     compile takes minutes; its command line and environment are what is checked)."""
     import subprocess

@@ -1,5 +1,5 @@
 """SIGTERM to a factdebate command is an interrupt: the async contexts unwind, so a child process it started
-(MERMAID's tool servers under ``reproduce mermaid``) is stopped, not left running (issue 51, item 15). Real
+(MERMAID's tool servers under ``reproduce mermaid``) is stopped, not left running. Real
 processes: the command stands in as a Python process with the CLI's handler and one child, stopped by the
 same ``finally`` an MCP client's context runs."""
 

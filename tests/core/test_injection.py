@@ -1,4 +1,4 @@
-"""The rule that marks evidence carrying instructions addressed to the model (issue 45, item 7): phrases
+"""The rule that marks evidence carrying instructions addressed to the model: phrases
 aimed at the reader of a prompt are found, ordinary prose (articles about rules, answers, models) is not."""
 
 from __future__ import annotations

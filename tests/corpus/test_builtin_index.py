@@ -142,7 +142,7 @@ def test_an_interrupt_stops_a_command_that_is_building_the_index(tmp_path: Path,
                                                                    sent: signal.Signals) -> None:
     """Ctrl-C (SIGINT) or SIGTERM while `verify` or `check-response` builds the built-in index on a new data
     folder: the build stops at the batch it is in, says "interrupted", exits 130, and a later run finishes it
-    (issue 61 item 1: the build ran in a worker thread the interrupt could not reach, to its end)."""
+    (the build ran in a worker thread the interrupt could not reach, to its end)."""
     data = tmp_path / "data"
     env = fresh_env(data, onnx_model, FACTDEBATE_RETRIEVAL__BUILTIN_DOCS="400", FACTDEBATE_LLM="scripted:agree")
     # Ctrl-C's default restored in the command: a test run started in the background (`make test &`, nohup)

@@ -119,7 +119,7 @@ def test_a_damaged_manifest_is_one_line(damage: str, hub: HubServer, capsys: pyt
                                              ("--date", "20231301"), ("--lang", "en/../../x"), ("--lang", "")])
 def test_a_bad_dump_date_or_language_is_refused_before_any_request(flag: str, value: str, hub: HubServer,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 35, item 8: ``--date ../../../x`` went to the Hub's API as ``..%2F``."""
+    """``--date ../../../x`` went to the Hub's API as ``..%2F``."""
     code, err = call(capsys, "corpus", "fetch", "wikipedia", flag, value)
     assert code == 2 and err.count("\n") == 1 and f"error: {flag}" in err and "internal error" not in err, err
     assert hub.requests == []

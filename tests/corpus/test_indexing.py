@@ -57,7 +57,7 @@ def test_bad_corpus_names_are_refused(name: str) -> None:
 def test_a_locked_milvus_database_is_waited_for_before_anything_is_written(
         tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     """Another process holds the Milvus Lite database: the build says it waits, writes nothing meanwhile (no
-    half-built corpus), and builds both indexes once the holder lets go (issue 61 item 3)."""
+    half-built corpus), and builds both indexes once the holder lets go."""
     pytest.importorskip("pymilvus")
     from factdebate.corpus.indexing import index_corpus
 

@@ -1,4 +1,4 @@
-"""Two processes on one data folder (issue 61 item 3): while another process holds the Milvus Lite folder
+"""Two processes on one data folder: while another process holds the Milvus Lite folder
 (a `serve`, an `mcp`, a notebook), a search goes on from a private copy and says so, an index build waits for
 it with a line saying so, and no message says that the folder may be corrupt. Real processes: the
 holder is a Python process that opened the folder through the same client."""
@@ -51,7 +51,7 @@ def test_the_error_class_reads_as_words() -> None:
 
 def test_an_index_build_beside_a_process_holding_the_folder_waits_and_says_so(builtin_index: Path) -> None:
     """`factdebate index` while a `serve` holds the folder: one line says what it waits for, then the build
-    goes on when the holder lets go (issue 61 item 3: it failed at once, advising to delete the folder)."""
+    goes on when the holder lets go (it failed at once, advising to delete the folder)."""
     uri = str(builtin_index / "milvus.db")
     (builtin_index / "mine.jsonl").write_text(json.dumps({"id": "1", "title": "Eiffel Tower",
                                                           "text": "The Eiffel Tower is in Paris."}) + "\n")

@@ -1,5 +1,5 @@
 """Finished-build markers name a Milvus Lite file by its place in the data folder, so one folder spelled two
-ways (relative, absolute, through a link) or moved elsewhere still finds its markers (issue 31, item 12)."""
+ways (relative, absolute, through a link) or moved elsewhere still finds its markers."""
 
 from __future__ import annotations
 

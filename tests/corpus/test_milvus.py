@@ -42,7 +42,7 @@ def test_a_persistent_transient_error_is_raised_after_the_last_attempt(monkeypat
 
 
 def test_a_lite_failure_with_loopback_down_blames_the_network_not_the_index(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 50: with loopback down (a network namespace without `lo`), the message said to delete a healthy
+    """With loopback down (a network namespace without `lo`), the message said to delete a healthy
     index. Loopback is checked for real: a socket to 127.0.0.1 works here, and the usual advice stays."""
     from factdebate.core.errors import IndexError_
 

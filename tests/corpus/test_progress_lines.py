@@ -23,7 +23,7 @@ def test_a_build_off_a_terminal_logs_its_progress_and_the_time_left_at_the_measu
     lines.done()
     text = out.getvalue().splitlines()
     assert text[0] == "builtin: embeddings: 1000 passages…"
-    # the first batches carry the warm-up: no time left until one came after them (issue 50)
+    # the first batches carry the warm-up: no time left until one came after them
     assert text[1] == "builtin: embeddings: 100 of 1,000 passages (10%), 10.0/s, time left after the warm-up"
     assert all("after the warm-up" in line for line in text[1:1 + WARM_UP_BATCHES])
     assert text[5].startswith("builtin: embeddings: 500 of 1,000 passages (50%)") and "about 50 s left" in text[5]
@@ -44,14 +44,14 @@ def test_lines_come_no_more_often_than_the_interval() -> None:
 
 def test_a_pipe_gets_lines_and_durations_read_roughly() -> None:
     with stage_reporter(True, Console(file=io.StringIO())) as report:
-        # Wrapped so that every step asks whether the command was interrupted (issue 61 item 1).
+        # Wrapped so that every step asks whether the command was interrupted.
         assert isinstance(report, _Stoppable) and isinstance(report._inner, StageLines)
     assert duration(0.2) == "about 1 s" and duration(89) == "about 89 s" and duration(890) == "about 15 min"
     assert duration(94) == "about 90 s" and duration(176) == "about 180 s" and duration(181) == "about 3 min"
 
 
 def test_the_time_left_follows_the_recent_speed_when_the_encoder_warms_up() -> None:
-    """Issue 50, item 2: the encoder's speed climbs (5 then 50 passages/s here); an estimate from the average
+    """The encoder's speed climbs (5 then 50 passages/s here); an estimate from the average
     since the start said 2.5x the time that was left. From the last interval it is within 1.5x."""
     out = io.StringIO()
     now = [0.0]
@@ -75,7 +75,7 @@ def test_the_time_left_follows_the_recent_speed_when_the_encoder_warms_up() -> N
 
 
 def test_the_first_batch_which_carries_the_warm_up_gives_no_time_left() -> None:
-    """Seen on a busy 2-core machine (issue 50): a batch of 64 took about 20 s, the first one 30 s with the
+    """Seen on a busy 2-core machine: a batch of 64 took about 20 s, the first one 30 s with the
     encoder's warm-up, so the first line (one batch, since the start) said 80 minutes for a 38-minute build."""
     out = io.StringIO()
     now = [0.0]
@@ -100,7 +100,7 @@ def _said(line: str) -> float:
 
 
 def test_the_time_left_counts_work_when_passages_go_longest_first() -> None:
-    """Issue 50, item 2: the encoder takes passages longest first, so its passages/s climbs through the whole
+    """The encoder takes passages longest first, so its passages/s climbs through the whole
     build (5 -> 50), and a window in passages said 1.9-3.2x the time left in a real build. Here the scripted
     encoder pads each batch to its longest passage and pays per token (its own per-batch cost, not the
     estimator's formula), from 1,100 characters down to 60; every estimate is within 1.5x of the truth while

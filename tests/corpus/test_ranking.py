@@ -1,5 +1,5 @@
 """Equal scores come back in order of passage id, whatever order the index was written in (corpus/ranking.py):
-two builds of one corpus answer a search alike, which the golden check relies on (issue 46, item 2)."""
+two builds of one corpus answer a search alike, which the golden check relies on."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A model's load inside a run is traced (issue 50, item 8: the first claim of a process paused for up to a
+"""A model's load inside a run is traced (the first claim of a process paused for up to a
 minute, the scorer loading, with no event), and the terminal's live view prints a line for it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The int8 encoder's model is made without torch (issue 50, item 1: the default install has no torch): its
+"""The int8 encoder's model is made without torch (the default install has no torch): its
 float graph is written from the shipped safetensors weights, op by op, and then quantised.
 
 The second test loads torch to compare the graph with the float model (about 12 s at load 7): the one check

@@ -1,4 +1,4 @@
-"""Issue 38, item 10: an errored sample's spend. A scripted model answers a claim's first calls, then fails;
+"""An errored sample's spend. A scripted model answers a claim's first calls, then fails;
 the error record carries the calls and tokens made before the failure (and by model, so it is priced), the
 run's summary counts them and says so, and compare's costs include them."""
 
@@ -47,7 +47,7 @@ async def test_an_errored_sample_keeps_what_it_spent_and_every_total_counts_it(t
     failed = latest_records(tmp_path / "flaky" / "results.jsonl")["c1"]
     assert failed["error"] == "RuntimeError: backend fell over" and failed["predicted"] is None
     usage = failed["usage"]
-    # The moderator's request was sent before it failed: counted (issue 65); its tokens never came.
+    # The moderator's request was sent before it failed: counted; its tokens never came.
     assert usage["llm_calls"] == CALLS and usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0
     (model,) = failed["usage_by_model"]
     assert failed["usage_by_model"][model]["llm_calls"] == CALLS

@@ -93,7 +93,7 @@ COUNTRIES = ["--dataset", "countries", "--limit", "2", "--llm", "scripted:agree"
 
 
 def test_a_negative_seed_is_refused_before_any_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 35, item 6: numpy refused ``--seed -1`` only in the summary, after every sample had run."""
+    """Numpy refused ``--seed -1`` only in the summary, after every sample had run."""
     code, err = call(capsys, "eval", "--method", "cot", "-o", str(tmp_path / "r"), "--seed", "-1", *COUNTRIES)
     assert code == 2 and "--seed" in err and "greater than or equal to 0" in err
     assert not (tmp_path / "r").exists()
@@ -105,7 +105,7 @@ def test_a_negative_seed_is_refused_before_any_sample(tmp_path: Path, capsys: py
 
 def test_several_methods_check_the_output_and_every_setting_first(tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 35, items 6 and 7: ``-o FILE`` failed after the first method ran, and so did a setting of the
+    """``-o FILE`` failed after the first method ran, and so did a setting of the
     second method (``--mad-rounds 99``) after ``cot`` had run every sample."""
     (tmp_path / "FILE").write_text("mine\n")
     code, err = call(capsys, "eval", "--method", "cot,mad", "-o", str(tmp_path / "FILE"), *COUNTRIES)

@@ -1,4 +1,4 @@
-"""``factdebate eval-retrieval`` (issue 63, item 1): recall@k, MRR and the corpus's coverage of the gold
+"""``factdebate eval-retrieval``: recall@k, MRR and the corpus's coverage of the gold
 pages for each search, as a user reads them, on the built-in corpus's first 40 articles (the tests' shared
 index: BM25 and int8 vectors); and the scoring rules underneath (a gold set counts only when found whole)."""
 

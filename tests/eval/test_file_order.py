@@ -1,4 +1,4 @@
-"""Keeping a dataset file's order (issue 29, item 11): ``eval --file-order`` and the MERMAID papers' FIRE
+"""Keeping a dataset file's order: ``eval --file-order`` and the MERMAID papers' FIRE
 files take their first claims in sequence under ``--limit``, run.json says which order a run used, a
 resume in the other order is refused, and Figure 3's "mean x n" is printed only for a full run."""
 

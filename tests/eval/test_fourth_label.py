@@ -1,4 +1,4 @@
-"""AVeriTeC's fourth label, CONFLICTING EVIDENCE/CHERRYPICKING (issue 51, item 2): on a four-label dataset the
+"""AVeriTeC's fourth label, CONFLICTING EVIDENCE/CHERRYPICKING: on a four-label dataset the
 eval runner sets core/claim_context.py's ``four_labels``, so every prompt that lists the labels, the answer
 formats and the label parser offer and read it, and a run can predict it; everywhere else (three-label
 datasets, the guard, ``verify``) the fourth label is neither offered nor read. Driven with

@@ -1,4 +1,4 @@
-"""No method gives a two-label dataset a third label (issue 38, item 1). Every run that papers.toml pairs with
+"""No method gives a two-label dataset a third label. Every run that papers.toml pairs with
 a two-label column is run on it with a model that answers NOT ENOUGH INFO wherever it can
 (``scripted:unsure``): the prompts offer two labels there, and what still comes back as the third is
 answered REFUTES by the declared rule (core/claim_context.py), counted in the summary, so that accuracy and

@@ -1,7 +1,7 @@
 """The two-label rule (SUPPORTS or REFUTES offered, a NOT ENOUGH INFO that still comes scored REFUTES) is
 declared against the Tool-MAD paper, whose prompts offer NOT ENOUGH INFO on every set, FaVIQ's included
 (Figs. 5-6): on each verdict of a two-label run and in its run.json; not on a three-label set, nor for a
-method of another paper (issue 51, item 9)."""
+method of another paper."""
 
 from __future__ import annotations
 

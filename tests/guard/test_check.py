@@ -45,7 +45,7 @@ async def test_a_reworded_claim_gets_its_sentence_and_an_invented_one_no_span() 
     claims = ["Rome is where the Eiffel Tower is.", "Paris and Rome are both capitals."]
     result, _ = await run_check(script(claims=claims), tier="fast", guard=FAST_ONLY)
     reworded, invented, *added = result.claims
-    # The sentence no extracted claim covers is checked as the reply writes it (issue 39, item 5).
+    # The sentence no extracted claim covers is checked as the reply writes it.
     assert [c.claim for c in added] == ["Paris is the capital of France."]
     assert reworded.span is not None and reworded.span_note is not None and "approximate" in reworded.span_note
     assert REPLY[reworded.span.start:reworded.span.end] == "The Eiffel Tower is in Rome."
@@ -202,7 +202,7 @@ async def test_claims_beyond_the_extraction_limit_are_said_not_checked() -> None
 
 
 async def test_a_sentence_the_claim_cap_left_partly_checked_keeps_the_reply_from_supports() -> None:
-    """Issue 49: the extractor split the first sentence in two and the cap kept only its 1889 claim; that
+    """The extractor split the first sentence in two and the cap kept only its 1889 claim; that
     claim's span in it counted the whole sentence as covered, so the reply read SUPPORTS with 1900 unchecked."""
     text = "The tower was built in 1889 and repainted in 1900. The tower is 330 m tall."
     claims = ["The tower is 330 m tall.", "The tower was built in 1889.", "The tower was repainted in 1900."]

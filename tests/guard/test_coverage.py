@@ -1,5 +1,5 @@
 """A sentence of a guarded reply is covered by the claims placed on it, or by one unplaced (reworded) claim
-that holds nearly all its words and every name and number it writes (issue 49, item 1: the claims' words,
+that holds nearly all its words and every name and number it writes (the claims' words,
 names and numbers pooled used to cover a sentence that differs from a checked one only by a number another
 claim happened to write)."""
 

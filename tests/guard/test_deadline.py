@@ -1,4 +1,4 @@
-"""The guard's default deadline fits where its checker runs (issue 65, item 5): 20 s for a hosted checker, and
+"""The guard's default deadline fits where its checker runs: 20 s for a hosted checker, and
 ``guard.max_deadline_s`` (120 s) for one on this machine, which at 20 s left every claim of a CPU model's reply
 unchecked. An operator's ``guard.deadline_s`` always wins; a request's own deadline is still capped."""
 

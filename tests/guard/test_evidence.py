@@ -83,6 +83,6 @@ def test_tool_messages_are_given_evidence() -> None:
                 {"role": "tool", "tool_call_id": "c2", "content": [{"type": "text", "text": "Opened 1889."}]},
                 {"role": "tool", "tool_call_id": "c3", "content": ""}]
     found = evidence_from_messages(messages)
-    # Never titled by the call id (issue 47): a tool result with no name anywhere is numbered.
+    # Never titled by the call id: a tool result with no name anywhere is numbered.
     assert [(e.title, e.text) for e in found] == [("search_docs", "The tower is in Paris."),
                                                   ("tool result 2", "Opened 1889.")]

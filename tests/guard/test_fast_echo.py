@@ -1,4 +1,4 @@
-"""No verdict from an echo (issue 65, item 1): SmolLM2 answered the fast tier's prompt with its example word
+"""No verdict from an echo: SmolLM2 answered the fast tier's prompt with its example word
 for word, and the guard flagged "The capital of France is Paris." as contradicted, citing passage 2."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Python face of the guard on a conversation whose reply holds no text to check (issue 45, item 7): it is
+"""The Python face of the guard on a conversation whose reply holds no text to check: it is
 a degraded check, said, and ``on_unchecked: block`` refuses it; a tool call alone still passes."""
 
 from __future__ import annotations

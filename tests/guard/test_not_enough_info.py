@@ -1,4 +1,4 @@
-"""A claim that ends NOT ENOUGH INFO is visible (issue 57, item 1): under flag and hold a footnote says it could not
+"""A claim that ends NOT ENOUGH INFO is visible: under flag and hold a footnote says it could not
 be confirmed; the operator's guard.on_not_enough_info passes it (verdicts only), flags it (the default) or
 blocks the reply."""
 

@@ -1,6 +1,6 @@
 """The guard's one call (guard_engine/call.py) behind the doors that are not HTTP routes: ``factdebate.guard``,
 ``factdebate.aguard_stream``, ``factdebate.check_response`` and MCP's ``check_answer`` and ``check_response``
-(issue 57 item 2). A checker model server that cannot be reached is named by what failed on each, never by its
+. A checker model server that cannot be reached is named by what failed on each, never by its
 address; ``check_answer`` scopes the model cache to
 the API key that calls it, as the HTTP doors do; ``aguard_stream`` takes deltas and ``aguard``'s keywords; and
 every name the documentation gives ``factdebate`` imports. (The HTTP doors' side of the unreachable checker:

@@ -47,7 +47,7 @@ async def test_block_refuses_naming_what_was_refuted() -> None:
 
 
 async def test_block_passes_a_reply_with_nothing_refuted() -> None:
-    # Nothing false in the reply itself: a sentence no claim covers is checked too (issue 39, item 5).
+    # Nothing false in the reply itself: a sentence no claim covers is checked too.
     text = REPLY.replace(" The Eiffel Tower is in Rome.", "")
     result, _ = await run_check(script(claims=[CLAIMS[0]]), text, guard=FAST, policy="block")
     assert result.action_taken == "annotated" and result.text == text
@@ -136,7 +136,7 @@ async def test_an_unclean_reply_is_degraded_not_checked_and_said() -> None:
 
 
 async def test_a_reply_too_long_is_checked_to_its_last_sentence_within_the_limit_the_rest_unchecked() -> None:
-    """Issue 47, item 12: one behaviour on every door (the streamed one's in tests/guard/test_stream.py)."""
+    """One behaviour on every door (the streamed one's in tests/guard/test_stream.py)."""
     text = "x" * 200  # no sentence ends within the limit: nothing of it is checked
     result, backend = await run_check(script(), text, guard={**FAST, "max_message_chars": 100}, on_unchecked="block")
     assert not result.degraded and backend.calls == []

@@ -54,7 +54,7 @@ def test_the_package_name_is_also_the_function() -> None:
 
 
 async def test_check_response_with_the_guards_tier_warns_and_still_returns_its_one_type() -> None:
-    """check_response has one return type (issue 57): its old ``tier=``/``deadline_s=`` run the guard's check for
+    """check_response has one return type: its old ``tier=``/``deadline_s=`` run the guard's check for
     one release, named as factdebate.guard's, and the result reads as check-response's verdict."""
     backends, _ = _backends()
     with pytest.warns(DeprecationWarning, match=r"check_response\(tier=, deadline_s=\) is now factdebate.guard's") \

@@ -1,4 +1,4 @@
-"""Check-response is a policy of the guard's one check (issue 57 item 2): the check's result is the guard's
+"""Check-response is a policy of the guard's one check: the check's result is the guard's
 ``GuardResult`` (each claim decided by the deep tier, the configured method), what check-response's readers get
 beyond it is a record never sent with the guard's answer, and check-response's ``ResponseVerdict`` is that
 result read by the one view."""

@@ -1,4 +1,4 @@
-"""Nothing revised goes out unchecked (issue 47, item 2): a ``rewrite`` revision is checked again at the tier
+"""Nothing revised goes out unchecked: a ``rewrite`` revision is checked again at the tier
 that refuted the claim before it is sent (one that repeats the refuted claim was sent as ``rewritten`` with
 no footnote), and a correction is shown only when its quote supports it ("The Eiffel Tower is in Madrid."
 was shown as grounded in a passage saying the tower stands in Paris)."""

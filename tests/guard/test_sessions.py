@@ -1,4 +1,4 @@
-"""Long agent sessions (issue 47, items 5 and 3): the conversation's tool results past the evidence limits are
+"""Long agent sessions: the conversation's tool results past the evidence limits are
 ranked per claim, never refused; the question is the person's; tool evidence is titled by its call; and a
 reply is SUPPORTS only when every sentence that states something was checked (framing, yes/no answers, the
 grounding filter and the claim cap, plain and streamed)."""

@@ -95,7 +95,7 @@ async def test_a_streamed_claim_not_decided_within_the_deadline_after_the_answer
 
 
 async def test_an_answer_that_grows_past_the_limit_is_checked_as_a_whole_check_is_and_the_rest_unchecked() -> None:
-    """Issue 47, item 12: the stream cuts where check_text() cuts (the last sentence ending within
+    """The stream cuts where check_text() cuts (the last sentence ending within
     guard.max_message_chars) and says the rest unchecked, so both doors give the same verdicts."""
     tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
     resources, _, _ = resources_for(_sentence_claims, method="single", tools=tools,
@@ -189,7 +189,7 @@ def _reversed_claims(call: Any, messages: Any, params: Any) -> str:
 
 
 async def test_the_claim_cap_takes_the_first_sentences_on_both_doors() -> None:
-    """Issue 47, item 12: a whole reply kept the extractor's first claims (here its last sentences) and a stream
+    """A whole reply kept the extractor's first claims (here its last sentences) and a stream
     its first sentences'; now both check the first response.max_claims check-worthy sentences, the rest
     unchecked beyond the cap, whatever order the extractor lists them in."""
     tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}

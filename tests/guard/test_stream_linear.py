@@ -1,4 +1,4 @@
-"""A streamed answer is read once (issue 45): each delta is searched for sentence ends from where the last
+"""A streamed answer is read once: each delta is searched for sentence ends from where the last
 search stopped, and only the part up to the newest end is gated; the sentences handed to the checks are
 those the old stream handed them (tests/response_level/test_linear_spans.py compares them on many texts)."""
 

@@ -1,4 +1,4 @@
-"""``usage.seconds`` means one thing on every route (issue 65, item 5): the request's time on the service less
+"""``usage.seconds`` means one thing on every route: the request's time on the service less
 the wait for the upstream's answer. On a plain reply that wait is the upstream's call; on a stream it is the
 time the upstream took to write the answer, which the streamed check used to count as its own."""
 

@@ -1,4 +1,4 @@
-"""The GitHub raw fetch cannot be flooded, stalled, redirected away or poisoned (issue 56 item 4), against a
+"""The GitHub raw fetch cannot be flooded, stalled, redirected away or poisoned, against a
 local server speaking the raw host's protocol (``GET /{owner}/{name}/{commit}/{path}``) that misbehaves on
 purpose:
 

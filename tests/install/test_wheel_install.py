@@ -52,7 +52,7 @@ def test_a_new_environment_with_only_the_wheel_gets_an_offline_verdict_after_fac
     env.update(VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}:{env.get('PATH', '')}", CMAKE_ARGS=PORTABLE,
                FACTDEBATE_DATA_DIR=str(tmp_path / "data"), FACTDEBATE_RETRIEVAL__BUILTIN_DOCS="40")
     # --no-compile: byte-compiling is much of the install's time, and this environment is thrown away. The
-    # README's line as written: `[all]` holds no torch (issue 50: it once pulled CUDA torch, 6.5 GB in 31 min).
+    # README's line as written: `[all]` holds no torch (it once pulled CUDA torch, 6.5 GB in 31 min).
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-compile"]
     subprocess.run([*pip, f"{wheel}[all]"], env=env, check=True, cwd=tmp_path)
     listed = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "list", "--format=freeze"], env=env,

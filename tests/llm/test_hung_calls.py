@@ -1,6 +1,6 @@
-"""A request the server is slow to answer is slow, not hung (issue 65): however much faster the endpoint's
+"""A request the server is slow to answer is slow, not hung: however much faster the endpoint's
 other answers were, a try is never given up within its own timeout (``llm.timeout``), and a request that
-never answers is ended by that timeout and tried again behind the others (issue 27, item 7). With nobody
+never answers is ended by that timeout and tried again behind the others. With nobody
 waiting, a slow answer keeps its whole timeout. The speed itself is measured in
 benchmarks/hung_calls.py; these tests check the behaviour with the patience shortened."""
 
@@ -35,7 +35,7 @@ def llm_for(server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, timeout: float)
 
 async def test_a_request_within_its_timeout_is_not_given_up_because_others_were_faster(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # Issue 65: DPD gave up on judges the server answered in full at 133-334 s, within the 600 s timeout,
+    # DPD gave up on judges the server answered in full at 133-334 s, within the 600 s timeout,
     # because the endpoint's earlier answers were fast. The request after the warm-up takes 1.5 s with a
     # 3 s timeout while four calls wait behind it: its patience (0.5 s here) has long passed, yet it is not
     # given up, and it is the one request the server was sent for it.

@@ -225,7 +225,7 @@ STORY: list[Message] = [{"role": "user", "content": "Write a long story about a 
 
 
 async def test_a_cancelled_call_stops_the_server_behind_a_gateway_that_names_none(server_url: str) -> None:
-    """Calls end when their claim does (issue 65, item 5) also where nothing names the server: by default
+    """Calls end when their claim does also where nothing names the server: by default
     (``llm.stream: auto``) a call through a gateway whose ``GET /models`` is 404 (OpenAI's API, Ollama and most
     gateways name no server that stops) is a stream, so cancelling it, as a deadline or a given-up try does,
     stops llama-cpp-python generating. The server answers one request at a time, so a one-token probe sent

@@ -48,7 +48,7 @@ async def test_retries_429_and_500_then_succeeds_honouring_retry_after(sleeps: l
     assert server.requests[0]["auth"] == "Bearer sk-test"
     assert server.requests[0]["body"]["max_tokens"] == 5
     usage = recorder.usage_by_role["debater"]
-    # Three requests sent, each counted (issue 65: the wire and the usage agree); the answer's tokens once.
+    # Three requests sent, each counted (the wire and the usage agree); the answer's tokens once.
     assert (usage.llm_calls, usage.prompt_tokens, usage.completion_tokens) == (3, 11, 3)
 
 

@@ -1,7 +1,7 @@
 """OpenAI's reasoning models (o-series, GPT-5) refuse ``max_tokens`` and a ``temperature`` other than the
 default with HTTP 400; the backend sends ``max_completion_tokens`` (with room for hidden reasoning), learns
 a refused parameter once per model, leaves it out from then on, counts reasoning tokens and traces what it
-changed (issue 20, item 3). The fake server answers those parameters as OpenAI does."""
+changed. The fake server answers those parameters as OpenAI does."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 60, item 4: every verdict (a claim's, a response's, a guard check's) names the model that decided it
+"""Every verdict (a claim's, a response's, a guard check's) names the model that decided it
 and carries a caution with a code when that model is the embedded one or a script, in what each face gives:
 the Python result, ``--json``, the terminal and MCP's tools (the page: tests/server/page/test_page_reason.py)."""
 
@@ -84,7 +84,7 @@ def test_mcps_tools_name_the_model_and_carry_the_caution() -> None:
 
 
 def test_a_guard_check_says_the_question_and_the_method_it_was_read_with() -> None:
-    """Issue 60, item 6: a chat reply's check reopened on the page showed Tool-MAD and an empty question; the
+    """A chat reply's check reopened on the page showed Tool-MAD and an empty question; the
     result now says both, so the page's form can show them."""
     guarded = factdebate.guard("It is Paris.", question="What is the capital of France?",
                                evidence=["Paris is the capital of France."], evidence_mode="given", tier="fast",

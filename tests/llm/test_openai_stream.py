@@ -1,4 +1,4 @@
-"""Calls that end when their claim does (issue 65, item 5): with ``llm.stream`` the OpenAI-compatible backend
+"""Calls that end when their claim does: with ``llm.stream`` the OpenAI-compatible backend
 asks for its answers as streams, so a call cancelled (a deadline, a given-up try, a failed sibling, a client
 that left) closes the connection and the server stops generating; a plain request ran on at
 llama-cpp-python's server for minutes. A server here writes one chunk every 20 ms and notes when the client

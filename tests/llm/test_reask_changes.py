@@ -1,4 +1,4 @@
-"""A re-ask that can change the answer (issue 65, item 3): at temperature 0 and under the first ask's
+"""A re-ask that can change the answer: at temperature 0 and under the first ask's
 constraint a small model repeated its first reply word for word, so the re-ask samples warmer unless it is
 held to another constraint; the problem it was told is quoted either way."""
 

@@ -1,4 +1,4 @@
-"""Every request sent is counted (issue 65, item 5): a retry and a try the caller cancelled are requests
+"""Every request sent is counted: a retry and a try the caller cancelled are requests
 the server saw, so ``llm_calls`` counts them as they are sent, not only the calls that were answered."""
 
 from __future__ import annotations

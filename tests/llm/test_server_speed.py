@@ -1,4 +1,4 @@
-"""The timeout advice of docs/configuration.md (issue 39, item 7): ``benchmarks/server_speed.py`` measures
+"""The timeout advice of docs/configuration.md: ``benchmarks/server_speed.py`` measures
 a server's reading and writing speeds through factdebate's client and sizes ``llm.timeout`` from the
 slowest call at those speeds, so a busy 2-core machine at 0.3-1.5 tokens/s gets minutes, not 120 s."""
 

@@ -1,4 +1,4 @@
-"""``llm_started`` means sent (issue 39, item 6): it is emitted once the role's concurrency and the
+"""``llm_started`` means sent: it is emitted once the role's concurrency and the
 server's in-flight limit admit the call, so with one slot no two calls are ever started at once in the
 trace, and the server never sees two requests overlap."""
 

@@ -1,4 +1,4 @@
-"""A readable decision is kept when only a reason echoes the prompt (issue 65, items 3 and 7), reproduced
+"""A readable decision is kept when only a reason echoes the prompt, reproduced
 with scripted models as SmolLM2 answered behind llama-cpp-python's server: MERMAID's forced answer
 ``{"thought": "Your reasoning", "answer": "True"}``, ReAct's ``Action: search[SUPPORTS]`` and FacTool's
 ``{"queries": []}``."""

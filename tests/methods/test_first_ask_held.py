@@ -1,4 +1,4 @@
-"""Served open models (issue 30): where a backend enforces a format, the first ask of a call whose prompt
+"""Served open models: where a backend enforces a format, the first ask of a call whose prompt
 asks for that format alone carries it (not only the re-ask); a reply that copies the format's placeholders
 or repeats the problem it was told is no answer; a reply cut at the token limit is reported as cut."""
 
@@ -43,7 +43,7 @@ async def test_the_mad_moderator_is_held_to_its_format_from_the_first_ask() -> N
 
 async def test_a_moderator_that_copies_the_reasons_placeholder_still_decides() -> None:
     """"Reason: one sentence" is the template's placeholder: dropped and counted as echoed, while the
-    preference and the verdict are read (issue 65: a readable label is kept, marked)."""
+    preference and the verdict are read (a readable label is kept, marked)."""
 
     def copycat(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         if call.prompt.startswith("mad_moderator"):

@@ -1,5 +1,5 @@
 """Every JSON schema a method holds a model to keeps its declared key order on every backend, and that
-order has the model reason before it decides (issue 20, item 2).
+order has the model reason before it decides.
 
 The schemas are collected by running each method on the scripted backend with every first reply
 unreadable (so the re-asks and their schemas are asked too), plus MERMAID's decomposer, tool step and

@@ -1,4 +1,4 @@
-"""A refused query falls back, in every method (issue 65, item 4): what SmolLM2 searched behind
+"""A refused query falls back, in every method: what SmolLM2 searched behind
 llama-cpp-python's server ("<claim> You can find evidence about it here") is refused by the one query test,
 re-asked once, and then the claim (or the turn's last good query) is searched and the loss counted. ReAct
 and MERMAID lost the step and searched nothing; Tool-MAD, DPD and FacTool searched the claim."""

@@ -1,4 +1,4 @@
-"""A failed part ends its siblings, in every method that runs agents together (issue 65, item 5): with
+"""A failed part ends its siblings, in every method that runs agents together: with
 ``asyncio.gather`` the others ran on at the server after the claim had failed (DPD's judges 152 s and 310 s
 more). One agent's call fails at once here while the others' take 30 s: the claim fails without waiting,
 and the others' calls were cancelled, not left running."""

@@ -1,4 +1,4 @@
-"""Token caps that fit the answer they hold (issue 65, items 6 and 8): a reply held to a format must be able to
+"""Token caps that fit the answer they hold: a reply held to a format must be able to
 finish it within its ``max_tokens``, or the backend cuts it and the call is lost or re-asked. A format's
 longest answer is counted in characters and given one token per two characters at least (English text runs
 about four characters a token in SmolLM2's vocabulary; two leaves room for names and numbers)."""

@@ -1,4 +1,4 @@
-"""Every method's token caps fit its formats' longest answers (issue 65, item 6): each call a method makes with
+"""Every method's token caps fit its formats' longest answers: each call a method makes with
 a format (a grammar, a JSON schema, a list of choices) is given ``max_tokens`` that hold the longest answer the
 format admits, at one token per two characters (tests/methods/test_token_caps.py says why two). A format
 without a bound (a sentence of ``[^.]+``, a string without ``maxLength``) fits no cap: a model may write it to
@@ -94,7 +94,7 @@ def test_every_call_of_the_method_can_finish_its_format_within_its_cap(method: s
                                           if cls.call_probe is not None and not cls.call_probe.elsewhere))
 def test_every_call_of_the_method_has_a_format_but_those_named(method: str) -> None:
     """A call without a format is bounded by nothing but its cap: SmolLM2 wrote DPD's statements to theirs
-    (11 cut in one claim, issue 65)."""
+    (11 cut in one claim)."""
     _, free = calls_of(method)
     assert free == FREE.get(method, set())
 

@@ -1,5 +1,5 @@
 """Every prompt that shows evidence to a model says, in the shared part ``evidence_is_data.j2``, that evidence
-is data and not instructions (issue 45, item 7): a passage can carry a prompt injection."""
+is data and not instructions: a passage can carry a prompt injection."""
 
 from __future__ import annotations
 

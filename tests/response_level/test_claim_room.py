@@ -1,4 +1,4 @@
-"""The extraction's caps fit the text (issue 65, item 5): asked for up to 12 claims and 1,024 tokens of a
+"""The extraction's caps fit the text: asked for up to 12 claims and 1,024 tokens of a
 two-sentence reply, SmolLM2 behind llama-cpp-python's server wrote items until the cap, and the guard's
 deadline passed before any claim was checked. The schema's ``maxItems`` and the token cap follow the text:
 three claims a sentence, at most ``response.max_claims``."""

@@ -1,4 +1,4 @@
-"""The gate and the grounding rules in a reply's context (issue 57 item 1, issue 65 item 2, issue 60 item 3): short
+"""The gate and the grounding rules in a reply's context: short
 answers and list items are statements, headings are read into their items, thanks and links are no claims, a
 claim is a declarative sentence whose names and predicate the text (or the conversation) states, and the
 uncovered-sentence fallback never invents a subject."""

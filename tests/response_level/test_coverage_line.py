@@ -1,4 +1,4 @@
-"""The line that says how much of a response was checked (issue 49, item 1): in a 160-sentence answer with
+"""The line that says how much of a response was checked: in a 160-sentence answer with
 12 claims the verdict says 12 of 160 sentences were checked and why the other 148 were not, never only
 "12 of 12 claims supported"; the terminal prints it."""
 

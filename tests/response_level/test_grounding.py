@@ -34,7 +34,7 @@ def test_invented_names_numbers_the_prompt_example_and_opinions_are_dropped() ->
     assert grounded([example], "The bridge opened in 1874.") == ([], [example])
 
 
-# Issue 39, item 5: what the embedded and served SmolLM2 got wrong on a text about the Berlin TV Tower.
+# What the embedded and served SmolLM2 got wrong on a text about the Berlin TV Tower.
 TOWER = ("The Berlin TV Tower stands in Berlin. It was constructed between 1965 and 1969 and is 368 m tall. "
          "Its sphere holds a restaurant that turns once every 30 minutes. Honestly, nothing compares to it at night. "
          "Everyone should see it once.")
@@ -75,7 +75,7 @@ def test_numbers_in_words_are_read_as_numbers() -> None:
 def test_the_texts_plain_facts_are_added_when_no_claim_covers_them() -> None:
     kept = ["The Berlin TV Tower stands in Berlin."]
     added = uncovered_sentences(TOWER, kept, 5)
-    # "Its sphere ..." is not added: whose sphere is not resolved here (issue 65: no guessed subject; the
+    # "Its sphere ..." is not added: whose sphere is not resolved here (no guessed subject; the
     # guard and a response check list it as unchecked, said why).
     assert added == ["The Berlin TV Tower was constructed between 1965 and 1969 and is 368 m tall."]
     assert uncovered_sentences(TOWER, kept, 1) == added[:1]  # never past the claim limit
@@ -88,7 +88,7 @@ def test_the_texts_plain_facts_are_added_when_no_claim_covers_them() -> None:
 def test_a_sentence_joining_two_statements_is_added_as_two_and_a_he_is_left_out() -> None:
     text = ("Paris is the capital of France, and Berlin is the capital of Germany; Rome is in Italy. "
             "He was born in 1901.")
-    # "He" is not resolved here: not added as a claim (issue 65), so the check lists it as unchecked.
+    # "He" is not resolved here: not added as a claim, so the check lists it as unchecked.
     assert uncovered_sentences(text, [], 5) == ["Paris is the capital of France.", "Berlin is the capital of Germany.",
                                                 "Rome is in Italy."]
     assert clauses("It was constructed between 1965 and 1969 and is 368 m tall.") == \
@@ -96,7 +96,7 @@ def test_a_sentence_joining_two_statements_is_added_as_two_and_a_he_is_left_out(
 
 
 def test_a_sentence_is_covered_only_by_claims_placed_on_it_holding_its_names_and_numbers() -> None:
-    # Issue 49, item 1: a claim about another sentence used to cover one that shared most of its words, or a
+    # A claim about another sentence used to cover one that shared most of its words, or a
     # number written in some other claim; the sentence that differs only by a number or a name was then
     # neither checked nor added.
     text = ("The tower was repainted in 1889. The tower was repainted in 1900. The tower has 1900 steps. "

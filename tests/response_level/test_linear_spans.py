@@ -1,7 +1,7 @@
-"""Sentence splitting and span search read each text once (issue 45), and give the same sentences, spans and
+"""Sentence splitting and span search read each text once, and give the same sentences, spans and
 offsets as the implementation they replace, kept here as the oracle (it read long texts once per sentence).
 
-The span search's third step changed on purpose since (issue 47, item 1): the oracle's best-shared-words
+The span search's third step changed on purpose since: the oracle's best-shared-words
 fallback put "The Eiffel Tower is in Berlin." on "The Eiffel Tower is in Paris." rather than on "It is in
 Berlin."; the sentence a reworded claim states is now found by the words that tell sentences apart, with a
 pronoun's antecedent, or not at all (response_level/placing.py, measured by benchmarks/spans.py). So the
@@ -180,7 +180,7 @@ def test_the_same_spans_as_the_old_search(text: str, claim: str, after: int) -> 
 def _same_or_a_sentence(new: tuple[Span | None, str | None], old: tuple[Span | None, str | None],
                         text: str) -> None:
     """The verbatim and normalised tries place as the oracle did; past them (the oracle's "approximate" or
-    "not found"), a place is a whole sentence of the text, said to be approximate (issue 47, item 1)."""
+    "not found"), a place is a whole sentence of the text, said to be approximate."""
     if old[0] is not None and old[1] is None:
         assert new == old
     elif new[0] is not None:
@@ -224,7 +224,7 @@ def test_ordinary_texts_split_and_place_as_before() -> None:
 
 
 def test_the_fallback_no_longer_takes_the_sentence_sharing_most_words() -> None:
-    # Where the change shows (issue 47, item 1): the oracle's fallback put the refuted claim on the true
+    # Where the change shows: the oracle's fallback put the refuted claim on the true
     # sentence, whose words it shares most; the pronoun's sentence is its place now.
     text = "The Eiffel Tower is in Paris. It is in Berlin."
     claim = "The Eiffel Tower is in Berlin."

@@ -1,4 +1,4 @@
-"""One check-worthiness gate for a response check and the guard (issue 49, item 2): "Hello!" and a question
+"""One check-worthiness gate for a response check and the guard: "Hello!" and a question
 are not handed to the extractor, so no claim is made of them, and they are listed as not checked with the
 guard's reasons; framing that holds a statement ("I think the tower is in Berlin.") still goes through."""
 

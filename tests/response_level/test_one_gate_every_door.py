@@ -1,4 +1,4 @@
-"""Issue 60, item 3: thanks and framing are greetings, a sentence that only points to a link is "not checked:
+"""Thanks and framing are greetings, a sentence that only points to a link is "not checked:
 link", and a URL's words are no name, by the one gate that ``check-response`` and the guard both read
 (response_level/worthiness.py): the same sentences are left out, for the same reasons, through each door."""
 

@@ -1,4 +1,4 @@
-"""A claim's span is the sentence that states it (issue 47, item 1): "The Eiffel Tower is in Berlin." is
+"""A claim's span is the sentence that states it: "The Eiffel Tower is in Berlin." is
 marked on "It is in Berlin.", not on the true sentence before it that shares more words; a claim no sentence
 states clearly has no span and says why; a sentence no placed claim covers is listed with its reason. The
 hand-marked span set (tests/fixtures/span_set.jsonl, benchmarks/spans.py) is placed with at most 1 % of
@@ -79,7 +79,7 @@ def test_the_span_set_puts_at_most_one_claim_in_a_hundred_on_a_wrong_sentence() 
 
 def test_a_sentence_is_covered_only_where_a_claim_was_placed() -> None:
     # The second sentence holds every content word of the claim placed on the first; it used to count as
-    # checked for that, with neither a mark nor a note (issue 47, item 1).
+    # checked for that, with neither a mark nor a note.
     text = "Paris is the capital of France. France's capital is not Paris."
     claims = ["Paris is the capital of France."]
     spans = [place for place, _ in claim_spans(claims, text)]

@@ -1,4 +1,4 @@
-"""Only what the text states becomes a claim, as a response check reports it (issue 65, item 2): the junk
+"""Only what the text states becomes a claim, as a response check reports it: the junk
 SmolLM2's extractor wrote behind llama-cpp-python's server ("date_published", a fact the text does not make)
 is dropped and counted, the uncovered-sentence fallback never makes a subject of "I", "Hi" or "Sure" (the
 sentence is listed unchecked, said why), and the headline never says "every claim" over unchecked sentences."""

@@ -1,4 +1,4 @@
-"""A response's sentences that no claim covers come back with why they were not checked (issue 40, item 4):
+"""A response's sentences that no claim covers come back with why they were not checked:
 greetings, questions, opinions and advice, a claim the extractor wrote that the text does not ground, the
 claim limit; a sentence a claim covers, even reworded, is not listed."""
 
@@ -68,7 +68,7 @@ SPLIT = "The tower was built in 1889 and repainted in 1900. The tower is 330 m t
 
 
 def test_a_sentence_the_claim_limit_left_partly_checked_is_listed_with_the_claims_checked_of_it() -> None:
-    """Issue 49: the extractor split the first sentence in two and the limit kept only the 1889 claim; the
+    """The extractor split the first sentence in two and the limit kept only the 1889 claim; the
     claim's span in it used to count the whole sentence as covered, 1900 unchecked and unsaid."""
     claims = ["The tower is 330 m tall.", "The tower was built in 1889."]
     spans = [place for place, _ in claim_spans(claims, SPLIT)]

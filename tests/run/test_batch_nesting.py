@@ -1,4 +1,4 @@
-"""A batch line whose value nests hundreds of levels deep (issue 27, item 6) is an error row for its line,
+"""A batch line whose value nests hundreds of levels deep is an error row for its line,
 written before any model call, and the other lines still run; the service refuses it with a 422 naming the
 line (tests/server/test_batches.py)."""
 

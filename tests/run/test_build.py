@@ -162,7 +162,7 @@ async def test_mcp_server(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F8
                 break
             await asyncio.sleep(1)
         assert not result.is_error, result.content
-        # The full-text index answers at once (issue 58 item 3); the vectors go on building behind it.
+        # The full-text index answers at once; the vectors go on building behind it.
         while "rag:builtin:<data>/milvus.db" not in markers(data) and time.monotonic() < deadline:
             await asyncio.sleep(1)
         result = await session.call_tool("search_evidence", {"query": "Alhambra palace", "k": 2, "tool": "rag"})
@@ -173,7 +173,7 @@ async def test_mcp_server(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F8
 
 def test_serve_on_a_folder_already_indexed_prints_no_indexing_line(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811
     """The folder is indexed by the CLI under a relative name, then served under its absolute one: the
-    same index, so ``serve`` starts without announcing minutes of indexing (issue 31, item 12)."""
+    same index, so ``serve`` starts without announcing minutes of indexing."""
     data = tmp_path / "data"
     env = fresh_env(data, onnx_model, FACTDEBATE_LLM="scripted:agree")
     built = subprocess.run([EXE, "index", "--builtin"], capture_output=True, text=True, timeout=600, cwd=tmp_path,

@@ -1,4 +1,4 @@
-"""Every file a command is named to read is bounded (issue 56 item 2): ``check-response --file`` (and stdin),
+"""Every file a command is named to read is bounded: ``check-response --file`` (and stdin),
 ``verify --input`` and ``--config`` refuse a link to ``/dev/zero``, a FIFO nobody writes and a 3 GB sparse file
 in one line (exit 2), where they read 1.2 GB in 7-14 s, hung on ``open`` for ever, or read the sparse file
 whole; a pipe that is written to (``<(echo ...)``, ``-``) still works within the cap.

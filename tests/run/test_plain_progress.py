@@ -1,5 +1,5 @@
 """Off a terminal, a long batch or eval prints a progress line at a steady interval, whether or not a claim
-finished in between (issue 50, item 4: a 177 s eval wrote one line, at the end)."""
+finished in between (a 177 s eval wrote one line, at the end)."""
 
 from __future__ import annotations
 

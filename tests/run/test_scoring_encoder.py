@@ -1,6 +1,6 @@
 """Relevance is scored on the encoder a verdict names (``retrieval.encoder``), the one process-wide copy that
 retrieval uses too: a verdict that says ``all-MiniLM-L6-v2 (int8)`` was scored by the int8 model, and a
-Tool-MAD verdict with the default settings never loads torch (issue 46, item 1)."""
+Tool-MAD verdict with the default settings never loads torch."""
 
 from __future__ import annotations
 

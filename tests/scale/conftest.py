@@ -25,14 +25,14 @@ WORKER_NICENESS = "RAY_worker_niceness"  # Ray's own variable (ray_constants.RAY
 def local_ray() -> Iterator[Any]:
     """Ray started in this process for the block, then shut down."""
     ray = pytest.importorskip("ray")
-    # The workers run in a folder of their own, without the driver's current folder on their path (issue 35):
+    # The workers run in a folder of their own, without the driver's current folder on their path:
     # they find the test modules they import by name (tests.scale.support's builders) on PYTHONPATH, which the
     # instance's processes inherit when it starts.
     #
     # The workers run at the suite's own priority: Ray lowers its workers' by 15 (RAY_worker_niceness), which
     # on a loaded machine left them a few per cent of the CPU beside the suite's other tests, all at 0 (in a
     # whole-suite run at load 17 the workers took 67 s to build and their claims had not ended 4 minutes later:
-    # tests/scale/test_pool.py's batch got 0 of 6 claims before pytest-timeout; issue 64 item 1).
+    # tests/scale/test_pool.py's batch got 0 of 6 claims before pytest-timeout).
     saved = {name: os.environ.get(name) for name in ("PYTHONPATH", WORKER_NICENESS)}
     os.environ["PYTHONPATH"] = os.pathsep.join(part for part in (str(ROOT), saved["PYTHONPATH"]) if part)
     os.environ[WORKER_NICENESS] = "0"  # inherited by the raylet, which starts the workers

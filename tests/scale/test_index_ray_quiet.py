@@ -1,5 +1,5 @@
 """An index build on Ray that stops on a bad line says so in its one line, with no line of Ray's before it
-(issue 35, item 9): Ray's token-authentication note, a deprecation warning and a C++ log line used to come
+: Ray's token-authentication note, a deprecation warning and a C++ log line used to come
 first. Run as a user runs it, in a process of its own that starts its own Ray (what Ray writes below Python
 reaches the terminal only there), so this module leaves the in-process Ray of the other scale tests alone."""
 

@@ -36,7 +36,7 @@ def test_one_claim_is_not_sent_to_ray() -> None:
 
 
 @pytest.mark.parametrize(("flags", "said"), [
-    (["--workers", "100000"], "less than or equal to 1024"),  # 4.1 GB of Ray actors in a minute (issue 45)
+    (["--workers", "100000"], "less than or equal to 1024"),  # 4.1 GB of Ray actors in a minute
     (["--workers", str(10**23)], "less than or equal to 1024"),  # an "internal error" past what Ray takes
     (["--workers", "0"], "greater than or equal to 1"),
 ])

@@ -1,4 +1,4 @@
-"""Calibrating the answer-relevance threshold (issue 29, item 7; issue 38, item 5): the threshold at which the
+"""Calibrating the answer-relevance threshold: the threshold at which the
 asked share of Tool-MAD's round-1 debate answers (with their evidence) passes, measured with the encoder in
 use and never rounded past that share; the command that prints it and writes the settings recording dataset,
 encoder and share; the warning a run on another encoder carries."""
@@ -36,7 +36,7 @@ def test_the_shown_threshold_is_rounded_down_never_past_the_share() -> None:
     shown = threshold_for(scores, 0.8, digits=3)
     assert shown == 0.778 and sum(s >= shown for s in scores) >= 8
     assert threshold_for([0.57] * 5, 0.8, digits=3) == 0.57  # exact already: not lowered
-    # Tool-MAD passes a score only above its threshold (issue 51): then the share must pass ">" too.
+    # Tool-MAD passes a score only above its threshold: then the share must pass ">" too.
     assert threshold_for([0.57] * 5, 0.8, digits=3, strict=True) == 0.569
     assert threshold_for(scores, 0.8, digits=3, strict=True) == 0.778
 
@@ -59,7 +59,7 @@ async def test_calibration_scores_round_one_debate_answers_with_their_evidence()
     assert result.threshold <= min(result.scores)
     prompts = [info.prompt.split(":")[0] for info, _ in backend.calls]
     assert prompts.count("debate_answer") == 8 and prompts.count("relevance_questions") == 8
-    # Round 1 as a run plays it: each debater writes its query from the claim (issue 51, item 2).
+    # Round 1 as a run plays it: each debater writes its query from the claim.
     assert "faithfulness_statements" not in prompts and prompts.count("query_select") == 8
     assert tools["rag"].queries == tools["search"].queries == ["Paris France capital"] * 4
     assert result.settings() == {"methods": {"tool-mad": {
@@ -114,7 +114,7 @@ def test_the_command_prints_the_threshold_and_the_flags(tmp_path: Path, capsys: 
 
 
 def test_too_few_claims_are_refused_before_any_model_call(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 35, item 9: a one-claim dataset gave a "threshold", that one answer's score."""
+    """A one-claim dataset gave a "threshold", that one answer's score."""
     one = tmp_path / "one.jsonl"
     one.write_text(json.dumps({"id": "1", "claim": "Paris is in France.", "label": "SUPPORTS"}) + "\n")
     out = tmp_path / "calibration.json"

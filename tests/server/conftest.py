@@ -135,7 +135,7 @@ def live_server(make_app: AppFactory) -> Callable[..., LiveServer]:
 def wait_for() -> Callable[..., None]:
     def wait(condition: Callable[[], bool], timeout: float = 20.0, what: str = "condition") -> None:
         """Until ``condition()``; ``timeout`` is CPU-seconds of this process and its children (the service
-        in its thread, the polls), not wall seconds, so a loaded machine waits longer (issue 64 item 1)."""
+        in its thread, the polls), not wall seconds, so a loaded machine waits longer."""
         wait_until_ready(condition, os.getpid(), f"waiting for {what}: this test's process", cpu_budget_s=timeout,
                          every_s=0.02)
 

@@ -30,7 +30,7 @@ class Reporting(BatchRunner):
 async def _meet(gate: Path, parties: int = 2) -> None:
     """Hold this process's claims until every process has claimed one: without it, on a loaded machine the
     process that finished importing first could run the whole batch before the other asked for a claim,
-    and "both took part" depended on the machine's speed (issue 64). Waits on the other's mark, not on a
+    and "both took part" depended on the machine's speed. Waits on the other's mark, not on a
     clock: a process that never claims makes the test's own timeout fail it."""
     (gate / str(os.getpid())).touch()
     while len(list(gate.iterdir())) < parties:

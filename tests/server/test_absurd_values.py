@@ -1,4 +1,4 @@
-"""Values of the right JSON type but absurd (issue 45, item 7): numbers that read as infinite, integers past
+"""Values of the right JSON type but absurd: numbers that read as infinite, integers past
 64 bits, lone surrogates. Each was a 500; each is now a 422 naming the field, or an answer."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One allow-list decision for every way a caller's run can reach an operator's MCP server (issue 45, item 1).
+"""One allow-list decision for every way a caller's run can reach an operator's MCP server.
 
 MERMAID offers its executor every configured server, without naming one: ``{"method": "mermaid"}`` used to
 start an operator-only server and return its token in the evidence. Every method is walked through every

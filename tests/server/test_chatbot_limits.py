@@ -1,4 +1,4 @@
-"""Limits that fit a chatbot (issue 59): a key's replies per minute (``rate_limit_per_minute``, every request)
+"""Limits that fit a chatbot: a key's replies per minute (``rate_limit_per_minute``, every request)
 and its claims per minute (``claims_per_minute``) are two buckets, each refused with its own 429 and reason.
 With the defaults (60 requests, 600 claims a minute), a chatbot of one key sends 20 replies of two claims in a
 row; with one bucket for both, as before, each reply's claims took the tokens of its later requests."""

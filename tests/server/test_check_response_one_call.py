@@ -1,5 +1,5 @@
 """``POST /v1/check-response`` (plain and streamed) makes check-response's one call (guard_engine/call.py's
-``check_response``, issue 57 item 2), as the CLI, ``factdebate.check_response`` and MCP's ``check_response`` do:
+``check_response``), as the CLI, ``factdebate.check_response`` and MCP's ``check_response`` do:
 the model cache is each API key's own, as on the guard's doors. What a key reads is its answer's
 ``usage.cached_calls``: nothing of another key's cache, its own repeated check from its own."""
 

@@ -1,4 +1,4 @@
-"""Callers search only the corpora the operator offers them (issue 45, item 5): the built-in one and the
+"""Callers search only the corpora the operator offers them: the built-in one and the
 configured default, ``allowed_corpora`` for every key, ``key_corpora`` for one. Any other name is a 422 on
 every face that takes a corpus, the same whether the corpus exists or not, naming none of the hidden ones."""
 

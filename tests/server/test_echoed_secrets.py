@@ -1,4 +1,4 @@
-"""Issue 56, item 1: a checker, a guard upstream, a search engine and an MCP server that each answer with an error
+"""A checker, a guard upstream, a search engine and an MCP server that each answer with an error
 quoting the key they were sent and an internal host ("Incorrect API key provided: <key>. You can find your key at
 gw-node-3.corp.internal:8443") hand neither to a caller, on any face: /v1/verify's 5xx, /v1/verify/stream's error
 event, /v1/check-response, a batch's results, kept checks, /v1/guard/check's degraded_reason, the chat proxy's

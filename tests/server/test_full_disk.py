@@ -1,4 +1,4 @@
-"""A full disk loses no verdict (issue 56 item 3): the response cache that cannot write is skipped with a
+"""A full disk loses no verdict: the response cache that cannot write is skipped with a
 warning, a check the state database cannot keep is answered with its verdict and the reason it was not kept,
 a batch that cannot be stored is a 507 saying why, a result that cannot be stored is held and written once
 there is room, and ``/v1/health`` says the disk is full.

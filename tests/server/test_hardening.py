@@ -50,7 +50,7 @@ def test_endpoint_credentials_reach_no_api_caller(make_app: AppFactory, leaky_en
         batch = client.post("/v1/batches", content='"a b"', headers=AUTH).json()
         wait_for(lambda: client.get(f"/v1/batches/{batch['id']}", headers=AUTH).json()["status"] == "done")
         records = client.get(f"/v1/batches/{batch['id']}", headers=AUTH).json()["results"]
-    # Where the model server is, is the operator's to know (issue 40, item 9): the caller reads that it failed.
+    # Where the model server is, is the operator's to know: the caller reads that it failed.
     assert plain.status_code == 502 and "the operator's endpoint" in plain.json()["detail"]
     assert "127.0.0.1" not in plain.text + json.dumps(events) + json.dumps(records)
     assert_no_secret(plain.text)
@@ -108,7 +108,7 @@ def test_serve_hides_the_server_header(monkeypatch: pytest.MonkeyPatch, tmp_path
 
 
 def test_a_record_nested_900_levels_is_a_422_on_upgrade(make_app: AppFactory) -> None:
-    """Issue 35, item 4: an old verdict nested 900 levels deep was a 500 (RecursionError while copying it)."""
+    """An old verdict nested 900 levels deep was a 500 (RecursionError while copying it)."""
     nested: Any = "deep"
     for _ in range(898):
         nested = [nested]

@@ -1,4 +1,4 @@
-"""A claim of a kept response check checked again alone updates the kept check (issue 40, item 1): its link
+"""A claim of a kept response check checked again alone updates the kept check: its link
 (GET /v1/checks/{id}, /?check=<id>) and its Recent-checks entry show the claim's new verdict and the
 response's label worked out anew; the claim is checked with the options the check recorded, not the page
 form's; only the key that owns the check may name it, and what a request says of the check must be the
@@ -133,7 +133,7 @@ def test_a_retried_claim_shows_on_the_checks_link_and_in_recent_checks(
         shown.locator(".claim-item").nth(1).get_by_role("button", name="Retry claim 2").click()
         fresh.wait_for_selector("#response-live .claim-item:nth-child(2).state-done", timeout=30_000)
         # The headline is drawn after the claim's row: waited for, not read at once (it still said "no label"
-        # in a whole-suite run at load 8-10, issue 64).
+        # in a whole-suite run at load 8-10).
         fresh.wait_for_selector('#response-live .response-verdict .verdict-label:text-is("SUPPORTS")',
                                 timeout=30_000)
 

@@ -95,7 +95,7 @@ def test_claim_over_the_length_limit_gets_a_clear_422(make_app: AppFactory) -> N
         response = client.post("/v1/verify", headers=AUTH, json={"claim": "word " * 20})
         stream = client.post("/v1/verify/stream", headers=AUTH, json={"claim": "word " * 20})
     assert response.status_code == 422
-    # A caller cannot change the limit: it is named as the operator's (issue 49, item 9), not as one to set.
+    # A caller cannot change the limit: it is named as the operator's, not as one to set.
     assert response.json()["detail"] == ("the claim is 99 characters long; the limit is 50 "
                                          "(this server's max_claim_chars, which its operator sets)")
     assert stream.status_code == 422  # refused before the stream starts, not as an event

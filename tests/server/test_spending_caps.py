@@ -88,7 +88,7 @@ def test_speculation_stays_with_the_operator(make_app: AppFactory) -> None:
 
 @pytest.mark.parametrize("shared", [False, True])
 def test_a_response_check_is_one_request_whatever_its_claims(make_app: AppFactory, shared: bool) -> None:
-    """Requests per minute and claims per minute are two limits (issue 59, as for the guard): a check of four
+    """Requests per minute and claims per minute are two limits (as for the guard): a check of four
     claims costs one token of the request bucket."""
     app = make_app(rate_limit_per_minute=0.01, rate_burst=3, shared_state=shared,
                    defaults={"llm": "scripted:agree", "method": "single", "cache": False})

@@ -1,4 +1,4 @@
-"""Issue 56, item 5 (the HTTP parts): strict JSON is checked on the value the routes will read (a UTF-16 body, a
+"""The HTTP parts: strict JSON is checked on the value the routes will read (a UTF-16 body, a
 byte-order mark or a second Content-Type no longer slips past it; NaN is still refused), ids are matched in full
 (``/v1/checks/<id>%0A``), and a PostgreSQL state database that cannot be reached makes each route a 503 with a
 reason and ``/v1/health`` name the part that is down, where every route answered 500 before."""

@@ -1,4 +1,4 @@
-"""Every number a setting holds has its bounds (issue 27, item 5): a count of 0 hung a batch, -1 crashed
+"""Every number a setting holds has its bounds: a count of 0 hung a batch, -1 crashed
 it, a negative timeout hung every call. One walk over every settings model (the verification settings with
 each method's section, the evidence memory's, the service's with its caps, an MCP server's) tries 0, -1 and
 a huge value for each numeric field: the huge value and -1 are refused everywhere, 0 wherever it does not

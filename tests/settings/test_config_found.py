@@ -1,6 +1,6 @@
 """A ``factdebate.yaml`` that happens to lie in the current folder (a folder someone sent, a cloned repository)
 is still read, but said on stderr, recorded in the run's provenance, and refused where it sets what starts a
-program or receives the user's keys, unless the user names it (docs/robustness.md, issue 27)."""
+program or receives the user's keys, unless the user names it (docs/robustness.md)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ HOSTILE = {
     "llm.base_urls": "llm:\n  base_urls: [http://127.0.0.1:9/v1]\n",
     "retrieval.milvus_uri": "retrieval:\n  milvus_uri: http://127.0.0.1:9\n",
     "scale.ray_address": "scale:\n  ray_address: ray://127.0.0.1:9\n",
-    "scale.executor": "scale:\n  executor: ray\n",  # Ray's processes, started from this folder (issue 35)
+    "scale.executor": "scale:\n  executor: ray\n",  # Ray's processes, started from this folder
     "guard.upstream": "guard:\n  upstream: http://127.0.0.1:9/v1\n",
     "guard.upstream_key_env": "guard:\n  upstream_key_env: OPENAI_API_KEY\n",
 }
@@ -99,7 +99,7 @@ def test_the_cli_refuses_in_one_line_runs_nothing_and_records_a_found_file(
     assert provenance["config"]["file"] == str(folder.resolve() / "factdebate.yaml")
 
 
-# A found file may not name a file either (issue 45): a FIFO as the model held the run on open, and a memory
+# A found file may not name a file either: a FIFO as the model held the run on open, and a memory
 # path created a database wherever it pointed.
 PATHS = {
     "llm.debater": "llm:\n  debater: llama-cpp:{fifo}\n",

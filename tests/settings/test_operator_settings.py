@@ -1,6 +1,6 @@
 """Settings that reach outside (an endpoint, a command, the executor, a key, a path) are marked where they are
 declared, and the lists of what a found ``factdebate.yaml`` or a run folder's ``run.json`` may not set come
-from those marks, so a new field of that kind cannot be forgotten (issue 35). The one setting that builds a
+from those marks, so a new field of that kind cannot be forgotten. The one setting that builds a
 host name, ``retrieval.wikipedia_lang``, takes a language code and nothing else."""
 
 from __future__ import annotations

@@ -132,7 +132,7 @@ def test_ensure_builtin_indexed_builds_once(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_the_rag_tool_is_opened_when_it_is_built_not_at_its_first_search(tmp_path: Path) -> None:
     """A missing index (or a Milvus Lite folder another process holds) fails with the other tools, before
-    any model call (issue 30: a locked folder used to cost 3 model calls per sample first)."""
+    any model call (a locked folder used to cost 3 model calls per sample first)."""
     from factdebate.run.build import make_tool
     from factdebate.settings.load import load_settings
 

@@ -1,4 +1,4 @@
-"""A failed part ends its siblings (issue 65, item 5): DPD's judges ran on for minutes after one failed."""
+"""A failed part ends its siblings: DPD's judges ran on for minutes after one failed."""
 
 from __future__ import annotations
 

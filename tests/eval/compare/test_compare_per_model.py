@@ -91,7 +91,7 @@ def test_discarded_speculation_is_booked_per_model_split_into_prompt_and_complet
         used = recorder.model_usage(model)
         used.llm_calls, used.prompt_tokens, used.completion_tokens = 2, 70, 9
         recorder.role_usage("debater").llm_calls = 2
-    # A third request sent, then cancelled in flight: counted when sent (issue 65: llm_calls counts requests sent,
+    # A third request sent, then cancelled in flight: counted when sent (llm_calls counts requests sent,
     # as llm/model.py books them), its tokens unknown.
     dropped.model_usage("m-dropped").llm_calls += 1
     dropped.role_usage("debater").llm_calls += 1

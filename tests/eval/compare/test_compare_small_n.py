@@ -1,4 +1,4 @@
-"""Issue 38, items 7-11: comparisons that hold at small n, recomputed from hand-made runs with numpy, scipy
+"""Comparisons that hold at small n, recomputed from hand-made runs with numpy, scipy
 and scikit-learn: one denominator, Wilson intervals, Holm's correction and the detectable difference, κ
 without failures as answers, cost ratios and dollars with enough digits."""
 
@@ -18,7 +18,7 @@ from factdebate.eval.pricing import parse_prices
 from tests.eval.compare.test_compare import GOLD, A, R, S, two_runs, write_run
 
 # scipy and scikit-learn are imported by the tests that use them: at the top, every xdist worker paid about
-# 1.4 CPU-seconds for them while collecting (issue 64).
+# 1.4 CPU-seconds for them while collecting.
 
 USAGE = {"llm_calls": 1, "prompt_tokens": 10, "completion_tokens": 2}
 
@@ -64,7 +64,7 @@ def test_a_run_missing_samples_is_measured_over_the_same_denominator(tmp_path: P
 def test_accuracy_intervals_are_wilsons_and_never_a_point(tmp_path: Path) -> None:
     from scipy.stats import binomtest
 
-    # Item 8: 3 right of 3 has the Wilson interval [0.44, 1], not the bootstrap's [1, 1].
+    # 3 right of 3 has the Wilson interval [0.44, 1], not the bootstrap's [1, 1].
     ids = ["s0", "s1", "s2"]
     a = write_run(tmp_path / "a", "a", [S, S, S], USAGE, "openai:m", ids=ids)
     b = write_run(tmp_path / "b", "b", [S, R, None], USAGE, "openai:m", ids=ids)
@@ -123,7 +123,7 @@ def test_holm_the_front_marks_and_the_detectable_difference(tmp_path: Path) -> N
     cheap_mid = next(p for p in pairs if (p["a"], p["b"]) == ("cheap", "mid"))
     assert (cheap_mid["only_a"], cheap_mid["only_b"], cheap_mid["differs"]) == (4, 2, False)
     # cheap and pricey are on the front; mid is beaten by cheap, not significantly in accuracy, but cheap costs
-    # a fifth on every claim (a paired cost interval of one point below 1): behind on cost (issue 51, item 13);
+    # a fifth on every claim (a paired cost interval of one point below 1): behind on cost;
     # bad is beaten significantly by cheap (16 to 0) and on cost.
     pareto = data["pareto"]
     assert pareto["front"] == ["cheap", "pricey"]
@@ -160,7 +160,7 @@ def test_the_verdict_in_words_when_nothing_differs() -> None:
 def test_kappa_is_over_the_labelled_answers_and_failures_are_kept_apart(tmp_path: Path) -> None:
     from sklearn.metrics import cohen_kappa_score
 
-    # Item 11: both runs errored on s0-s3 (a server outage). With ERROR as an answer they "agree" on four
+    # Both runs errored on s0-s3 (a server outage). With ERROR as an answer they "agree" on four
     # samples they never judged; κ is over the six samples both answered with a label.
     answers_a = ["error"] * 4 + [S, R, R, S, R, R]
     answers_b = ["error"] * 4 + [S, S, R, R, R, S]
@@ -205,7 +205,7 @@ def test_dollars_keep_three_significant_digits(value: float | None, text: str) -
 
 
 def test_a_sample_no_run_holds_counts_wrong_in_every_run(tmp_path: Path) -> None:
-    """Two runs cut to 7 of a 10-sample draw: measured over 10, as reproduce measures them (issue 51, item 13);
+    """Two runs cut to 7 of a 10-sample draw: measured over 10, as reproduce measures them;
     the 3 have no gold label here and enter no class of precision, recall or F1."""
     ids = [f"s{i}" for i in range(10)]
     a = write_run(tmp_path / "a", "a", [S, S, S, S, S, R, R], USAGE, "openai:m", ids=ids)
@@ -217,12 +217,12 @@ def test_a_sample_no_run_holds_counts_wrong_in_every_run(tmp_path: Path) -> None
     assert (rb["n"], rb["correct"], rb["missing"]) == (10, 6, ["s7", "s8", "s9"])
     assert data["samples"]["left_out"] == []
     assert "3 sample(s) no run holds a record for count wrong in every run" in text
-    assert "none is missing" not in text  # it was said beside the 3 missing samples (issue 63)
+    assert "none is missing" not in text  # it was said beside the 3 missing samples
     assert ra["per_class"][R]["recall"] == pytest.approx(1.0)  # gold of s7-s9 unknown: in no class
 
 
 def test_equal_costs_are_not_called_cheaper_and_the_cost_interval_counts(tmp_path: Path) -> None:
-    """Issue 51, item 13: 'cheaper' only where the cost is lower; a front run as accurate and cheaper with a
+    """'cheaper' only where the cost is lower; a front run as accurate and cheaper with a
     paired cost interval below 1 leaves the other behind on cost."""
     gold = [S] * 10 + [R] * 10
     ids = [f"s{i}" for i in range(20)]
@@ -244,7 +244,7 @@ def test_equal_costs_are_not_called_cheaper_and_the_cost_interval_counts(tmp_pat
 
 def test_compare_md_keeps_the_base_rate_warning_each_runs_summary_gives(tmp_path: Path) -> None:
     """A run answering SUPPORTS to all 10 claims measures the base rate: its summary.md says so, and compare.md
-    now says it too, word for word (issue 63: compare.md dropped it); the other run gets none."""
+    now says it too, word for word (compare.md dropped it); the other run gets none."""
     ids = [f"s{i}" for i in range(10)]
     always = write_run(tmp_path / "always", "always", [S] * 10, USAGE, "openai:m", ids=ids)
     mixed = write_run(tmp_path / "mixed", "mixed", A, USAGE, "openai:m", ids=ids)

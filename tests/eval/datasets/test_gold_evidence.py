@@ -1,4 +1,4 @@
-"""The loaders keep each claim's gold evidence as the pages a search must find (issue 63, item 1): FEVER's
+"""The loaders keep each claim's gold evidence as the pages a search must find: FEVER's
 alternative evidence sets, FEVEROUS's element ids and FEVEROUS-S's lines as page titles, HoVer's hops as
 one set, SciFact's cited abstracts by document id; and ``factdebate corpus titles`` lists a corpus's pages."""
 

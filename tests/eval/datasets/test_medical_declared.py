@@ -1,6 +1,6 @@
 """The medical runs' differences from the Tool-MAD paper are declared in run.json (and so the summary): MedQA's
 RAG corpus (the paper's is PubMed-based), PubMedQA's questions checked as claims ("... is yes"), and the
-abstracts summarised by the debater's model where the paper used BERT (issue 51, item 14)."""
+abstracts summarised by the debater's model where the paper used BERT."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def test_medqa_declares_its_rag_corpus(tmp_path: Path) -> None:
     assert "medqa_corpus" not in declared(tmp_path, "medqa", method="cot")  # no retrieval: nothing read
     assert "medqa_corpus" not in declared(tmp_path, "fever")
     # one paper-side corpus on MedQA: the PubMed-based one, not also the fact-checking runs' Wikipedia index
-    # (rag_corpus), which contradicted it (issue 63); a PubMed corpus then declares no corpus at all
+    # (rag_corpus), which contradicted it; a PubMed corpus then declares no corpus at all
     assert "rag_corpus" not in found
     assert not {"rag_corpus", "medqa_corpus"} & set(declared(tmp_path / "q", "medqa",
                                                              retrieval={"corpus": "pubmed-abstracts"}))

@@ -18,7 +18,7 @@ from factdebate.eval.report.metrics import (
 )
 
 # scipy and scikit-learn are imported by the tests that use them: at the top, every xdist worker paid about
-# 1.4 CPU-seconds for them while collecting (issue 64).
+# 1.4 CPU-seconds for them while collecting.
 
 S, R, N = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
 LABELS = (S, R, N)
@@ -66,7 +66,7 @@ def test_prediction_outside_a_two_way_label_set_is_wrong_and_not_a_class() -> No
 def test_macro_f1_averages_over_the_datasets_labels_in_every_resample() -> None:
     from sklearn.metrics import f1_score
 
-    # Issue 38, item 11: the label set is the dataset's, not the labels a run or a resample happens to show,
+    # The label set is the dataset's, not the labels a run or a resample happens to show,
     # so a resample without NOT ENOUGH INFO is not averaged over two classes where the others use three.
     outcomes = [ok(1, S, S), ok(2, R, S), ok(3, N, N), ok(4, R, R), ok(5, S, None)]
     m = compute([ok(1, S, S), ok(2, R, S)], LABELS, resamples=10)
@@ -104,7 +104,7 @@ def test_bootstrap_is_reproducible_with_a_seed_and_brackets_the_estimate() -> No
     accuracy = sum(o.correct for o in outcomes) / len(outcomes)
     lo, hi = first["accuracy"]
     assert 0 <= lo < accuracy < hi <= 1
-    # Issue 38, item 8: accuracy's interval is Wilson's, never a point: 10 of 10 right is not [1, 1].
+    # Accuracy's interval is Wilson's, never a point: 10 of 10 right is not [1, 1].
     # Macro-F1 (fixed over S, R, N; only S occurs) is still the bootstrap: every resample gives 1/3.
     perfect = bootstrap([ok(i, S, S) for i in range(10)], LABELS, seed=0, resamples=100)
     wilson = binomtest(10, 10).proportion_ci(method="wilson")

@@ -75,5 +75,5 @@ async def test_a_turn_counts_every_reask_of_its_round_not_only_its_label() -> No
     verdict = await run_claim(CLAIM, resources.settings, resources)
     search = [t for rnd in verdict.rounds for t in rnd.turns if t.agent == "search"]
     assert [t.parse_retries for t in search] == [0, 1]
-    # round 1's query is asked too (issue 51): two agents, two rounds
+    # round 1's query is asked too: two agents, two rounds
     assert verdict.parse_counts["query"].model_dump() == {"asked": 4, "reasked": 1, "recovered": 1, "lost": 0}

@@ -1,6 +1,6 @@
 """A two-label dataset gets two labels: DPD's tied panels answer ``binary_tie`` (REFUTES), a response with
 no claim left answers SUPPORTS (no claim is false), any other third answer is REFUTES (not verified as
-factual; issue 38, item 1); the summary counts each (issue 29, item 5)."""
+factual); the summary counts each."""
 
 from __future__ import annotations
 

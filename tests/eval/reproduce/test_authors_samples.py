@@ -1,4 +1,4 @@
-"""``reproduce toolmad`` on the Tool-MAD authors' own sample sets (issue 51, item 1): each of its four fact
+"""``reproduce toolmad`` on the Tool-MAD authors' own sample sets: each of its four fact
 verification columns fetches the authors' file by name from GitHub at the pinned commit, through a local
 stand-in for the raw-file host that serves the shared copies where they lie (``../shared/datasets/
 toolmad_authors/``); checked against the registry's sha256 (or, for bytes that differ, its records), cached
@@ -86,7 +86,7 @@ def test_limit_5_reads_the_four_authors_files_through_the_fetch_path(
     out = tmp_path / "out"
     plan = ["reproduce", "toolmad", "--table", "table3", "--rows", "tool-mad", "--limit", "5", "--dry-run",
             "-o", str(out), *SCRIPTED]
-    # A dry run downloads nothing (issue 56): each column says its file is not here and how to fetch it.
+    # A dry run downloads nothing: each column says its file is not here and how to fetch it.
     code, printed, err = call(capsys, *plan)
     assert code == 0, err
     assert raw.requests == [] and "0 run(s) ready, 4 skipped" in printed

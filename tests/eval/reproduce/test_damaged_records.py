@@ -108,7 +108,7 @@ def test_the_rerun_counts_the_verdicts_that_differ() -> None:
 @pytest.mark.parametrize("reader", ["measure", "report", "compare"])
 def test_every_reader_of_a_run_folder_checks_its_summary_the_same_way(reader: str, reproduction: Path,
                                                                      tmp_path: Path) -> None:
-    """One reader for a run folder (eval/report/run_folder.py, issue 62): a summary.json whose labels are a
+    """One reader for a run folder (eval/report/run_folder.py): a summary.json whose labels are a
     number is one line naming the file and the field in every command that reads it; the reproduction's
     measure read it unchecked before and failed deep inside with a TypeError."""
     from factdebate.core.errors import InputError

@@ -1,5 +1,5 @@
 """Every run of papers.toml declares its differences from the paper (the hook, not the base's empty list),
-and docs/reproduce.md's table is generated from those declarations, never kept by hand (issue 29)."""
+and docs/reproduce.md's table is generated from those declarations, never kept by hand."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The DPD paper's HaluEval row follows HaluEval's few-shot protocol (issue 38, item 2): QA shows the question
+"""The DPD paper's HaluEval row follows HaluEval's few-shot protocol: QA shows the question
 and answer, dialogue the history and reply, and neither is given the sample's knowledge passage. The cell is
 run as ``reproduce`` runs it (papers.toml's options through the evaluation runner, which hands a sample's
 evidence to methods under ``--evidence given``); the same run with ``evidence = "given"`` is the control that

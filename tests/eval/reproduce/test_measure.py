@@ -64,7 +64,7 @@ def test_a_run_without_a_summary_measures_nothing(tmp_path: Path) -> None:
 
 
 async def test_proportions_get_wilson_intervals_and_unrun_samples_count_wrong(tmp_path: Path) -> None:
-    # Issue 38, items 7 and 8: 3 right of 3 is [0.44, 1] (Wilson), not the bootstrap's point [1, 1], so a paper's
+    # 3 right of 3 is [0.44, 1] (Wilson), not the bootstrap's point [1, 1], so a paper's
     # 62.0 is inside it; a draw of 5 with 3 records is measured over all 5, the 2 not run counted wrong.
     from scipy.stats import binomtest
 

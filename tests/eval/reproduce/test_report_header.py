@@ -1,5 +1,5 @@
-"""The report's header speaks of the embedded model only when it ran (issue 29, item 9; of a scripted one as
-scripted, issue 63), and a run's summary says "the embedded model is a working pipeline" only of the embedded
+"""The report's header speaks of the embedded model only when it ran (of a scripted one as
+scripted), and a run's summary says "the embedded model is a working pipeline" only of the embedded
 model's runs."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def report_for(root: Path, model: str) -> str:
                                                  ("scripted:agree", True)])
 def test_the_header_names_the_embedded_model_only_when_it_ran(tmp_path: Path, model: str, embedded: bool) -> None:
     report = report_for(tmp_path, model)
-    # SmolLM2 is named where it ran; a scripted model is said to be one (issue 63: it was "the embedded model")
+    # SmolLM2 is named where it ran; a scripted model is said to be one (it was "the embedded model")
     assert ("SmolLM2-135M" in report) is (model == "llama-cpp:builtin")
     assert ("a scripted model (`scripted:...`) answers from a fixed script" in report) is model.startswith("scripted:")
     assert ("These runs used the embedded or scripted model" in report) is embedded
@@ -46,7 +46,7 @@ def test_the_base_rate_warning_blames_the_embedded_model_only_for_its_own_runs()
 
 
 def test_a_difference_that_rounds_to_zero_prints_without_a_sign() -> None:
-    """Issue 38, item 6: 75.5396 against the paper's 75.54 printed "-0.00" in "ours − paper"."""
+    """75.5396 against the paper's 75.54 printed "-0.00" in "ours − paper"."""
     from factdebate.eval.reproduce.measure import Measured
     from factdebate.eval.reproduce.report import Line, _table_markdown
     from factdebate.eval.reproduce.spec import get_paper
@@ -62,7 +62,7 @@ def test_a_difference_that_rounds_to_zero_prints_without_a_sign() -> None:
 
 def test_a_row_of_another_backbone_says_so_on_its_line_and_in_the_header(tmp_path: Path) -> None:
     """`--paper-model llama-3_3-70b --llm openai:gpt-4o-mini`: the Llama rows stand beside gpt-4o-mini runs;
-    each such line says so and gives no verdict on the interval (issue 51, item 8)."""
+    each such line says so and gives no verdict on the interval."""
     from factdebate.eval.reproduce.report import backbone_mismatches
 
     folder = tmp_path / "fever" / "tool-mad"
@@ -88,7 +88,7 @@ def test_a_row_of_another_backbone_says_so_on_its_line_and_in_the_header(tmp_pat
 
 
 def test_the_base_rate_warning_of_a_scripted_run_names_the_script() -> None:
-    """A scripted run answers as its script says: "the embedded model" is not to blame (issue 51, item 15)."""
+    """A scripted run answers as its script says: "the embedded model" is not to blame."""
     from factdebate.eval.report.summary import scripted_only
 
     info = {"top_prediction": "SUPPORTS", "share": 1.0, "predictions": 10, "majority_class": "SUPPORTS",
@@ -101,7 +101,7 @@ def test_the_base_rate_warning_of_a_scripted_run_names_the_script() -> None:
 
 
 def test_report_md_keeps_a_runs_base_rate_warning(tmp_path: Path) -> None:
-    """Issue 63: report.md dropped the warning a run's summary.md gives when nearly all its answers are one
+    """Report.md dropped the warning a run's summary.md gives when nearly all its answers are one
     class; it is now under the run's line, word for word."""
     from tests.eval.compare.test_compare import S, write_run
 
@@ -116,7 +116,7 @@ def test_report_md_keeps_a_runs_base_rate_warning(tmp_path: Path) -> None:
 
 
 def test_the_drafts_own_score_is_not_a_difference_from_the_draft(tmp_path: Path) -> None:
-    """Issue 63: the ACL draft's Tool-MAD rows run its consistency score, which the method declares against the
+    """The ACL draft's Tool-MAD rows run its consistency score, which the method declares against the
     journal (scoring_variant); for the draft that is its own setting, said so, not listed as a difference."""
     from factdebate.eval.reproduce.differences import table
     from factdebate.eval.reproduce.spec import get_paper

@@ -1,5 +1,5 @@
 """A reproduction narrowed by --rows/--datasets reports the cells it ran, not every cell of the table with
-"not run (not selected)" (issue 50, item 9: `--rows tool-mad --datasets fever` listed 24 cells, 23 not run)."""
+"not run (not selected)" (`--rows tool-mad --datasets fever` listed 24 cells, 23 not run)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A served-model ``reproduce`` ends cleanly (issue 56 item 4). Each cell runs in its own ``asyncio.run``; the
+"""A served-model ``reproduce`` ends cleanly. Each cell runs in its own ``asyncio.run``; the
 OpenAI-compatible client of a finished cell was left open for the garbage collector, whose transports outlived
 their event loop: served-model runs ended with dozens of "Event loop is closed" tracebacks. The backend is now
 closed on its own loop with the cell's resources (``OpenAIBackend.aclose``). Python reports a transport that

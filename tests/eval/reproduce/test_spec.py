@@ -121,7 +121,7 @@ def _class_sizes(n: int, accuracy: float, recall: float, precision: float) -> se
 
 
 def test_the_dpd_draws_give_the_measured_class_the_size_table_3_needs() -> None:
-    """Issue 29, item 6: Table 1 prints 80 positive / 70 negative for dialogue, but the Table 3 rows that
+    """Table 1 prints 80 positive / 70 negative for dialogue, but the Table 3 rows that
     resolve to whole counts measure a class of 70; on FacTool (23 factual responses, Table 1's 23
     positive) the measured class is the factual one. So SUPPORTS (factual) gets 70 dialogue samples; the
     balanced sets are the same either way. The "Ours" rows resolve to no whole counts and are left out."""

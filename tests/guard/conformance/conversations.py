@@ -1,4 +1,4 @@
-"""The conformance suite's conversational world (issue 57, item 4): chats whose false statement lives in their
+"""The conformance suite's conversational world: chats whose false statement lives in their
 context, each with an all-true twin, and a checker whose extractor decontextualizes as a capable model does.
 
 Each conversation is the turns before the reply, a reply holding one false statement (``wrong``: its words as

@@ -1,4 +1,4 @@
-"""The guard's conformance suite (issue 47, item 9): each fault scenario (scenarios.py: the checker down, slow
+"""The guard's conformance suite: each fault scenario (scenarios.py: the checker down, slow
 past the deadline or answering garbage; the upstream failing, hanging, answering garbage or stopping
 mid-sentence; context over every limit; corrections the quote contradicts; rewrites that repeat the claim;
 ``n = 3`` under ``block``; tool messages carrying instructions; statements dressed as opinions or questions) is

@@ -1,4 +1,4 @@
-"""The conformance suite's conversational world (issue 57, item 4; conversations.py): every conversation's false
+"""The conformance suite's conversational world (conversations.py): every conversation's false
 reply and its all-true twin through every door -- the proxy plain and streamed, ``POST /v1/guard/check``,
 LiteLLM's guardrail route (the conversation from its ``pre_call``, the reply in its ``post_call``),
 ``factdebate.guard``, ``factdebate.aguard_stream`` and MCP ``check_answer`` (given the conversation) -- under

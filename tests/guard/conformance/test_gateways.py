@@ -1,4 +1,4 @@
-"""The conformance suite through the real gateways (issue 47, items 9 and 10): LiteLLM's proxy server and NeMo
+"""The conformance suite through the real gateways: LiteLLM's proxy server and NeMo
 Guardrails' ``LLMRails``, each run from its own locked environment (.venv-litellm, .venv-nemo: scripts/setup.sh
 --dev builds them from requirements/gateways/) as a separate process, as teams deploy them, in front of the
 guard with the conformance suite's scripted checker and upstream model (test_conformance.open_world).

@@ -87,7 +87,7 @@ async def test_react_first_ask_and_reask_are_held_to_the_step_grammar() -> None:
     from factdebate.methods.baselines.react import STEP_GRAMMAR
 
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
-        assert params.grammar == STEP_GRAMMAR  # from the first ask (issue 65: unconstrained, 5 of 5 steps lost)
+        assert params.grammar == STEP_GRAMMAR  # from the first ask (unconstrained, 5 of 5 steps lost)
         if call.prompt == "react_step:reask":
             assert params.temperature > 0  # the same constraint again: sampled warmer
             return "Thought: look.\nAction: finish[REFUTES]"

@@ -111,7 +111,7 @@ async def test_factool_one_false_claim_refutes_and_searches_each_query() -> None
     assert verdict.label == Label.REFUTES and verdict.decided_by == "any-false"
     turns = verdict.rounds[0].turns
     assert [t.label for t in turns] == [Label.SUPPORTS, Label.REFUTES] and turns[0].evidence
-    # Each turn keeps the claim it checked, for the page's card title (issue 40, item 2).
+    # Each turn keeps the claim it checked, for the page's card title.
     assert [t.claim for t in turns] == ["Paris is the capital.", "Paris is in France."]
     assert sorted(tools["search"].queries) == sorted(["Paris is the capital. one", "Paris is the capital. two",
                                                       "Paris is in France. one", "Paris is in France. two"])

@@ -1,4 +1,4 @@
-"""A ballot held to its schema closes within its token budget (issue 30: a reason of single letters, about a
+"""A ballot held to its schema closes within its token budget (a reason of single letters, about a
 token each, ran a 300-character reason past the 320-token cap and cut the vote off), and a ballot cut at
 the token limit anyway is reported as cut, not as a missing vote."""
 

@@ -1,7 +1,7 @@
-"""Free text cut at the token limit is counted (issue 39, item 4): a DPD statement that stops at
+"""Free text cut at the token limit is counted: a DPD statement that stops at
 ``statement_tokens`` is counted as ``cut`` under its prompt in the reply counts, traced as ``reply_cut``, and
 shown in the summary's texts; a parsed reply cut at its limit is counted the same way. Where the server holds
-a grammar, a statement is held to lines or sentences that close within the cap (issue 65, item 6), so it ends
+a grammar, a statement is held to lines or sentences that close within the cap, so it ends
 at a line or a sentence instead of being cut."""
 
 from __future__ import annotations

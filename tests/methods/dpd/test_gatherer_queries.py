@@ -1,4 +1,4 @@
-"""DPD's gatherer searches only queries that say something (issue 39, item 1): a query that is a verdict
+"""DPD's gatherer searches only queries that say something: a query that is a verdict
 label, the prompt's own ``<query>`` or words the claim does not contain is re-asked, then lost, and the
 claim is searched instead; the reply counts say so."""
 

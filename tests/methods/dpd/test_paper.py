@@ -149,7 +149,7 @@ async def test_each_referee_asks_its_own_model_and_the_summary_reports_their_agr
 
 def test_gatherers_with_fewer_tools_than_the_papers_say_so() -> None:
     """The paper's gatherers search Google and a RAG knowledge base (Section 3): one tool, or none on a claim,
-    is declared; HaluEval's modes, which hand the teams the sample's knowledge, are not (issue 51, item 15)."""
+    is declared; HaluEval's modes, which hand the teams the sample's knowledge, are not."""
     assert "tools" not in deviations()
     for tools, here in ((["rag"], "only the rag tool"), (["search"], "only the search tool")):
         (found,) = [d for d in get_method("dpd").paper_deviations(settings(**{**PAPER, "methods": {"dpd": {

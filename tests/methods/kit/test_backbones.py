@@ -1,6 +1,6 @@
 """One exact backbone check per paper (kit/backbones.py), walked over every run of papers.toml: each run
 passes on every model the paper reports it with, and is declared on the embedded model, on a model of the
-same family that is not the paper's, and on a backbone of another of the paper's rows (issue 38, item 3)."""
+same family that is not the paper's, and on a backbone of another of the paper's rows."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def test_every_run_is_checked_against_its_papers_backbones(paper: Paper, run: st
 
 def accepted_elsewhere(paper: Paper, run: str) -> set[str]:
     """The backbones the paper ran this run's method (and row kind) on in any of its rows, or any version of
-    the paper did (the ACL draft's runs are declared against the journal's backbones; issue 51, item 12)."""
+    the paper did (the ACL draft's runs are declared against the journal's backbones)."""
     method = paper.runs[run].method
     versions = [p for p in papers().values() if p.method == paper.method]
     return {m for version in versions for r, spec in version.runs.items()
@@ -91,7 +91,7 @@ def _keyed(method: str, llm: dict[str, object], key: str) -> list[str]:
 
 def test_mixed_backbones_are_declared_even_when_each_is_the_papers() -> None:
     """A Llama-3.3-70B debater with a GPT-4o-mini judge: each is a Tool-MAD backbone, the pair is no row of
-    the paper's (issue 51, item 7)."""
+    the paper's."""
     mixed = {"debater": "openai:llama-3.3-70b-instruct", "judge": "openai:gpt-4o-mini",
              "scorer": "openai:gpt-4o-mini"}
     (here,) = _keyed("tool-mad", mixed, "backbone")
@@ -102,7 +102,7 @@ def test_mixed_backbones_are_declared_even_when_each_is_the_papers() -> None:
 
 def test_the_toolmad_scorer_model_is_checked() -> None:
     """The papers name no scorer model; the authors' code scores with RAGAS on GPT-4o-mini, also under the
-    Llama backbone. The scorer is not held to the debaters' backbone (issue 51, item 7)."""
+    Llama backbone. The scorer is not held to the debaters' backbone."""
     llama = {"debater": "openai:llama-3.3-70b-instruct"}
     (here,) = _keyed("tool-mad", llama, "scorer_model")
     assert "openai:llama-3.3-70b-instruct" in here
@@ -112,7 +112,7 @@ def test_the_toolmad_scorer_model_is_checked() -> None:
 
 
 def test_the_dpd_claim_extractor_is_checked() -> None:
-    """DPD's ChatGPT extracts the claims too (Section 4.1), as FacTool's does (issue 51, item 7)."""
+    """DPD's ChatGPT extracts the claims too (Section 4.1), as FacTool's does."""
     chatgpt = {"debater": "openai:gpt-3.5-turbo"}
     assert _keyed("dpd", chatgpt, "backbone") == []
     (here,) = _keyed("dpd", {**chatgpt, "roles": {"extractor": "openai:gpt-4o"}}, "backbone")

@@ -1,4 +1,4 @@
-"""One rule for every model-written field (issue 39, item 3): this walks every method's prompts, finds
+"""One rule for every model-written field: this walks every method's prompts, finds
 each placeholder or example a model could copy, checks that it is declared for its field
 (``kit/fields.PLACEHOLDERS``), then feeds each field its own placeholder through the method's own reader
 and expects the reply to be unreadable; a label as a query and a query sharing no word with the claim are
@@ -128,7 +128,7 @@ CASES = [(prompt, field, value) for prompt, fields in PLACEHOLDERS.items() for f
 
 
 # Fields that only give reasons: one that copies its placeholder is dropped and counted as echoed, and the
-# reply is read for its decision (issue 65: MERMAID threw away forced answers carrying "True" for it).
+# reply is read for its decision (MERMAID threw away forced answers carrying "True" for it).
 FREE = {("mermaid_step", "thought"), ("mermaid_step", "reason"), ("mermaid_force", "thought"),
         ("factool_verify", "reasoning"), ("react_step", "thought"), ("mad_moderator", "reason"), ("dpd_judge", "why")}
 

@@ -78,7 +78,7 @@ def test_the_dpd_papers_baselines_ran_on_chatgpt_by_its_exact_name(method: str) 
 
 def test_factool_declares_its_evidence_and_its_backbone() -> None:
     # GPT-4o is MERMAID's FacTool backbone (Table 1), ChatGPT the DPD paper's: the row decides.
-    own = "prompt_own_words"  # issue 38, item 6: FacTool's prompts are ours, said on every run
+    own = "prompt_own_words"  # FacTool's prompts are ours, said on every run
     assert dpd_baseline("factool", "openai:gpt-4o", retrieval={"search": "tavily"}) == [
         "backbone", "search_engine", own]
     assert dpd_baseline("factool", "openai:gpt-4o", retrieval={"search": "tavily"},
@@ -104,7 +104,7 @@ def test_wecheck_is_always_a_stand_in() -> None:
 
 @pytest.mark.parametrize("method", ["single", "cot", "react", "mad", "madke", "vote", "tool-mad"])
 def test_every_toolmad_paper_method_declares_its_answer_format_as_its_backend_holds_it(method: str) -> None:
-    """Issue 51, item 10: a grammar (the in-process model, a llama.cpp server) holds an answer to five
+    """A grammar (the in-process model, a llama.cpp server) holds an answer to five
     sentences; a JSON schema (OpenAI, vLLM, Ollama) holds it to reasoning and a verdict, with no sentence
     limit; with no constraint nothing is declared."""
     from factdebate.core.deviations import Deviation
@@ -127,7 +127,7 @@ def test_every_toolmad_paper_method_declares_its_answer_format_as_its_backend_ho
 
 
 def test_madkes_pool_declares_its_sources_and_that_the_paper_names_none() -> None:
-    """Issue 51, item 11: the pool's RAG corpus and two tools on one source are declared; the Tool-MAD paper
+    """The pool's RAG corpus and two tools on one source are declared; the Tool-MAD paper
     never says where MADKE's pool comes from, so no entry claims the paper used Tavily."""
     settings = load_settings(overrides={"method": "madke", "llm": {"debater": PAPER_MODEL},
                                         "retrieval": {"search": "local"}}, environ={})

@@ -1,4 +1,4 @@
-"""Queries that are queries (issue 65, item 4): one test (kit/fields.query_problem) reads every method's
+"""Queries that are queries: one test (kit/fields.query_problem) reads every method's
 search queries, so what SmolLM2 searched behind llama-cpp-python's server is refused by each of them: the
 claim plus filler (MERMAID), the first words of the agent's own answer (Tool-MAD), a label (DPD), and the
 prompt's own instructions."""

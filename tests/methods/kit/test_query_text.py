@@ -1,5 +1,5 @@
 """Model-written search queries lose list numbering, bullets, wrapping quotes and a "query:" label, and
-nothing else (issue 30: SmolLM2 behind llama-cpp-python's server wrote "1. capital of France")."""
+nothing else (SmolLM2 behind llama-cpp-python's server wrote "1. capital of France")."""
 
 from __future__ import annotations
 

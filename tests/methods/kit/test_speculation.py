@@ -118,7 +118,7 @@ async def test_an_error_in_a_discarded_round_does_not_surface(monkeypatch: pytes
     assert verdict.decided_by == "consensus" and len(verdict.rounds) == 1 and verdict.error is None
     assert sorted(answers) == ["rag", "search"]
     # The two query rewrites finished and the two answers were sent before they failed: four requests of
-    # discarded work (a request is counted when it is sent, issue 65); round 1's are calls.
+    # discarded work (a request is counted when it is sent); round 1's are calls.
     assert verdict.usage.speculative_calls == 4
     assert verdict.usage.llm_calls == sum(1 for call, _ in backend.calls if call.round <= 1)
 

@@ -59,7 +59,7 @@ def test_with_the_memory_off_its_other_settings_are_not_deviations() -> None:
     ("local", "web search: none, BM25 over the 'builtin' corpus on this machine", "local"),
     ("tavily", "web search on Tavily (the live web), with BM25 over the 'builtin' corpus beside it", "local,tavily")])
 def test_the_toolset_names_the_search_engine_the_run_uses(engine: str, said: str, engines: str) -> None:
-    """One engine, the one the settings resolved, said and started (issue 51, item 15)."""
+    """One engine, the one the settings resolved, said and started."""
     from factdebate.methods.mermaid.toolbox import shipped_config
 
     settings = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL, "retrieval": {"search": engine},
@@ -72,7 +72,7 @@ def test_the_toolset_names_the_search_engine_the_run_uses(engine: str, said: str
 
 def test_the_memory_record_and_a_claim_whose_tools_all_failed_are_declared() -> None:
     """Section 3.4's memory values carry the search query; a claim with every tool call failed is an error
-    here, where Algorithm 1's executor answers from what it has (issue 51, item 15)."""
+    here, where Algorithm 1's executor answers from what it has."""
     found = {d.key: d for d in get_method("mermaid").paper_deviations(load_settings(
         overrides={"method": "mermaid", "llm": PAPER_MODEL}, environ={}))}
     assert "search query" in found["memory_record"].paper and "not stored" in found["memory_record"].here

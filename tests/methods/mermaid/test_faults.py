@@ -180,7 +180,7 @@ def test_the_service_starts_a_tool_server_that_died_again(tmp_path: Path) -> Non
     config.write_text(yaml.safe_dump({"method": "mermaid",
                                       "mcp_servers": {"faulty": faulty_server(tmp_path / "starts")},
                                       "methods": {"mermaid": {"servers": [], "memory": "off"}}}))
-    # The operator offers the server to callers (issue 45: an unlisted one is not in a caller's run at all).
+    # The operator offers the server to callers (an unlisted one is not in a caller's run at all).
     app = create_app(api_keys=["k" * 20], db_path=tmp_path / "service.sqlite", config_file=config,
                      defaults={"llm": "scripted:agree", "cache": False}, allowed_mcp_tools=["mcp:faulty/*"])
     auth = {"Authorization": "Bearer " + "k" * 20}

@@ -1,8 +1,8 @@
-"""MERMAID reads no placeholder as an answer (issue 39, item 2): a decomposition that copies the prompt's
+"""MERMAID reads no placeholder as an answer: a decomposition that copies the prompt's
 "..." or names entities the claim does not mention is re-asked, then lost (no memory key comes of it), and a
 step's search query that is a placeholder, a label or no word of the claim is re-asked like any unreadable
 step. A thought or reason that copies its placeholder is dropped and counted as echoed while the step's
-answer or action is read (issue 65: 10 usable steps and answers were refused for it)."""
+answer or action is read (10 usable steps and answers were refused for it)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 60, item 6: MERMAID's recalled passages were listed three times each (a passage is stored under every
+"""MERMAID's recalled passages were listed three times each (a passage is stored under every
 entity of its claim) and titled by the memory's key ("memory: paris"). A verdict now shows each recalled text
 once, at its best score, titled by the page its source names."""
 

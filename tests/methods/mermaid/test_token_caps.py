@@ -1,4 +1,4 @@
-"""MERMAID's token caps fit its formats' longest answers (issue 65, item 6), as
+"""MERMAID's token caps fit its formats' longest answers, as
 tests/methods/test_token_caps_per_method.py checks for the methods its generic run fits: the decomposition,
 every executor step (each tool's action, with its arguments) and the forced answer, first asks and re-asks."""
 

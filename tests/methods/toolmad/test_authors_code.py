@@ -1,4 +1,4 @@
-"""The Tool-MAD authors' code's settings (issue 51, item 6) each declared where a run differs from them:
+"""The Tool-MAD authors' code's settings each declared where a run differs from them:
 methods/toolmad/authors_code.py, through Tool-MAD's paper_deviations."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""benchmarks/toolmad_control_flow.py on three claims (issue 51, item 5): factdebate's Tool-MAD and the replay of
+"""benchmarks/toolmad_control_flow.py on three claims: factdebate's Tool-MAD and the replay of
 the authors' round structure, asked by one scripted model, make the same calls in every round, search and note
 the same agents, and end with the same decider and label; with the code-settled options turned off (a score at
 its threshold passing, no note) the comparison sees the difference."""

@@ -29,14 +29,14 @@ async def test_consensus_in_round_one_ends_the_debate() -> None:
     assert tools["rag"].queries == [CLAIM] and tools["search"].queries == [CLAIM]
     names = [p for p, _, _ in prompts(backend)]
     assert "judge" not in names
-    # Round 1's query is the model's, written from the claim alone (issue 51, item 2): one call per agent.
+    # Round 1's query is the model's, written from the claim alone: one call per agent.
     assert sorted((a, r) for p, a, r in prompts(backend) if p == "query_select") == [("rag", 1), ("search", 1)]
     # per agent: query, answer, statements, verdicts, questions
     assert verdict.usage.llm_calls == 10 and verdict.usage.tool_calls == 2
 
 
 async def test_round_one_query_is_written_from_the_claim_alone_and_traced() -> None:
-    """Issue 51, item 2: the query-selection call of round 1 sees the claim and nothing else; its query is
+    """The query-selection call of round 1 sees the claim and nothing else; its query is
     the one searched; the trace shows the call. ``round1_query: claim`` searches the claim with no call."""
     script = debate_script({("rag", 1): S, ("search", 1): S}, queries={("rag", 1): "France capital city"})
     resources, backend, tools = make_resources(script)
@@ -79,7 +79,7 @@ async def test_low_relevance_also_blocks_consensus() -> None:
 ])
 async def test_the_judge_is_told_how_an_agreeing_debate_ended(relevant: bool, questions: str | None, said: str,
                                                               not_said: str) -> None:
-    """Issue 38, item 6: agents that agreed while a score fell short (or failed) are not "without agreement"."""
+    """Agents that agreed while a score fell short (or failed) are not "without agreement"."""
     labels = {(a, r): S for a in ("rag", "search") for r in (1, 2)}
     overrides = (lambda call, _: questions if call.prompt.startswith("relevance_questions") else None) \
         if questions is not None else None
@@ -247,7 +247,7 @@ async def test_tool_documents_reach_the_prompt_trimmed() -> None:
 
 
 def test_algorithm_1s_running_sum_passes_where_each_round_alone_fails() -> None:
-    """Issue 38, item 6: ``threshold_on: sum`` is S <- S + (f, ar) as Algorithm 1 writes it."""
+    """``threshold_on: sum`` is S <- S + (f, ar) as Algorithm 1 writes it."""
     from factdebate.core.types import Round, Turn
     from factdebate.methods.toolmad.method import Agent, ToolMAD, ToolMADSettings
 
@@ -266,7 +266,7 @@ def test_algorithm_1s_running_sum_passes_where_each_round_alone_fails() -> None:
 
 @pytest.mark.parametrize(("way", "at_threshold_passes"), [("above", False), ("at_least", True)])
 def test_a_score_equal_to_its_threshold_fails_by_default(way: str, at_threshold_passes: bool) -> None:
-    """Issue 51, item 2: Algorithm 1's ``S > St`` (the authors' code fails a score at or under it); ``>=``
+    """Algorithm 1's ``S > St`` (the authors' code fails a score at or under it); ``>=``
     is the option."""
     from factdebate.core.types import Round, Turn
     from factdebate.methods.toolmad.method import Agent, ToolMAD, ToolMADSettings
@@ -284,7 +284,7 @@ def test_a_score_equal_to_its_threshold_fails_by_default(way: str, at_threshold_
 
 
 async def test_after_a_low_scored_agreement_only_the_low_agent_is_told_in_its_next_prompt() -> None:
-    """Issue 51, item 2: round 1 agrees, the search agent's faithfulness is 0 (the RAG agent's is 1): the
+    """Round 1 agrees, the search agent's faithfulness is 0 (the RAG agent's is 1): the
     search agent's round-2 prompt carries the note, the RAG agent's does not; ``--no-score-note`` drops it
     and is declared."""
     def override(call: CallInfo, messages: list[Message]) -> str | None:

@@ -73,9 +73,9 @@ def test_an_agent_without_a_tool_leaves_nothing_to_compare() -> None:
 
 def test_the_papers_setting_departs_only_where_declared_and_each_change_is_named() -> None:
     # Listed on every run: the built-in corpus for the paper's Wikipedia index, the encoder, answers held to
-    # a format, and the judge explains before its label (issue 38, item 6). The threshold test (each round's
-    # own scores, strictly above) is the authors' code's: not listed (issue 51, item 2).
-    # The authors' code's settings (issue 51, item 6): their RAG encoder, their scoring library, how they
+    # a format, and the judge explains before its label. The threshold test (each round's
+    # own scores, strictly above) is the authors' code's: not listed.
+    # The authors' code's settings: their RAG encoder, their scoring library, how they
     # query Tavily (methods/toolmad/authors_code.py).
     authors = ["rag_encoder", "scoring_library", "search_depth"]
     later = ["relevance_encoder", "answer_format", "judge_explains", "answer_tokens"]
@@ -137,13 +137,13 @@ def test_a_calibrated_relevance_threshold_is_recorded_not_called_a_departure() -
     assert "80% of round-1 debate answers on fever pass" in calibrated["relevance_encoder"].here
     plain = {d.key: d for d in get_method("tool-mad").paper_deviations(settings(**PAPER))}
     assert plain["relevance_encoder"].restore.startswith("factdebate calibrate relevance --dataset")
-    # the paper's test is strict (S > St, as threshold_comparison says): the entry must not say ">=" (issue 63)
+    # the paper's test is strict (S > St, as threshold_comparison says): the entry must not say ">="
     assert plain["relevance_encoder"].paper.startswith("answer relevance above 0.8 (S > St)")
     assert ">=" not in plain["relevance_encoder"].paper
 
 
 def test_the_stability_sum_entry_says_what_the_paper_writes_and_what_the_authors_code_does() -> None:
-    """Issue 51, item 2: declared only off the default, naming Algorithm 1's sum and the code's per-round test."""
+    """Declared only off the default, naming Algorithm 1's sum and the code's per-round test."""
     found = {d.key: d for d in get_method("tool-mad").paper_deviations(
         settings(**{**PAPER, "methods": {"tool-mad": {"threshold_on": "sum"}}}))}
     entry = found["stability_sum"]

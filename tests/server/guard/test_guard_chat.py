@@ -246,7 +246,7 @@ def test_errors_come_in_openais_shape(guard: Guard) -> None:
     with pytest.raises(openai.AuthenticationError):
         openai.OpenAI(base_url=f"{server.url}/v1", api_key="wrong-key-0123456789", max_retries=0).chat.completions \
             .create(model="scripted", messages=[{"role": "user", "content": "Hi"}])
-    # A session of any length is answered (issue 47, item 6): 201 messages used to be refused for good.
+    # A session of any length is answered: 201 messages used to be refused for good.
     long_session = [{"role": "user", "content": "Hi"}] * 201
     assert client(server).chat.completions.create(model="scripted", messages=long_session).choices  # type: ignore[arg-type]
     with pytest.raises(openai.UnprocessableEntityError, match="control character"):
@@ -270,7 +270,7 @@ def test_an_unreachable_upstream_is_a_502_and_no_upstream_a_404(guard: Guard, mo
 
 
 def test_each_checked_claim_costs_a_claim_token(guard: Guard) -> None:
-    # the key's claims, apart from its requests (issue 59); rate_limit_per_minute 0 would turn both off
+    # the key's claims, apart from its requests; rate_limit_per_minute 0 would turn both off
     server, _ = guard(rate_limit_per_minute=600, claims_per_minute=3, claims_burst=3)
     ask(server)  # two claims: one token left
     ask(server)  # allowed on the last token; its claims take the bucket below zero

@@ -1,4 +1,4 @@
-"""Every choice is checked (issue 47, item 4): ``n > 1`` got around ``block`` and ``on_unchecked: block``
+"""Every choice is checked: ``n > 1`` got around ``block`` and ``on_unchecked: block``
 (choices 2..n went out unchecked). Each choice now has its own check, verdicts and policy; ``n`` above the
 operator's ``guard.max_choices`` is refused with a 422 in OpenAI's shape, as is ``n > 1`` on a stream; and
 choices the upstream sends beyond those asked for are left out, plain and streamed. Item 2 through the

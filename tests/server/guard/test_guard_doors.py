@@ -1,4 +1,4 @@
-"""Every guard route answers alike (issue 47, item 8): ``/v1/chat/completions``, ``/v1/guard/check`` and
+"""Every guard route answers alike: ``/v1/chat/completions``, ``/v1/guard/check`` and
 LiteLLM's guardrail route share one check setup, so each refusal (a wrong key's 401, a bad option's 422, 413
 too large, 429, 503 at the server's limit) is OpenAI's error object (beside this API's ``detail``), and every
 reply carries the request's ``X-Factdebate-Check-Id`` (an answered check is kept under it)."""
@@ -134,7 +134,7 @@ def _streamed(http: TestClient, options: dict[str, Any]) -> tuple[str, dict[str,
 
 def test_a_reply_past_the_limit_gets_one_behaviour_plain_streamed_and_held(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 47, item 12: past guard.max_message_chars, the reply is checked to its last sentence within the
+    """Past guard.max_message_chars, the reply is checked to its last sentence within the
     limit and the rest is one unchecked claim: plain, streamed, under hold (whose relay ended the stream with
     answer_too_long, where guard_stream() showed the rest marked unchecked) and under the policies that hold
     the answer back whole (which ended it with answer_too_long too)."""
@@ -170,7 +170,7 @@ def test_a_reply_past_the_limit_gets_one_behaviour_plain_streamed_and_held(
 
 
 def test_the_responses_api_is_a_404_that_names_the_api_to_call(tmp_path: Path) -> None:
-    """Issue 47: the Vercel AI SDK's ``openai()`` provider calls the Responses API and got a bare ``Not Found``;
+    """The Vercel AI SDK's ``openai()`` provider calls the Responses API and got a bare ``Not Found``;
     the 404 now says, in OpenAI's shape, that the guard speaks Chat Completions and which client to use."""
     with client(tmp_path) as http:
         reply = http.post("/v1/responses", json={"model": "gpt-4o-mini", "input": "Hi"}, headers=AUTH)

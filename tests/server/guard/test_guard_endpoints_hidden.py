@@ -1,4 +1,4 @@
-"""The chat guard's routes do not tell a caller where the operator's servers are (issue 40, item 9): an
+"""The chat guard's routes do not tell a caller where the operator's servers are: an
 unreachable upstream, an upstream's error that names its address, a checker model server that cannot be
 reached (for the extraction, for a claim) — on /v1/chat/completions plain and streamed, /v1/guard/check and
 /beta/litellm_basic_guardrail_api, in the reply and in the kept check — each says what failed, never the

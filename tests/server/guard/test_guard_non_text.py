@@ -1,4 +1,4 @@
-"""A reply from the upstream that holds no text to check (issue 45, item 7): ``content: 12345``,
+"""A reply from the upstream that holds no text to check: ``content: 12345``,
 ``choices: ["hello"]``, only image parts, no content and no tool call. Each passed under ``on_unchecked:
 block`` with nothing said; each is now a degraded check, said, and blocked under ``on_unchecked: block``. A
 tool call alone still passes: it carries nothing to check."""

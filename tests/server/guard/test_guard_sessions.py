@@ -1,4 +1,4 @@
-"""A long agent session through ``POST /v1/chat/completions`` (issue 47, item 5): 61 tool results are answered,
+"""A long agent session through ``POST /v1/chat/completions``: 61 tool results are answered,
 not refused, with the check saying how many were left out; the question checked is the person's; the evidence
 a caller sends keeps its limits."""
 
@@ -47,7 +47,7 @@ def test_evidence_the_caller_sends_past_the_limits_is_still_refused(guard: chat.
 
 
 def test_a_session_past_any_message_count_or_with_a_long_tool_result_is_answered(guard: chat.Guard) -> None:
-    """Issue 47, item 6: 200 messages, or one tool result past guard.max_message_chars, used to be a 422 for
+    """200 messages, or one tool result past guard.max_message_chars, used to be a 422 for
     every later turn of the session; a caller's own long message is still held to the limit."""
     backend = ScriptedBackend(script(claims=[ROME]))
     server, upstream = guard(Upstream(answer=ROME), backend=backend)

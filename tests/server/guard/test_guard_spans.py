@@ -1,4 +1,4 @@
-"""``POST /v1/guard/check`` marks a refuted claim where the reply says it (issue 47, item 1): for "The Eiffel
+"""``POST /v1/guard/check`` marks a refuted claim where the reply says it: for "The Eiffel
 Tower is in Paris. It is in Berlin." the refuted "The Eiffel Tower is in Berlin." gets the span of "It is in
 Berlin.", not of the true sentence before it; scripted checker models, the service as ``factdebate serve``
 runs it."""

@@ -1,4 +1,4 @@
-"""Guard streams that always end (issue 45, items 2 and 4, and what of items 6 and 7 the guard's relay owns):
+"""Guard streams that always end (and what of items 6 and 7 the guard's relay owns):
 strict JSON bodies, every fault ending the stream with an error chunk, a relay that holds the upstream back
 instead of filling the memory, a caller who leaves stopping the upstream, and the upstream's errors passed
 on with their Retry-After and without the operator's hosts or keys. Each against a real upstream on loopback
@@ -75,7 +75,7 @@ def stream_lines(server: LiveServer, body: dict[str, Any], **headers: str) -> li
 
 def test_nan_and_infinity_are_a_422_on_every_route_and_take_no_slot(
         guard: Guard, scripted: tuple[LiveServer, Upstream]) -> None:
-    """Item 2: a streamed guard request holding NaN hung for ever and kept its slot (httpx would not send it)."""
+    """A streamed guard request holding NaN hung for ever and kept its slot (httpx would not send it)."""
     model, upstream = scripted
     server = guard(f"{model.url}/v1", max_active_runs=2)
     chat = '{"model": "m", "stream": true, "temperature": NaN, "messages": [{"role": "user", "content": "Hi"}]}'
@@ -101,7 +101,7 @@ def test_nan_and_infinity_are_a_422_on_every_route_and_take_no_slot(
 
 def test_a_fault_in_the_relay_ends_the_stream_with_an_openai_error_and_frees_the_slot(
         guard: Guard, scripted: tuple[LiveServer, Upstream], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Item 2: only an UpstreamError ended the stream; any other failure of the reading waited for ever."""
+    """Only an UpstreamError ended the stream; any other failure of the reading waited for ever."""
     model, _ = scripted
     server = guard(f"{model.url}/v1")
     events = guard_upstream.sse_events
@@ -131,7 +131,7 @@ def test_a_fault_in_the_relay_ends_the_stream_with_an_openai_error_and_frees_the
 
 def test_a_caller_that_does_not_read_holds_the_upstream_back_and_leaving_ends_it(
         guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Item 4: the relay's queue had no bound; a caller that never read grew the process by gigabytes."""
+    """The relay's queue had no bound; a caller that never read grew the process by gigabytes."""
     relays: list[guard_stream.Relay] = []
     made = guard_stream.Relay.__init__
 
@@ -161,7 +161,7 @@ def test_a_caller_that_does_not_read_holds_the_upstream_back_and_leaving_ends_it
 
 @pytest.mark.parametrize("stream", [True, False])
 def test_a_caller_that_leaves_before_the_first_chunk_ends_the_upstream_request(guard: Guard, stream: bool) -> None:
-    """Item 4: nothing watched the caller while the upstream had not answered (up to upstream_timeout_s)."""
+    """Nothing watched the caller while the upstream had not answered (up to upstream_timeout_s)."""
     upstream = Silent()
     try:
         server = guard(upstream.url)
@@ -178,7 +178,7 @@ def test_a_caller_that_leaves_before_the_first_chunk_ends_the_upstream_request(g
 
 
 def test_leaving_after_the_verdicts_pays_for_the_claims_checked(guard: Guard) -> None:
-    """Item 6: a caller who read every claim's verdict and left before the end paid one token, not one a claim."""
+    """A caller who read every claim's verdict and left before the end paid one token, not one a claim."""
     upstream = Upstream(answer=ANSWER + " Do you agree?" * 300, token_delay=0.01)
     with LiveServer(upstream_app(upstream)) as model:
         server = guard(f"{model.url}/v1", rate_limit_per_minute=600, claims_per_minute=0.6, claims_burst=3)
@@ -200,7 +200,7 @@ def test_leaving_after_the_verdicts_pays_for_the_claims_checked(guard: Guard) ->
 
 
 def test_an_upstream_429_keeps_its_retry_after(guard: Guard) -> None:
-    """Item 7: the upstream's Retry-After was dropped, so OpenAI clients retried at once."""
+    """The upstream's Retry-After was dropped, so OpenAI clients retried at once."""
     with FakeOpenAI(failures=[(429, "7"), (429, "7")]) as model:
         server = guard(model.base_url)
         for stream in (False, True):
@@ -210,7 +210,7 @@ def test_an_upstream_429_keeps_its_retry_after(guard: Guard) -> None:
 
 
 def test_the_upstreams_error_text_names_no_host_and_no_key(guard: Guard) -> None:
-    """Item 7: an upstream's error that quoted a key or named a host reached the caller as it was."""
+    """An upstream's error that quoted a key or named a host reached the caller as it was."""
     message = ("Incorrect API key provided: sk-proj-AbCdEf1234567890XyZ. The gateway llm-gw.internal.corp:8443 "
                "(10.20.30.40) refused it; see https://admin:pw@llm-gw.internal.corp/status")
     with FakeOpenAI(failures=[(401, None)], error_message=message) as model:
@@ -232,7 +232,7 @@ def test_scrubbing_leaves_ordinary_words_alone() -> None:
 
 
 def test_max_tokens_sent_upstream_is_capped_by_the_operator(guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Item 7: a caller's max_tokens went to the upstream as it was (1e9 tokens of the operator's money)."""
+    """A caller's max_tokens went to the upstream as it was (1e9 tokens of the operator's money)."""
     monkeypatch.setenv("FACTDEBATE_GUARD__MAX_TOKENS", "50")
     with FakeOpenAI(reply="Paris is the capital of France.") as model:
         server = guard(model.base_url)
@@ -250,7 +250,7 @@ def test_max_tokens_sent_upstream_is_capped_by_the_operator(guard: Guard, monkey
 
 def test_lone_surrogates_and_deep_json_are_a_422_or_said_never_a_500(
         guard: Guard, scripted: tuple[LiveServer, Upstream]) -> None:
-    """Item 7: a lone surrogate in a tool message or a checked reply, and JSON nested 30,000 levels, were 500s."""
+    """A lone surrogate in a tool message or a checked reply, and JSON nested 30,000 levels, were 500s."""
     model, upstream = scripted
     server = guard(f"{model.url}/v1")
     tool = [*HI, {"role": "tool", "tool_call_id": "call-1", "content": "The tower is in Paris \ud800."}]
@@ -305,7 +305,7 @@ def test_an_upstream_event_that_never_ends_is_an_error_not_a_growing_buffer() ->
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_serve_stops_within_its_grace_period_while_a_request_hangs(tmp_path: Path, workers: int) -> None:
-    """Item 2: a server with a hanging stream ignored SIGTERM for an hour and a half; with ``--workers`` each
+    """A server with a hanging stream ignored SIGTERM for an hour and a half; with ``--workers`` each
     worker process arms its own watchdog (server/ops/workers.py). Issue 57 item 3: the requests still running near
     the grace period's end answer for themselves, a plain one with OpenAI's 503 (it was uvicorn's plain-text
     500) and a stream with a ``stream_failed`` chunk before it ends (it was cut without a word)."""
@@ -369,7 +369,7 @@ def test_serve_stops_within_its_grace_period_while_a_request_hangs(tmp_path: Pat
 
 
 def test_a_process_held_by_one_computation_still_exits_after_grace_and_margin() -> None:
-    """Item 2: a loop frozen by one long computation never reached uvicorn's shutdown; the watchdog ends it."""
+    """A loop frozen by one long computation never reached uvicorn's shutdown; the watchdog ends it."""
     import signal
     import subprocess
     import sys

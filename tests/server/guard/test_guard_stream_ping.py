@@ -1,5 +1,5 @@
 """The chat guard's stream under a policy that holds the answer back (``block``, ``hold``) while the upstream keeps
-writing (issue 57 item 2): the client gets a keep-alive comment every ``stream_ping_seconds`` whatever is held,
+writing: the client gets a keep-alive comment every ``stream_ping_seconds`` whatever is held,
 where it got 0 bytes for as long as the upstream streamed (35-90 s measured; a proxy's idle timeout cuts such
 an answer). The upstream writes words without a sentence end, a piece every 10 ms, until the client has seen
 a keep-alive comment; then it ends the answer. Without the comment the client would wait for ever (its read

@@ -1,4 +1,4 @@
-"""Reading a long text does not hold the service (issue 45): a 100,000-character ``/v1/guard/check`` (and a long
+"""Reading a long text does not hold the service: a 100,000-character ``/v1/guard/check`` (and a long
 ``/v1/check-response``) splits its text and places its claims in a worker thread, so ``/v1/health`` is
 answered while it reads. The text work here waits until health has been answered: had it run on the event
 loop, health could not have been, and the request would have waited its bound out instead."""
@@ -88,7 +88,7 @@ def test_a_long_response_check_leaves_health_answering(service: LiveServer, monk
 
 
 def test_a_long_chat_leaves_health_answering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 57 item 3: a chat of many short messages (50,000 held /v1/health for 2-7 s) has each message
+    """A chat of many short messages (50,000 held /v1/health for 2-7 s) has each message
     checked in a worker thread (guard/chat_request.py), so health is answered meanwhile; the chat is answered."""
     from factdebate.server.guard import chat_request as guard_request
     from tests.server.guard_support import Upstream, upstream_app

@@ -78,7 +78,7 @@ async def test_the_server_offers_tools_only_with_annotations_and_its_version(scr
     for tool in tools:
         assert tool.annotations is not None and tool.description
         assert tool.annotations.read_only_hint is True and tool.annotations.open_world_hint is True
-        # A real output schema (issue 58: each was {"type": "object"}), the fields a client reads named.
+        # A real output schema (each was {"type": "object"}), the fields a client reads named.
         assert tool.output_schema is not None and tool.output_schema.get("properties"), tool.name
     answer = next(t for t in tools if t.name == "check_answer").output_schema
     assert answer is not None and {"to_fix", "claims", "deadline_s"} <= set(answer["properties"])
@@ -117,7 +117,7 @@ async def test_tools_say_the_index_is_being_prepared(scripted: None, monkeypatch
 @pytest.mark.usefixtures("builtin_index")
 async def test_check_answer_answers_at_the_fast_tier_while_the_vectors_build(
         scripted: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 58: on a fresh install no corpus-backed tool answered while the vectors were built. The fast tier
+    """On a fresh install no corpus-backed tool answered while the vectors were built. The fast tier
     searches only the full-text index (ready in seconds): check_answer answers from it at once, held to that tier
     and saying so when more was allowed; before even the full-text index is there it says how far the build is."""
     monkeypatch.setattr(mcp_tools, "INDEX_WAIT_S", 0.2)
@@ -236,7 +236,7 @@ async def test_each_quote_says_whether_it_supports_or_contradicts_the_claim(scri
 
 
 async def test_work_longer_than_a_second_sends_progress(scripted: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 58: no progress notifications. A check whose model takes 0.3 s a call reports every second (here
+    """No progress notifications. A check whose model takes 0.3 s a call reports every second (here
     every 0.05 s) what it last did, the seconds elapsed growing."""
     from factdebate.server.mcp import progress as mcp_progress
 
@@ -259,7 +259,7 @@ async def test_work_longer_than_a_second_sends_progress(scripted: None, monkeypa
 @pytest.mark.usefixtures("builtin_index")
 async def test_searches_answer_from_the_full_text_index_while_the_vectors_build(
         scripted: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 58: on a fresh install no corpus-backed tool answered for 20 minutes while the vectors were built,
+    """On a fresh install no corpus-backed tool answered for 20 minutes while the vectors were built,
     though the full-text index was ready after 0.9 s. A search now answers from it at once, saying so."""
     monkeypatch.setattr(mcp_tools, "INDEX_WAIT_S", 0.2)
     release = threading.Event()

@@ -172,7 +172,7 @@ def test_initialize_answers_before_anything_loads_and_requests_wait(tmp_path: Pa
 
 async def test_the_sdks_default_client_connects_with_discover(tmp_path: Path) -> None:
     """The SDK's own ``mcp.Client`` opens with the 2026 protocol's ``server/discover``; the front answers it, and
-    the tool list, before the SDK loads (issue 58: it waited 6-7 s for the SDK), then the SDK serves the calls."""
+    the tool list, before the SDK loads (it waited 6-7 s for the SDK), then the SDK serves the calls."""
     env = {**os.environ, **SCRIPTED, "FACTDEBATE_DATA_DIR": str(tmp_path / "data"),
            "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": "5", "FACTDEBATE_METHODS__TOOL_MAD__AGENTS": "[search, none]"}
     command = _command()

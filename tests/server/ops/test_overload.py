@@ -1,4 +1,4 @@
-"""Load shed before it stalls everyone (issue 59, guard.on_overload): with one check at full speed at once
+"""Load shed before it stalls everyone (guard.on_overload): with one check at full speed at once
 (``guard.checks_at_once: 1``) and one running, a request whose deadline the reckoned check would pass is
 answered at once: a 503 with Retry-After in OpenAI's shape, or (``pass``) the upstream's reply with one
 unchecked claim saying it was overloaded, plain and streamed. The same request alone is checked."""

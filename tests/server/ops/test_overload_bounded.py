@@ -1,6 +1,6 @@
 """A streamed reply the service had no room to check (``guard.on_overload: pass``,
 server/guard/openai_chat/overloaded_stream.py)
-holds what waits within the bytes a checked stream may hold (issue 57 item 2: held chunks bounded by bytes):
+holds what waits within the bytes a checked stream may hold (held chunks bounded by bytes):
 under ``hold`` an answer past four times what the guard keeps of a streamed answer ends with an
 ``answer_too_long`` error chunk, never a growing buffer; under ``flag`` the same answer streams whole."""
 

@@ -1,4 +1,4 @@
-"""A service out of CPU sheds before its streams slow (issue 59 item 3, ``guard.max_loop_lag_ms``): with two
+"""A service out of CPU sheds before its streams slow (``guard.max_loop_lag_ms``): with two
 checks running whose checker work holds the event loop (each call blocks it in 50 ms slices, as a CPU-bound
 process's work does), a new request is answered at once with a 503 saying the service is out of CPU, where
 without the setting it is admitted to slow with the others; alone again, the same request is checked."""

@@ -117,7 +117,7 @@ def test_a_part_that_fails_to_load_is_named_and_the_service_still_serves(make_ap
 
 def test_a_part_that_failed_to_load_is_named_without_the_operators_addresses(make_app: AppFactory) -> None:
     """/v1/health needs no key: what a failed part's error names of the operator's network (a resolved IP, a bare
-    host:port that no setting holds) stays in the server's log (issue 56 item 1)."""
+    host:port that no setting holds) stays in the server's log."""
     class Unreachable(LoadingBackend):
         def load(self) -> None:
             raise RuntimeError("failed to connect to all addresses; last error: ipv4:10.0.0.5:19530: Connection "

@@ -36,7 +36,7 @@ def sign_in(page: Any, url: str, path: str = "/") -> None:
 
 
 def reopen_form(page: Any) -> None:
-    """Open the check form again, as a person does once a result is on the page (issue 60): the form is then one
+    """Open the check form again, as a person does once a result is on the page: the form is then one
     line above it, and its "Edit the check" button opens it. The visible tab's run is let end first (its form
     folds as it ends), so a fill made at once does not land in a form about to fold."""
     page.wait_for_selector("#cancel", state="hidden")
@@ -224,7 +224,7 @@ def test_one_claim_is_compared_across_methods(browser: Any, live_server: Callabl
         page.wait_for_selector("#submit:not([disabled])", state="attached", timeout=60_000)  # every method has answered
         cards = page.locator("#compare-grid .compare-card")
         assert [c.get_attribute("data-method") for c in cards.all()] == ["cot", "dpd", "tool-mad"]
-        # Named as the picker names them, not by code name (issue 49, item 9).
+        # Named as the picker names them, not by code name.
         names = [c.locator(".compare-head strong").inner_text() for c in cards.all()]
         picked = [page.inner_text(f"#compare-methods .compare-pick:has(input[value={m}]) .compare-pick-name")
                   for m in ("cot", "dpd", "tool-mad")]

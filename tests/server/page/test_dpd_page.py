@@ -37,12 +37,12 @@ def test_dpd_teams_and_referees_ballots_are_drawn(browser: Any,  # noqa: F811
         page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=30_000)
         assert page.inner_text("#live .verdict-label") == "SUPPORTS"
         # The rounds in the form's terms (its "Most rebuttal rounds" is 1 here): the opening, then rebuttals,
-        # not "Round 2 of 2" (issue 49, item 9).
+        # not "Round 2 of 2".
         said = set(page.evaluate("window.said"))
         assert any(s.startswith("Round 1 (opening): ") for s in said), said
         assert any(s.startswith("Rebuttal 1 of at most 1: ") for s in said), said
         assert not any(" of 2" in s for s in said), said
-        assert [s for s in said if s[:1] != s[:1].upper()] == []  # "Referee_1 referee voted…" (issue 60)
+        assert [s for s in said if s[:1] != s[:1].upper()] == []  # "Referee_1 referee voted…"
         assert "confidence-weighted vote · consensus 0.75" in page.inner_text("#live .verdict-how")
         assert page.locator("#live .verdict-box .judge").count() == 0  # ballots are tables, not raw JSON
         for side in ("affirmative", "negative"):
@@ -55,7 +55,7 @@ def test_dpd_teams_and_referees_ballots_are_drawn(browser: Any,  # noqa: F811
         assert ballots.count() == 6  # three referees, two judged rounds
         first = ballots.first
         assert first.get_attribute("data-referee") == "factual"
-        # The side voted for with the label it stands for, the verdict's word (issue 49, item 9).
+        # The side voted for with the label it stands for, the verdict's word.
         assert first.locator(".ballot-vote").inner_text() == "affirmative (SUPPORTS)"
         assert first.locator(".ballot-confidence").inner_text() == "0.90"
         first.locator(".ballot-why > summary").click()  # the rest of the ballot, folded in its row

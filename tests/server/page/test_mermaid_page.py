@@ -19,7 +19,7 @@ pytest.importorskip("tantivy")
 
 
 def check(page: Any, claim: str) -> None:
-    reopen_form(page)  # a verdict folds the form to a line above it (issue 60)
+    reopen_form(page)  # a verdict folds the form to a line above it
     page.fill("#claim", claim)
     page.click("#submit")
     # 240 s: under a loaded run (load 5-8 on two cores) the first claim, which starts the MCP search server

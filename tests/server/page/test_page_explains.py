@@ -162,7 +162,7 @@ def test_retries_are_shown_and_a_failure_offers_retry(browser: Any,  # noqa: F81
         page.wait_for_selector("#live .verdict-box.failed", timeout=30_000)
         assert page.inner_text("#live .status-line") == "Failed."  # the user stopped nothing
         assert page.is_visible("#claim") and not page.is_visible("#form-folded")  # no result: the form stays open
-        assert page.locator("#live .thinking").count() == 0  # no card goes on "thinking…" (issue 49, item 9)
+        assert page.locator("#live .thinking").count() == 0  # no card goes on "thinking…"
         assert re.search(r"\d+ retries", page.inner_text("#live .calls-line"))
         page.locator("#live").screenshot(path=str(SHOTS / "page-failed-retry.png"))
         model.down.clear()
@@ -171,13 +171,13 @@ def test_retries_are_shown_and_a_failure_offers_retry(browser: Any,  # noqa: F81
         assert page.inner_text("#live .verdict-label") == "SUPPORTS"
         # Stopped by the user: then, and only then, it says so.
         model.down.set()
-        reopen_form(page)  # the verdict folded it (issue 60)
+        reopen_form(page)  # the verdict folded it
         page.click("#submit")
         page.wait_for_selector("#live .retry-line:not([hidden])")
         page.click("#cancel")
         page.wait_for_selector("#live .verdict-box.failed")
         assert page.inner_text("#live .status-line") == "Stopped by you."
-        # Said once, and no card goes on "thinking…" under it (issue 49, item 9).
+        # Said once, and no card goes on "thinking…" under it.
         assert page.inner_text("#live .verdict-box.failed strong") == "Stopped by you."
         assert "stopped by you" not in page.inner_text("#live .verdict-box.failed")
         assert page.locator("#live .thinking").count() == 0

@@ -1,4 +1,4 @@
-"""FacTool's claim cards are titled with the claim each checked (issue 40, item 2): the words, cut to one line
+"""FacTool's claim cards are titled with the claim each checked: the words, cut to one line
 with the whole in the title and the heading's text, not "claim-1"; a verdict written before turns kept their
 claim still shows "Claim #1". In Debian's Chromium against a live server with a scripted model."""
 

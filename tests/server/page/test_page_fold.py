@@ -1,4 +1,4 @@
-"""A finished run shows its result first (issue 60, item 1), in Debian's Chromium against a live service with a
+"""A finished run shows its result first, in Debian's Chromium against a live service with a
 scripted model: once a claim's verdict, a response's verdict or a comparison is in, the form folds to one line
 that says what was checked, the result is scrolled to the top of the window and its heading has the focus, and
 "Edit the check" opens the form again with the text as it was. At a desktop's width and a phone's. (A run that

@@ -81,9 +81,9 @@ def test_a_kept_guard_check_is_drawn_from_its_link(chromium: Any, server: LiveSe
     assert [h.inner_text() for h in card.locator("h3").all()] == ["Claims", "The text checked",
                                                                   "The text the client got"]
     assert page.input_value("#response-text") == REPLY  # the "Check a response" tab, with the reply in its form
-    # Issue 60: with the method its claims went up to, not the form's Tool-MAD.
+    # With the method its claims went up to, not the form's Tool-MAD.
     assert result["method"] == "single" and page.input_value("#method") == "single"
-    # Issue 60: the form folded above it says whose check this is, not the Tool-MAD form's.
+    # The form folded above it says whose check this is, not the Tool-MAD form's.
     assert page.inner_text("#fold-summary").startswith("A chat reply's check: ")
     assert page.evaluate("() => document.activeElement.textContent") == "A chat reply's check"
 
@@ -96,7 +96,7 @@ def test_a_kept_guard_check_is_drawn_from_its_link(chromium: Any, server: LiveSe
     assert "Tier fast" in box.inner_text() and f"model call{'s' if result['usage']['model_calls'] != 1 else ''}" \
         in box.locator(".usage").inner_text()
     assert box.locator(".check-link a").get_attribute("href", timeout=1000).endswith(f"/?check={check_id}")
-    # Issue 60: the headline says how much of the reply its label speaks for, and the model that decided it.
+    # The headline says how much of the reply its label speaks for, and the model that decided it.
     assert 0 < result["sentences_checked"] < result["sentences"], result
     assert f"· {result['sentences_checked']} of {result['sentences']} sentences checked" in \
         box.locator(".verdict-main").inner_text()
@@ -135,7 +135,7 @@ def test_a_kept_guard_check_is_drawn_from_its_link(chromium: Any, server: LiveSe
     assert rome.locator(".guard-correction-source").inner_text() == \
         f"Grounded in: “{rome_claim['correction']['quote_source']}”"
     cited = next(c for c in result["claims"] if c["claim"] == PARIS)["evidence"][0]
-    # Issue 60: a checked claim says why in one line, from the passage its verdict rests on.
+    # A checked claim says why in one line, from the passage its verdict rests on.
     assert cited["cited"], cited
     assert paris.locator(".guard-reason").inner_text() == \
         f"Why: {cited['title']} says “{cited['quote']}”, which supports it."
@@ -151,7 +151,7 @@ def test_a_kept_guard_check_is_drawn_from_its_link(chromium: Any, server: LiveSe
     # The text the client got (the flag policy's footnotes), and a mark's number leads to its claim.
     assert card.locator(".guard-sent-text").inner_text() == result["text"]
     # At a phone's width the reply boxes cut their text: each is a named Tab stop a keyboard user can scroll
-    # (axe's scrollable-region-focusable, issue 49, item 5), and nothing widens the page.
+    # (axe's scrollable-region-focusable), and nothing widens the page.
     page.set_viewport_size({"width": 390, "height": 844})
     assert card.locator(".guard-sent-text").get_attribute("tabindex") == "0"
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
@@ -169,7 +169,7 @@ def test_a_kept_guard_check_is_drawn_from_its_link(chromium: Any, server: LiveSe
     page.wait_for_selector("#response-live .guard-card .guard-degraded")
     assert page.inner_text("#response-live .guard-degraded") == "Degraded: " + degraded["degraded_reason"]
     assert page.inner_text("#response-live .guard-verdict .verdict-label") == "not checked"
-    # Every sentence of a degraded check is counted as not checked (issue 60: "0 sentences not checked" of 2).
+    # Every sentence of a degraded check is counted as not checked ("0 sentences not checked" of 2).
     assert degraded["sentences"] == 2 and degraded["sentences_checked"] == 0
     assert "· 0 of 2 sentences checked" in page.inner_text("#response-live .guard-verdict .verdict-main")
     assert page.inner_text("#response-live .guard-verdict .response-counts").endswith("· 2 sentences not checked")

@@ -1,4 +1,4 @@
-"""Honesty on a kept guard check's page (issue 47, item 11), in Debian's Chromium against a live service: a
+"""Honesty on a kept guard check's page, in Debian's Chromium against a live service: a
 passage is titled cited only when the verdict rests on it (the others are "retrieved, not cited"), and under
 ``block`` the page says that the marks point into the model's answer, which the client never received; the
 refusal it shows ends with one full stop."""

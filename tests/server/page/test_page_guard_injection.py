@@ -1,4 +1,4 @@
-"""A kept guard check whose evidence carries an instruction to the model (issue 45, item 7) says so on the
+"""A kept guard check whose evidence carries an instruction to the model says so on the
 page, beside the passage's quote, in Debian's Chromium against a live service."""
 
 from __future__ import annotations

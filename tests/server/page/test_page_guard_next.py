@@ -1,4 +1,4 @@
-"""A chat reply's check past the claim limit, decided by the embedded model, opened by its link (issue 60, items 2
+"""A chat reply's check past the claim limit, decided by the embedded model, opened by its link (items 2
 and 4), in Debian's Chromium against a live service: the card says how much of the reply was checked, names
 the limit and whose it is, carries the embedded model's near-chance note and the model's name, and its "Check
 the next part" button checks the statements the limit left out as a new check of a response. The embedded

@@ -1,5 +1,5 @@
 """The page for keyboard and screen-reader users, in Debian's Chromium against a live server with a scripted
-model (issue 40, item 6): axe-core finds nothing serious or critical on any screen (the form, a finished
+model: axe-core finds nothing serious or critical on any screen (the form, a finished
 Tool-MAD verdict, a response check, the results viewer, Compare, the API reference), and a keyboard gets
 past a verdict in a few Tab stops: skip links go to the verdict and past the debate, and a list of evidence
 links is one stop, walked with the arrow keys. One service and one browser for the module."""
@@ -31,7 +31,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def verify(page: Any) -> None:
-    reopen_form(page)  # a verdict folds the form to a line above it (issue 60)
+    reopen_form(page)  # a verdict folds the form to a line above it
     page.select_option("#method", "tool-mad")
     page.fill("#claim", CLAIM)
     page.click("#submit")

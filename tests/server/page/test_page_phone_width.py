@@ -1,4 +1,4 @@
-"""The page at a phone's width (issue 40, item 8), in Debian's Chromium against one live service with a scripted
+"""The page at a phone's width, in Debian's Chromium against one live service with a scripted
 model, 390 px wide: two results files paired, and MERMAID's view opened in Compare, are no wider than the
 screen (the pairing made the page 470 px wide; the decomposition broke words, "evidenc/e", and was clipped):
 their tables become blocks of "column: value" lines, by a container query, so a narrow column of Compare
@@ -121,7 +121,7 @@ def test_paired_files_compare_and_the_pickers_fit_a_phone(chromium: Any, server:
 
 
 def test_a_claim_holding_a_url_and_the_api_reference_fit_a_phone(chromium: Any, server: LiveServer) -> None:
-    """Issue 49, items 6 and 9: a claim with a long URL made the page 448 px wide (.claim-text did not wrap), the
+    """A claim with a long URL made the page 448 px wide (.claim-text did not wrap), the
     API reference 487 px, and the reference printed Markdown backticks."""
     need_axe()
     page, errors = watched_page(chromium, viewport=PHONE)

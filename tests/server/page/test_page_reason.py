@@ -1,4 +1,4 @@
-"""Why, on every claim and every method, and honest evidence (issue 40, items 2 and 3): every method's verdict
+"""Why, on every claim and every method, and honest evidence: every method's verdict
 on the page gives one sentence of the deciding answer's own reasoning and, where that answer cited a passage,
 the line it rests on; a response's claim rows say why too. The passages cited stand apart from those only
 read (folded), each once; a ReAct agent's repeated observations are folded and named, not listed again.
@@ -104,7 +104,7 @@ def test_every_method_says_why_in_its_deciding_answers_words(chromium: Any, serv
         # A sentence in words: whose answer, and what it wrote (or that it gave no reason).
         assert re.search(r" (wrote: “.+”|answered .+ without giving a reason\.)$", words), (method, words)
         assert "_" not in words and "claim-1" not in words, (method, words)
-        if method in ONE_ANSWER:  # issue 49, item 4: a "why" sentence on these too
+        if method in ONE_ANSWER:  # A "why" sentence on these too
             assert box.locator(".verdict-why").count() == 1, method
         cited = box.locator(".deciding-evidence > .passages .passage")
         if cited.count():  # evidence was cited: the line it rests on is quoted, from a cited passage
@@ -171,7 +171,7 @@ def test_a_responses_claims_each_say_why(chromium: Any, server: LiveServer) -> N
         assert reason.startswith("RAG agent wrote: “Document [1] states that "), reason
     assert rows.nth(0).locator(".reason-quote .passage-text").inner_text() == "The tower was completed in 1889."
     # No line of the passage cited names Paris: nothing is quoted as what "It stands in Paris." rests on
-    # (issue 49, item 3), and the passage is still listed as cited.
+    #, and the passage is still listed as cited.
     assert rows.nth(1).locator(".reason-quote").count() == 0
     assert rows.nth(1).locator(".deciding-evidence .passage").count() >= 1
     assert errors == []
@@ -243,7 +243,7 @@ def test_the_embedded_models_caution_stands_beside_its_label(chromium: Any, live
         # Next to the label it qualifies, before the reasons.
         order = box.evaluate("b => [...b.children].map(c => c.className)")
         assert order.index("near-chance") == order.index("verdict-main") + 1, order
-        # Issue 60: the card names the model that decided it, and the script's own caution is said too.
+        # The card names the model that decided it, and the script's own caution is said too.
         assert box.locator(".verdict-model").inner_text() == "Decided with the model scripted:agree"
         assert "scripted:agree is a script, not a model" in box.locator(".near-chance").nth(1).inner_text()
         page.click("button.tab[data-mode=response]")
@@ -258,7 +258,7 @@ def test_the_embedded_models_caution_stands_beside_its_label(chromium: Any, live
         sign_in(page, served.url)
         page.wait_for_selector("#method option[value=single]", state="attached")
         verify(page, "single")
-        # Only the script's caution (issue 60: a scripted verdict looked like a real one).
+        # Only the script's caution (a scripted verdict looked like a real one).
         assert page.locator("#live .near-chance").all_inner_texts() == [
             "note: scripted:disagree is a script, not a model: its answers are written in advance, so this verdict "
             "tests the pipeline, not the claim."]
@@ -275,7 +275,7 @@ def test_the_terminal_and_the_page_share_the_cautions_words() -> None:
 
 @pytest.mark.skipif(NODE is None, reason="no Node.js to run the page's scripts")
 def test_the_line_quoted_shares_the_claims_names_and_numbers_and_is_shown_once() -> None:
-    """Issue 49, item 3: "it rests on" quoted the Paris/Champ de Mars line for "...completed in 1889." (a
+    """"it rests on" quoted the Paris/Champ de Mars line for "...completed in 1889." (a
     repeated "tower" counted twice), and a one-line passage was quoted above itself."""
     doc = {"id": "e", "text": "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris. "
                               "It is named after the engineer Gustave Eiffel. The tower was completed in 1889."}
@@ -288,7 +288,7 @@ def test_the_line_quoted_shares_the_claims_names_and_numbers_and_is_shown_once()
     reason = run_module("reason.js", "m.verdictReason(data)", verdict)
     assert [d["id"] for d in reason["cited"]] == ["s1"]
     assert reason["quote"] is None  # the whole passage is the line: it is shown once, in the list below
-    # Issue 60: a reason that says the line word for word is not followed by the same line again, and an
+    # A reason that says the line word for word is not followed by the same line again, and an
     # agent's own name starts its sentence with a capital.
     said = "Passage [1] says: the tower was completed in 1889."
     verdict["rounds"][0]["turns"][0].update(response=said + "\nSUPPORTS", evidence=[{"id": "e", **doc}])
@@ -299,7 +299,7 @@ def test_the_line_quoted_shares_the_claims_names_and_numbers_and_is_shown_once()
 
 @pytest.mark.skipif(NODE is None, reason="no Node.js to run the page's scripts")
 def test_one_answer_methods_say_why_and_say_so_when_the_answer_gave_no_reason() -> None:
-    """Issue 49, item 4: cot, single, ReAct, Self-Check, HaluEval, MERMAID and WeCheck had no "why" sentence."""
+    """Cot, single, ReAct, Self-Check, HaluEval, MERMAID and WeCheck had no "why" sentence."""
     def one(response: str, decided_by: str = "single", steps: int = 0, **more: Any) -> dict[str, Any]:
         turn = {"agent": "cot", "role": "answerer", "label": "SUPPORTS", "response": response,
                 "steps": [{"thought": "", "tool": "search"}] * steps}  # no thought: a bare label is all it gave

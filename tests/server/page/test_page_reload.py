@@ -1,4 +1,4 @@
-"""A reload in the middle of a check (issue 49, items 4, 7 and 8), in Debian's Chromium against a live service
+"""A reload in the middle of a check, in Debian's Chromium against a live service
 whose scripted judge waits for the test: while a check runs the page warns before it is left
 (beforeunload); a reload puts the claim, the method and its options back in the form and offers to show what
 had arrived (drawn as it was live, marked as stopped) or to run it again; a check reopened from Recent checks
@@ -96,7 +96,7 @@ def test_a_reload_mid_check_warns_keeps_the_form_and_offers_what_had_arrived(chr
     assert page.locator(ANSWERED).count() >= answers
     assert page.inner_text("#live blockquote.claim-text") == CLAIM
     assert "reloaded before the verdict arrived" in page.inner_text("#live .verdict-box.failed")
-    status = page.inner_text("#live .status-line")  # issue 60: the reload stopped it, not the user
+    status = page.inner_text("#live .status-line")  # The reload stopped it, not the user
     assert "Stopped." in status and "by you" not in status, status
     assert page.locator("#restored-note .restored-show").count() == 0
     # Brought into view, the focus on its heading: it was drawn below the form, off the screen.
@@ -113,7 +113,7 @@ def test_a_reload_mid_check_warns_keeps_the_form_and_offers_what_had_arrived(chr
     assert page.locator("#restored-note").is_hidden()
     tags = page.locator("#live .round-tag").all_inner_texts()
     assert "Judge, after 2 rounds" in tags and "Round 3" not in tags, tags
-    reopen_form(page)  # the verdict folded it (issue 60)
+    reopen_form(page)  # the verdict folded it
     page.select_option("#method", "single")
     page.click("#history .history-item >> nth=0")
     assert page.input_value("#method") == "tool-mad"
@@ -185,7 +185,7 @@ def test_a_comparison_reloaded_mid_run_keeps_its_methods_and_shows_its_cards(chr
     page.set_viewport_size({"width": 390, "height": 844})  # a phone, where the note was below the first screen
     reloaded(page)
     assert "while a comparison was being checked" in page.inner_text("#restored-note")
-    # Issue 60: the note is in view without a scroll.
+    # The note is in view without a scroll.
     assert page.evaluate(IN_VIEW, "#restored-note"), page.evaluate(
         "() => [document.querySelector('#restored-note').getBoundingClientRect().top, innerHeight]")
     page.set_viewport_size({"width": 1280, "height": 900})

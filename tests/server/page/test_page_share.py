@@ -61,7 +61,7 @@ def test_a_checks_link_opens_it_in_a_fresh_browser(browser: Any, server: LiveSer
 
 
 def test_a_link_shows_its_check_first_and_folds_the_form(browser: Any, server: LiveServer) -> None:  # noqa: F811
-    # Issue 60: the chatbot team's whole path is the link; the check is in view with the focus on its heading,
+    # The chatbot team's whole path is the link; the check is in view with the focus on its heading,
     # the form a line above it that one click opens again.
     page, errors = watched_page(browser, viewport={"width": 1280, "height": 900})
     sign_in(page, server.url)
@@ -82,7 +82,7 @@ def test_a_link_shows_its_check_first_and_folds_the_form(browser: Any, server: L
         assert fresh.input_value("#claim") == CLAIM
         assert fresh_errors == []
         fresh.close()
-    # A page loaded with its key asks nothing without it: no 401 in the console (issue 60).
+    # A page loaded with its key asks nothing without it: no 401 in the console.
     statuses: list[int] = []
     page.on("response", lambda response: statuses.append(response.status))
     page.reload()

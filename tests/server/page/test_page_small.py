@@ -76,7 +76,7 @@ def test_a_third_agent_is_added_runs_and_is_taken_away(page: Any) -> None:
     assert page.locator("#live .verdict-box.failed").count() == 0, page.inner_text("#live")
     heads = page.locator("#live .agent-col .agent-head h3").all_inner_texts()
     assert len([h for h in heads if h != "judge"]) == 3, heads  # all three debated, then the judge
-    reopen_form(page)  # the verdict folded it (issue 60); its three agents are as they were
+    reopen_form(page)  # the verdict folded it; its three agents are as they were
     assert len(agent_picks(page)) == 3
     drop.click()
     assert agent_picks(page) == ["none", "none"]

@@ -1,5 +1,5 @@
 """Two small pieces of the page's drawing, run under Node as the ES module the page imports (skipped without
-Node; issue 31, item 11): a score that could not be computed is an empty outlined bar saying so, not a full
+Node): a score that could not be computed is an empty outlined bar saying so, not a full
 grey one (dom.js ``gauge``), and counts agree with their nouns ("1 model call · 1 search", dom.js
 ``usageText``). ``gauge`` builds DOM nodes, so the script gives it a document of plain objects that records
 what was built: only what ``el`` uses (createElement, className, classList, textContent, style, append)."""

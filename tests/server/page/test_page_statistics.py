@@ -1,4 +1,4 @@
-"""Issue 38, items 8, 9 and 11 on the page: the paired view of several results files (static/paired.js) and
+"""9 and 11 on the page: the paired view of several results files (static/paired.js) and
 its statistics (static/stats.js), run under Node as the modules the page imports (skipped without Node),
 against what ``factdebate compare`` writes for the same hand-made runs (eval/compare/__init__.py) and the harness's
 own functions (eval/report/intervals.py, eval/compare/cost.py): accuracy's Wilson interval, McNemar's p with

@@ -1,4 +1,4 @@
-"""Many voices, compact, on a phone (issue 40, item 7), in Debian's Chromium against one live service with a
+"""Many voices, compact, on a phone, in Debian's Chromium against one live service with a
 scripted model: a vote's 29 voters are a tally table first and their cards folded (they were 29 open cards,
 a 10,199 px page); DPD's referees of a round are one table (referee, vote, confidence, a one-line reason),
 their scores and whole reasoning folded in the row; the judge that decides after a debate's rounds is named

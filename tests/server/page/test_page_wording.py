@@ -1,7 +1,7 @@
 """The page's sentences and alignment, run under Node as the ES modules the page imports (skipped without
 Node): why a verdict or a round came out as it did (why.js), where a claim the extractor reworded sits in the
 answer (response/locate.js), a retry's line (who in words, why with one full stop, the seconds counted down)
-and a trace row's count of steps (issue 40, item 9)."""
+and a trace row's count of steps."""
 
 from __future__ import annotations
 

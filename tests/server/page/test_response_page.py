@@ -117,7 +117,7 @@ def test_a_response_is_checked_claim_by_claim(browser: Any,  # noqa: F811
         assert "state-error" in (failed.get_attribute("class") or "")
         assert "will not discuss Atlantis" in failed.locator(".claim-meta").inner_text()
         assert page.inner_text("#response-live .response-status") == "Done, but 1 claim failed."
-        assert failed.get_by_role("button", name="Retry claim 4").is_visible()  # alone (issue 40, item 1)
+        assert failed.get_by_role("button", name="Retry claim 4").is_visible()  # alone
 
         # Every claim is marked in the answer by its verdict (the scripted extractor keeps the sentences).
         answer = page.locator("#response-live .answer-text")
@@ -161,7 +161,7 @@ def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa
         assert page.inner_text("#response-live .response-verdict .verdict-label") == "SUPPORTS"
 
         # Too long: the server's own message, the text left as it was, the last check still shown.
-        reopen_form(page)  # the verdict folded it (issue 60); a failure below leaves it open
+        reopen_form(page)  # the verdict folded it; a failure below leaves it open
         long_text = "The Louvre is a museum in Paris. " * 700
         page.fill("#response-text", long_text)
         assert "over" in (page.get_attribute("#claim-count", "class") or "")
@@ -180,7 +180,7 @@ def test_bad_input_and_a_broken_stream_keep_what_was_shown(browser: Any,  # noqa
         assert page.inner_text("#response-live .response-problem") == \
             "The check failed: scripted:refuting: the scripted extractor is down"
         assert page.inner_text("#response-live .response-status") == "Failed."  # the user stopped nothing
-        assert "Extracting the claims" not in page.inner_text("#response-live")  # issue 60: nothing left running
+        assert "Extracting the claims" not in page.inner_text("#response-live")  # Nothing left running
         assert page.locator("#response-live .retry-slot button.retry").count() == 1
 
         # A stream that ends after the first claim's verdict: that verdict stays, the rest say so.
@@ -372,6 +372,6 @@ def test_stop_acts_on_the_visible_modes_run_only(browser: Any,  # noqa: F811
         page.wait_for_selector("#live .spinner:visible")
         page.click("#cancel")
         page.wait_for_selector("#live .verdict-box.failed")
-        stopped = page.inner_text("#live .verdict-box.failed")  # said once (issue 49, item 9)
+        stopped = page.inner_text("#live .verdict-box.failed")  # said once
         assert stopped.startswith("Stopped by you.") and "stopped by you" not in stopped
         assert errors == []

@@ -1,4 +1,4 @@
-"""A response check whose model server goes down after the claims are extracted (issue 40, item 1): every
+"""A response check whose model server goes down after the claims are extracted: every
 claim says it failed and why, the check says "Failed." with a Retry, and each claim can be checked again
 alone once the server is back (POST /v1/check-response/claim), the response's label worked out anew."""
 
@@ -56,7 +56,7 @@ def test_claims_whose_model_server_died_fail_and_are_retried_alone(browser: Any,
         assert live.locator(".response-status").inner_text() == "Failed."
         assert live.locator(".response-verdict .verdict-label").inner_text() == "failed"
         assert live.locator(".verdict-how").inner_text() == "checking every claim failed"
-        # Recent checks says it in the same words (issue 49, item 9).
+        # Recent checks says it in the same words.
         assert "checking every claim failed" in page.inner_text("#history .history-item >> nth=0")
         usage = live.locator(".response-verdict .usage").inner_text()
         problem = live.locator(".response-problem").inner_text()
@@ -130,7 +130,7 @@ def test_the_claim_endpoint_checks_its_input(live_server: Callable[..., LiveServ
 def test_a_caller_is_not_told_where_the_model_server_is(live_server: Callable[..., LiveServer], model: ModelServer,
                                                         monkeypatch: pytest.MonkeyPatch,
                                                         caplog: pytest.LogCaptureFixture) -> None:
-    """Issue 40, item 9: a failed check's message, a retry's reason and a check-response's claim errors
+    """A failed check's message, a retry's reason and a check-response's claim errors
     leave the model server's address out (the server's log keeps it)."""
     monkeypatch.setenv("FACTDEBATE_LLM__RETRIES", "2")
     monkeypatch.setenv("FACTDEBATE_LLM__RETRY_BUDGET", "5")

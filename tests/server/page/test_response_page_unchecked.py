@@ -1,7 +1,7 @@
 """The sentences of a checked answer that no claim covers are marked on the page with why they were not
-checked (issue 40, item 4): a greeting, an opinion the extractor's grounding dropped, a question; the counts
+checked: a greeting, an opinion the extractor's grounding dropped, a question; the counts
 line says how many, and the legend what the dotted marks mean. A 160-sentence answer with 12 claims says
-12 of 160 sentences were checked and why not the others (issue 49, item 1), one whose claims the limit cut
+12 of 160 sentences were checked and why not the others, one whose claims the limit cut
 short counted as partly checked, and its long text (a URL in it and in a claim) can be scrolled from the
 keyboard at phone width, as a 10,000-character answer at 1280 px (item 5: axe's scrollable-region-focusable;
 both audited, and no wider than the screen)."""
@@ -59,7 +59,7 @@ def test_sentences_not_checked_are_marked_with_why(browser: Any,  # noqa: F811
 URL = "The tower's page https://example.org/a/very/long/path/without/any/break/in/it/at/all/index.html dates from 1800."
 LONG = " ".join(URL if i == 0 else "The tower was repainted in 1811 and sold in 1711." if i == 11 else
                 f"The tower was repainted in {1800 + i}." for i in range(160))
-# An answer of 10,000 characters and more (the page's widest case at a desktop's width, issue 49, item 5).
+# An answer of 10,000 characters and more (the page's widest case at a desktop's width).
 HUGE = " ".join(f"The tower was repainted in {1800 + i}." for i in range(304))
 
 
@@ -89,7 +89,7 @@ def test_a_long_answer_says_how_many_sentences_were_checked(browser: Any,  # noq
         answer = page.locator("#response-live .answer-text")
         notes = answer.locator(".skip-note").all_inner_texts()
         assert len(notes) == 149 and notes[0] == "partly checked: claim limit"
-        # Issue 60: the headline says how much its label speaks for, names the limit and whose it is, and
+        # The headline says how much its label speaks for, names the limit and whose it is, and
         # offers the rest (from the sentence the limit cut in half) as a new check.
         head = page.inner_text("#response-live .response-verdict .verdict-main")
         assert "SUPPORTS" in head and "· 11 of 160 sentences checked" in head, head

@@ -1,4 +1,4 @@
-"""``heartbeat_lease_s`` (issue 59): a replica on another machine that stopped beating gives its debate slots
+"""``heartbeat_lease_s``: a replica on another machine that stopped beating gives its debate slots
 back after the service's lease (20 s by default, was 90 s), so a caller is not refused for a dead replica's
 slots; within the lease they still count."""
 

@@ -78,7 +78,7 @@ def test_a_plain_checks_calls_are_bounded_and_masked_and_zero_builds_no_events(
     assert 0 < len(kept["calls"]) < made and kept["calls_cut"] == made - len(kept["calls"])
     assert sum(len(json.dumps(c, ensure_ascii=False).encode()) for c in kept["calls"]) <= 1200
     text = json.dumps(kept["calls"])
-    # the operator's endpoint is the operator's to see (the server's log), not a caller's (issue 40, item 9)
+    # the operator's endpoint is the operator's to see (the server's log), not a caller's
     assert "models.example.org" not in text and "hunter2" not in text and "s3cret" not in text
     assert "the operator's endpoint" in text
 
