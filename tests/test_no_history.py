@@ -113,7 +113,7 @@ def test_the_pages_describe_the_present() -> None:
 
 
 def test_what_counts_as_history() -> None:
-    assert history("a shallow copy is enough") == ["issue 59"]
+    assert history("a shallow copy is enough (issue 59 item 4)") == ["issue 59"]
     assert history("the next stop cut 50 s") == [] and history("stop 3 took it to 9 min") == ["stop 3"]
     assert history("measured at `f2a7f57` and 9eb038f") == ["f2a7f57", "9eb038f"]
     assert history("sha256 75cc75034708; `key-1a2b3c4d5e`; 1,234,567 claims; a decade; 04201d3") == []
