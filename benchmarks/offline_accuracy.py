@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from factdebate.core.errors import InputError
 from factdebate.corpus.builtin import load_builtin_corpus
 from factdebate.eval.compare import compare_runs
 from factdebate.eval.datasets.loader import load_dataset
@@ -194,9 +195,20 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     pairs: dict[str, list[dict[str, Any]]] = {}
     started = time.perf_counter()
+    # Every set's claims are read before any method runs, so a set that cannot be had here (the FEVER sample not
+    # cached on a machine without the network) is said at once and left out, not found after an hour of runs.
+    sets: list[tuple[str, str, tuple[str, ...], float]] = []
+    skipped: dict[str, str] = {}
     for name in [s for s in args.sets.split(",") if s]:
-        spec, extra = spec_of(name, args.fever, args.output)
-        chance = chance_of(spec)
+        try:
+            spec, extra = spec_of(name, args.fever, args.output)
+            sets.append((name, spec, extra, chance_of(spec)))
+        except InputError as exc:
+            skipped[name] = str(exc)
+            if name == "fever-builtin":
+                skipped[name] += " (this benchmark's --fever fever:PATH names a copy of the sample)"
+            print(f"{name}: left out, its claims cannot be read here: {skipped[name]}", file=sys.stderr, flush=True)
+    for name, spec, extra, chance in sets:
         runs = [Run(spec, VARIANTS.get(m, (m, ()))[0], OFFLINE, args.output / name / m,
                     extra + VARIANTS.get(m, (m, ()))[1], label=m) for m in methods]
         if not args.no_tiny and "tool-mad" in methods:
@@ -211,7 +223,7 @@ def main() -> None:
             compare_runs([r.folder for r in runs], args.output / name / "compare")
             compared = json.loads((args.output / name / "compare" / "compare.json").read_text(encoding="utf-8"))
             pairs[name] = [p for p in compared["pairs"] if "tool-mad" in (p["a"], p["b"])]
-    print(report(rows, pairs, args.claims, time.perf_counter() - started))
+    print(report(rows, pairs, args.claims, time.perf_counter() - started, skipped))
     (args.output / "rows.json").write_text(json.dumps({"rows": rows, "pairs": pairs}, indent=1) + "\n",
                                            encoding="utf-8")
     if args.record:
@@ -226,7 +238,8 @@ def main() -> None:
         record("offline_accuracy", figures, load=load)
 
 
-def report(rows: list[dict[str, Any]], pairs: dict[str, list[dict[str, Any]]], claims: int, wall: float) -> str:
+def report(rows: list[dict[str, Any]], pairs: dict[str, list[dict[str, Any]]], claims: int, wall: float,
+           skipped: dict[str, str] | None = None) -> str:
     lines = [f"Offline accuracy: {OFFLINE} (SmolLM2 where named), {claims} claims per set, "
              f"{wall / 60:.0f} min in all; chance: the larger of 1/labels and the draw's majority share; "
              "p: one-sided exact binomial against chance; CPU: the eval processes', model load included; wall: "
@@ -243,6 +256,8 @@ def report(rows: list[dict[str, Any]], pairs: dict[str, list[dict[str, Any]]], c
                          f"right {pair['only_b']}, difference {pair['difference']:+.2f} [{low:+.2f}, {high:+.2f}], "
                          f"p = {pair['mcnemar_p']:.3f}")
         lines.append("")
+    for name, reason in (skipped or {}).items():
+        lines += [f"Left out: {name} ({reason})", ""]
     fever = paper_fever()
     lines += ["Tool-MAD paper, Table III, FEVER (200 claims, its backbones, EM %): "
               + "; ".join(f"{run}: " + ", ".join(f"{label} {value:.1f}" for label, value in by.items())
