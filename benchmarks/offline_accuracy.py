@@ -208,6 +208,8 @@ def main() -> None:
             if name == "fever-builtin":
                 skipped[name] += " (this benchmark's --fever fever:PATH names a copy of the sample)"
             print(f"{name}: left out, its claims cannot be read here: {skipped[name]}", file=sys.stderr, flush=True)
+    if not sets:
+        raise SystemExit("no set's claims could be read here: nothing to run")
     for name, spec, extra, chance in sets:
         runs = [Run(spec, VARIANTS.get(m, (m, ()))[0], OFFLINE, args.output / name / m,
                     extra + VARIANTS.get(m, (m, ()))[1], label=m) for m in methods]
