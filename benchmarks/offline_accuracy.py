@@ -46,6 +46,7 @@ from factdebate.core.errors import InputError
 from factdebate.corpus.builtin import load_builtin_corpus
 from factdebate.eval.compare import compare_runs
 from factdebate.eval.datasets.loader import load_dataset
+from factdebate.eval.datasets.registry import select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -75,8 +76,11 @@ class Run:
 
 
 # Methods run with options of their own, named in --methods like a method: Tool-MAD with the papers' prompts
-# (no label guide), to measure what the guide does on the same draw.
-VARIANTS = {"tool-mad-papers": ("tool-mad", ("--no-label-guide",))}
+# (no label guide), to measure what the guide does on the same draw; and with the paper's scoring (no scores
+# tuned to the offline model), to measure what that tuning does.
+VARIANTS = {"tool-mad-papers": ("tool-mad", ("--no-label-guide",)),
+            "tool-mad-paper-scores": ("tool-mad", ("--no-offline-scoring",))}
+HELD_OUT = 4  # claims per set that calibrate the offline model's relevance threshold: the last of the draw's order
 
 
 def fever_builtin(source: str, output: Path) -> str:
@@ -89,6 +93,20 @@ def fever_builtin(source: str, output: Path) -> str:
         for sample in kept:
             out.write(json.dumps({"id": sample.id, "claim": sample.claim, "label": str(sample.gold)}) + "\n")
     return f"fever:{path}"
+
+
+def write_held_out(fever: str, path: Path, seed: int) -> None:
+    """The claims the offline model's relevance threshold is calibrated on (methods/toolmad/offline_scoring.py):
+    the last few of the draw's order on the FEVER and geography sets, which a draw reaches only at nearly every
+    claim of the FEVER set, as a ``fever:`` file for ``factdebate calibrate relevance --dataset fever:PATH``."""
+    rows = []
+    for name in ("fever-builtin", "countries"):
+        spec, _ = spec_of(name, fever, path.parent)
+        rows += [{"id": s.id, "claim": s.claim, "label": str(s.gold)}
+                 for s in select(load_dataset(spec).samples, None, seed)[-HELD_OUT:]]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    print(f"{len(rows)} held-out claims in {path}: factdebate calibrate relevance --dataset fever:{path} "
+          f"--limit {len(rows)} --concurrency 1", file=sys.stderr)
 
 
 def spec_of(name: str, fever: str, output: Path) -> tuple[str, tuple[str, ...]]:
@@ -187,8 +205,14 @@ def main() -> None:
                         help="the FEVER sample to restrict: toolmad-fever (cached) or fever:PATH")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", type=Path, default=ROOT / "runs" / "offline_accuracy")
+    parser.add_argument("--held-out", type=Path, metavar="FILE",
+                        help="write the claims the offline relevance threshold is calibrated on, and stop")
     add_record_flag(parser)
     args = parser.parse_args()
+    if args.held_out:
+        args.held_out.parent.mkdir(parents=True, exist_ok=True)
+        write_held_out(args.fever, args.held_out, args.seed)
+        return
     load = os.getloadavg()[0]
     args.output.mkdir(parents=True, exist_ok=True)
     methods = [m for m in args.methods.split(",") if m]

@@ -1,5 +1,6 @@
 """Faithfulness: the share of an answer's standalone statements that its own retrieved documents support
-(RAGAS-style: one call to split the answer, one batched call to judge every statement)."""
+(RAGAS-style: one call to split the answer, one batched call to judge every statement). With
+``conclusions_out`` the statements that are the answer's conclusion (scoring/conclusions.py) are not judged."""
 
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
 from factdebate.scoring import ScoreResult
+from factdebate.scoring.conclusions import facts
 
 
 async def faithfulness(llm: LLM, claim: str, answer: str, documents: list[Document], *, agent: str = "",
-                       round: int = 0, max_doc_chars: int = 1200, max_statements: int = 12) -> ScoreResult:
+                       round: int = 0, max_doc_chars: int = 1200, max_statements: int = 12,
+                       conclusions_out: bool = False) -> ScoreResult:
     if not documents:
         return ScoreResult(None, "no retrieved documents to check the answer against")
     if not answer.strip():
@@ -33,6 +36,10 @@ async def faithfulness(llm: LLM, claim: str, answer: str, documents: list[Docume
         round=round)).value
     if not statements:
         return ScoreResult(None, "could not split the answer into statements")
+    left_out: list[str] = []
+    if conclusions_out:
+        statements, left_out = facts(statements, claim)
+    kept = {"left_out": left_out} if conclusions_out else {}
     docs = [d.model_copy(update={"text": d.text[:max_doc_chars]}) for d in documents]
     prompt = render("faithfulness_verdicts", documents=docs, statements=statements)
     # The prompt asks for the verdict lines alone: held to them from the first ask, by the grammar where the
@@ -49,6 +56,6 @@ async def faithfulness(llm: LLM, claim: str, answer: str, documents: list[Docume
         reask=format_reask(max_tokens, lines, (schema, template)), agent=agent, round=round)).value
     if verdicts is None:
         return ScoreResult(None, "could not read a yes/no judgement for every statement",
-                           {"statements": statements})
+                           {"statements": statements, **kept})
     return ScoreResult(sum(verdicts) / len(verdicts), None,
-                       {"statements": statements, "supported": verdicts})
+                       {"statements": statements, "supported": verdicts, **kept})

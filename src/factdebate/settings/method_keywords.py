@@ -37,6 +37,7 @@ class ToolMADOptions(TypedDict, total=False):
     score_note: bool | None
     answer_sentences: int | None
     label_guide: bool | None
+    offline_scoring: bool | None
     speculate: bool | None
 
 

@@ -41,6 +41,7 @@ from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, 
 from factdebate.methods.resources import Resources
 from factdebate.methods.toolmad import paper
 from factdebate.methods.toolmad.history import format_history, score_summary
+from factdebate.methods.toolmad.offline_scoring import offline_scoring_on, tuned
 from factdebate.methods.toolmad.paper import label_guide_on
 from factdebate.methods.toolmad.score_note import agreed, note_applies, passes, score_note
 from factdebate.methods.toolmad.scripted import REPLIES
@@ -128,6 +129,12 @@ class ToolMAD(Method[ToolMADSettings]):
     # An empty first answer would not be scored at all: "Hmm." is unreadable and still scored.
     call_probe = CallProbe(reasks={"query_select": "[another query]"}, unreadable={"debate_answer": "Hmm."},
                            dissenters=("search",))
+
+    def cfg(self, settings: RunSettings) -> ToolMADSettings:
+        """The settings as the debate applies them: with the offline model, the relevance threshold
+        calibrated for it (methods/toolmad/offline_scoring.py), so that every reader of the threshold (the
+        stop test, the score note, the judge's summary, the declared deviations) sees the same one."""
+        return tuned(super().cfg(settings), settings)
 
     def tools(self, settings: RunSettings) -> set[str]:
         return {str(kind) for kind in self.cfg(settings).agents} - {"none"}
@@ -267,7 +274,8 @@ class ToolMAD(Method[ToolMADSettings]):
         else:
             faith, relevance = await gather_all(
                 faithfulness(resources.scorer, claim, turn.response, turn.evidence, agent=turn.agent, round=r,
-                             max_doc_chars=max_chars),
+                             max_doc_chars=max_chars,
+                             conclusions_out=offline_scoring_on(cfg, resources.settings)),
                 answer_relevance(resources.scorer, resources.encoder, claim, turn.response,
                                  n=cfg.relevance_questions, agent=turn.agent, round=r))
             turn.scores.update(faithfulness=faith.value, answer_relevance=relevance.value)

@@ -17,6 +17,7 @@ from factdebate.methods.kit.paper_setup import answer_format, toolmad_backbone, 
 from factdebate.methods.kit.sources import homogeneous_deviation, rag_corpus_deviation, search_engine_deviation
 from factdebate.methods.kit.turns import ANSWER_TOKENS
 from factdebate.methods.toolmad import authors_code
+from factdebate.methods.toolmad.offline_scoring import offline_scoring_on
 from factdebate.scoring.calibrate import relevance_encoder
 
 if TYPE_CHECKING:
@@ -76,6 +77,14 @@ def deviations(cfg: ToolMADSettings, settings: RunSettings) -> list[Deviation]:
             here="the debaters' and the judge's prompts end by asking them to say first what the documents state "
                  "about the claim's subject and whether it matches: another value refutes the claim, and NOT ENOUGH "
                  "INFO is for documents silent on it (on for an in-process GGUF model)", restore="--no-label-guide"))
+    if cfg.scoring and cfg.scoring_variant == "stability" and offline_scoring_on(cfg, settings):
+        found.append(Deviation(
+            key="offline_scoring", paper="faithfulness is the share of all an answer's statements that its "
+            "documents back (RAGAS), and answer relevance is tested against 0.8",
+            here="faithfulness leaves out the statements that are the answer's conclusion (the claim negated, or "
+                 "what it says about the claim or the verdict), and answer relevance is tested "
+                 "against the threshold calibrated for the offline model unless one is set (on for "
+                 "llama-cpp:qwen2.5-coder-1.5b)", restore="--no-offline-scoring"))
     if cfg.answer_sentences is not None:
         found.append(Deviation(
             key="answer_cap", paper="debaters explain, then give the label, with no length limit (Fig. 5)",

@@ -94,6 +94,16 @@ class ToolMADSettings(MethodSettings):
                     "number or name) makes the claim REFUTES, and NOT ENOUGH INFO is for documents silent on it. "
                     "Unset: on for an in-process GGUF model other than the embedded SmolLM2 (the offline model), "
                     "off for a served model. On is declared.")
+    # The offline model's rounds agree but almost never pass the paper's scores: MiniLM scores its answers'
+    # relevance lower than the paper's encoder, and its scorer checks a refutation's conclusion ("X is not in
+    # Rome") literally, so every claim costs three rounds and the judge (benchmarks/decisions/offline_scoring.md).
+    offline_scoring: bool | None = Field(
+        title="Scores tuned to the offline model", default=None, json_schema_extra=offered(group="scoring"),
+        description="Answer relevance is tested against the threshold calibrated for the offline model with "
+                    "MiniLM (unless relevance_threshold is set to another value or calibrated), and faithfulness "
+                    "leaves out the statements that are an answer's conclusion (the claim negated, or what it says "
+                    "about the claim or the verdict). Unset: on for the offline model (llama-cpp:qwen2.5-coder-1.5b) "
+                    "debating and scoring, off otherwise. On is declared.")
     speculate: bool | None = Field(
         title="Start rounds ahead", default=None, json_schema_extra=offered(operator_only=True, group="rounds"),
         description="Start round r+1 while round r is scored (same verdicts, less time, some discarded calls). "

@@ -1,0 +1,41 @@
+"""The scores tuned to the offline model (``offline_scoring``): answer relevance against a threshold calibrated
+for it, and faithfulness without an answer's conclusion. Both exist so that a round the offline model's
+debaters agree on, with answers read from the right passage, can pass the scores and stop early, as the
+paper's rounds do with its backbone: without them every offline claim costs three rounds and the judge
+(benchmarks/decisions/offline_scoring.md)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from factdebate.hub.offline_model import QWEN_CODER_1_5B
+from factdebate.scoring.calibrate import relevance_encoder
+
+if TYPE_CHECKING:
+    from factdebate.methods.settings_protocol import RunSettings
+    from factdebate.methods.toolmad.settings import ToolMADSettings
+
+PAPER_RELEVANCE = 0.8
+# `factdebate calibrate relevance` with the offline model as debater and scorer and the int8 encoder, on eight
+# claims outside every draw of the offline accuracy table (`benchmarks/offline_accuracy.py --held-out FILE`
+# writes them): the threshold that 80 % of their 16 round-1 answers pass, strictly above it.
+CALIBRATED = {"relevance_threshold": 0.51,
+              "relevance_calibrated_dataset": "offline-held-out (4 fever-builtin and 4 countries claims outside "
+                                              "the offline accuracy table's draws)",
+              "relevance_calibrated_encoder": relevance_encoder("int8"), "relevance_calibrated_share": 0.8}
+
+
+def offline_scoring_on(cfg: ToolMADSettings, settings: RunSettings) -> bool:
+    """``offline_scoring`` where set; else on when the offline model both debates and scores, the model the
+    calibration was measured with."""
+    if cfg.offline_scoring is not None:
+        return cfg.offline_scoring
+    return settings.llm_for("debater") == QWEN_CODER_1_5B.spec == settings.llm_for("scorer")
+
+
+def tuned(cfg: ToolMADSettings, settings: RunSettings) -> ToolMADSettings:
+    """``cfg`` with the calibrated relevance threshold where offline scoring is on and the threshold is the
+    paper's uncalibrated 0.8; a threshold set to another value, or calibrated by the user, stays."""
+    if cfg.calibrated or cfg.relevance_threshold != PAPER_RELEVANCE or not offline_scoring_on(cfg, settings):
+        return cfg
+    return cfg.model_copy(update=CALIBRATED)

@@ -1,0 +1,58 @@
+"""Which of an answer's statements are its conclusion rather than facts taken from its documents.
+
+A debater that refutes a claim writes "The Eiffel Tower is not located in Rome" and "The claim is false".
+No document says either in so many words: they follow from what a document does say ("the tower stands in
+Paris"). A large scorer infers them; a 1.5B scorer checks them literally and marks them unsupported, so a
+refutation read from the right passage scores 0.33 on faithfulness and the round cannot stop early.
+``conclusion`` picks those statements out so that faithfulness can be taken over the rest: the statements
+that speak about the claim or the verdict or compare the claim with the documents, and the claim itself with
+a negation added (and at most the value that replaces the claim's). The claim stated plainly is kept: it is
+the very fact the documents must back when an answer supports it.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Words that make a statement about the debate rather than about the world.
+# "The documents state that the tower is in Paris" is not among them: it is a fact the documents must hold.
+# The comparison the label guide asks for ("these locations are different") is the answer's reasoning about
+# the claim, whose words it rarely repeats.
+_META = re.compile(r"\b(claims?|verdict|supports|refutes|not enough info|match(es|ed)?|differ(s|ent)?|the same|"
+                   r"contradicts?|(in)?consistent)\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(not|no|never|neither|nor|cannot)\b|n't\b", re.IGNORECASE)
+_WORD = re.compile(r"[a-z0-9]+")
+# Words that carry no content of their own; the negations (and the stems "isn't" splits into) are among
+# them, so "is not in Rome" and "is in Rome" have the same content words.
+_FUNCTION_WORDS = frozenset([
+    "a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "has", "have",
+    "had", "of", "in", "on", "at", "to", "from", "by", "for", "with", "as", "and", "or", "but", "that", "this",
+    "these", "those", "it", "its", "there", "their", "not", "no", "never", "neither", "nor", "cannot", "t", "s",
+    "isn", "aren", "wasn", "weren", "doesn", "don", "didn", "hasn", "haven", "hadn", "can", "couldn", "won",
+    "wouldn"])
+# The share of a negated statement's content words the claim must hold for it to be the claim negated.
+RESTATED = 0.8
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _FUNCTION_WORDS}
+
+
+def conclusion(statement: str, claim: str) -> bool:
+    """Whether ``statement`` speaks about the claim or the verdict, compares, or is ``claim`` negated."""
+    if _META.search(statement):
+        return True
+    if not _NEGATION.search(statement) or _NEGATION.search(claim):
+        return False
+    # Most content words from the claim: "the tower is in Paris, not Rome" is the claim negated with the value
+    # that replaces it, and a 1.5B scorer marks it unsupported as often as not (no document says "not Rome").
+    words = _content(statement)
+    return bool(words) and len(words & _content(claim)) >= RESTATED * len(words)
+
+
+def facts(statements: list[str], claim: str) -> tuple[list[str], list[str]]:
+    """``statements`` split into the facts to check against the documents and the conclusions left out. An
+    answer made only of conclusions keeps them all: there is nothing else to score."""
+    left_out = [s for s in statements if conclusion(s, claim)]
+    kept = [s for s in statements if not conclusion(s, claim)]
+    return (kept, left_out) if kept else (statements, [])
