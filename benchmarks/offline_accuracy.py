@@ -18,13 +18,20 @@ spent is that process's, model load included; a cut run resumes where it stopped
 resumable). The papers' FEVER figures are printed beside, from their own backbones (GPT-4o-mini and
 Llama-3.3-70B): a 1.5B model on 2 cores is a different backbone, and the draw is far smaller.
 
-The defaults are sized for about an hour on an idle 2-core machine: a Tool-MAD claim that goes to the judge
-makes about 34 calls (about 400 s here), one settled in round 1 about 10 (about 100 s). The other baselines
-(``react``, ``mad``, ``madke``, ``vote``) and MERMAID and DPD run with ``--methods``, and so does
+The defaults are sized for about an hour on an idle 2-core machine (53 minutes measured): a Tool-MAD claim
+that goes to the judge makes 31 to 35 calls (about 250 s here), one settled in round 1 10 (about 70 s). The
+other baselines (``react``, ``mad``, ``madke``, ``vote``) and MERMAID and DPD run with ``--methods``, and so does
 ``tool-mad-papers``, Tool-MAD with the papers' prompts (``--no-label-guide``), to see what the label guide
-does; ``vote`` at Tool-MAD's call budget and DPD make tens of calls per claim each. ``--claims`` scales it,
-and a larger ``--claims`` on the same ``--output`` reuses the claims already run (the draw's first claims
-are the same)."""
+does, and ``tool-mad-paper-scores``, Tool-MAD with the paper's scoring (``--no-offline-scoring``), to see what
+the scores tuned to the offline model do; ``vote`` at Tool-MAD's call budget and DPD make tens of calls per
+claim each. ``--claims`` scales it, and a larger ``--claims`` on the same ``--output`` reuses the claims
+already run (the draw's first claims are the same).
+
+    .venv/bin/python benchmarks/offline_accuracy.py --held-out FILE [--fever fever:PATH]
+
+writes the claims the offline model's relevance threshold is calibrated on (the last of the draw's order on
+two sets, so outside every draw of the table) and stops; ``factdebate calibrate relevance --dataset
+fever:FILE`` reads them."""
 
 from __future__ import annotations
 
