@@ -137,7 +137,7 @@ def _figures_row(page: str, benchmark: str) -> str:
 
 
 def _shown_figures(row: str) -> dict[str, str]:
-    return dict(re.findall(r"<code>([\w.]+)</code> ([^<]+)", row))
+    return dict(re.findall(r"<code>([\w.-]+)</code> ([^<]+)", row))  # keys name sets and methods: "halueval-qa"
 
 
 def test_the_performance_figures_page_shows_each_benchmarks_latest_record(site: Path) -> None:
