@@ -237,6 +237,7 @@ def _mcp_http(config: Path | None, allowed: list[str], host: str, port: int, ser
     """``mcp --http``: the keys checked as ``serve`` checks them, then the server started."""
     from factdebate.server.config import load_service_config
     from factdebate.server.mcp.http import run_http
+    from factdebate.server.mcp.sessions import SessionLedger
     from factdebate.server.security import KeyRing, RateLimiter
 
     if no_auth and not _is_loopback(host):
@@ -255,8 +256,9 @@ def _mcp_http(config: Path | None, allowed: list[str], host: str, port: int, ser
                + (" without API keys" if settings.allow_anonymous else ""), err=True)
     # Each key's tool calls, limited as serve limits its requests (one process: the buckets are its own).
     limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_burst)
+    ledger = SessionLedger(settings.mcp_sessions_per_key, settings.mcp_idle_s, settings.mcp_unused_idle_s)
     run_http(config, allowed, KeyRing(keys, allow_anonymous=settings.allow_anonymous), host=host, port=port,
-             limiter=limiter)
+             limiter=limiter, ledger=ledger, max_sessions=settings.mcp_max_sessions)
 
 
 def register_service(app: typer.Typer) -> None:

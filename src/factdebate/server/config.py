@@ -125,6 +125,15 @@ class ServiceConfig(BaseModel):
                                      "without a heartbeat after which a process of another machine counts as gone "
                                      "and its batch claims and debate slots are freed; each process beats four "
                                      "times a lease.")
+    mcp_sessions_per_key: int = Field(default=100, ge=1, le=100_000, description="`mcp --http`: the MCP sessions "
+                                      "one key may hold open; its next handshake is refused (429) while other "
+                                      "keys connect.")
+    mcp_max_sessions: int = Field(default=2000, ge=1, le=1_000_000, description="`mcp --http`: the MCP sessions "
+                                  "open at once, all keys together.")
+    mcp_idle_s: float = Field(default=1800.0, gt=0, le=86_400, description="`mcp --http`: seconds without a request "
+                              "after which a session that called a tool ends (its client opens a new one).")
+    mcp_unused_idle_s: float = Field(default=60.0, gt=0, le=86_400, description="`mcp --http`: seconds without a "
+                                     "request after which a session that never called a tool ends.")
     metrics_key: SecretStr | None = Field(
         default=None, json_schema_extra=offered(env="FACTDEBATE_METRICS_KEY"),
         description="The key a Prometheus scrape of GET /metrics on the service's port presents (Authorization: "

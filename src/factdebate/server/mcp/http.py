@@ -1,7 +1,8 @@
 """``factdebate mcp --http``: the MCP tools over streamable HTTP, one server for many agents, behind the
 service's API keys (``Authorization: Bearer <key>``, the keys of ``factdebate serve``: server/security.py) and its
 per-key rate limit (``rate_limit_per_minute``, ``rate_burst``), which counts tool calls only: the handshake,
-listings, pings and notifications cost nothing, so an agent reconnecting is never refused."""
+listings, pings and notifications cost nothing. Each session belongs to the key that opened it, and each key
+holds a bounded number open (``mcp_sessions_per_key``; server/mcp/sessions.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.server.mcp.server import AgentServer
+from factdebate.server.mcp.sessions import SessionLedger
 from factdebate.server.scrub_responses import ScrubResponses
 from factdebate.server.security import CALLER_STATE, KeyRing, RateLimiter
 
@@ -21,37 +23,54 @@ _REFUSED = json.dumps({"error": "missing or wrong API key: send the header Autho
 _PARSE_ERROR = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
     "code": -32700, "message": "Parse error: the JSON is nested too deeply (recursion limit exceeded)"}}).encode()
 MAX_BODY = 8 * 1024 * 1024  # what the limit reads of a request to count its tool calls; a larger one is a 413
+# Sessions one key may hold open, the table's size, and the idle timeouts of a session that called a tool and of
+# one that never did (the service config's mcp_* settings): one key reaches its bound long before the table
+# is its own.
+SESSION_DEFAULTS = (100, 1800.0, 60.0)
+MAX_SESSIONS = 2000
 
 
 class KeyCheck:
     """ASGI: every HTTP request must carry one of the keys (none needed when the ring allows anonymous
     callers), and each key's tool calls (``tools/call``, one per message of a batch) are taken from its bucket of
-    ``limiter``; the server's lifespan passes through untouched."""
+    ``limiter``; the server's lifespan passes through untouched. The key is the request's principal for the SDK
+    (``scope["user"]``), so a session answers only the key that opened it (another key gets the SDK's 404), and
+    ``ledger`` bounds the sessions each key holds open (server/mcp/sessions.py)."""
 
-    def __init__(self, app: Any, ring: KeyRing, limiter: RateLimiter | None = None) -> None:
+    def __init__(self, app: Any, ring: KeyRing, limiter: RateLimiter | None = None,
+                 ledger: SessionLedger | None = None) -> None:
         self.app = app
         self.ring = ring
         self.limiter = limiter
+        self.ledger = ledger or SessionLedger(*SESSION_DEFAULTS)
+        self._reaped_at = -1.0
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            header = dict(scope.get("headers") or []).get(b"authorization")
-            who = self.ring.identify(header.decode("latin-1") if header else None)
-            if who is None:
-                await _answer(send, 401, _REFUSED, [(b"www-authenticate", b"Bearer")])
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        header = headers.get(b"authorization")
+        who = self.ring.identify(header.decode("latin-1") if header else None)
+        if who is None:
+            await _answer(send, 401, _REFUSED, [(b"www-authenticate", b"Bearer")])
+            return
+        # the key's id: the SDK's session owner, and the guard's check_answer's cache scope (guard_host.py)
+        scope = {**scope, "user": principal(who), "state": {**(scope.get("state") or {}), CALLER_STATE: who}}
+        calls: list[Any] = []
+        if scope.get("method") == "POST":
+            body = await _read(receive)
+            if body is None:
+                await _answer(send, 413, json.dumps({"error": f"request body over {MAX_BODY} bytes"}).encode())
                 return
-            # the key's id, for the guard's check_answer (its cache scope: server/mcp/guard_host.py)
-            scope = {**scope, "state": {**(scope.get("state") or {}), CALLER_STATE: who}}
-            if self.limiter is not None and self.limiter.rate > 0 and scope.get("method") == "POST":
-                body = await _read(receive)
-                if body is None:
-                    await _answer(send, 413, json.dumps({"error": f"request body over {MAX_BODY} bytes"}).encode())
-                    return
-                calls = _tool_calls(body)
-                if calls is None:
-                    await _answer(send, 400, _PARSE_ERROR)
-                    return
-                wait = max((self.limiter.acquire(who) for _ in calls), default=0.0)
+            found = _tool_calls(body)
+            if found is None:
+                await _answer(send, 400, _PARSE_ERROR)
+                return
+            calls = found
+            receive = _replay(body, receive)
+            if calls and self.limiter is not None and self.limiter.rate > 0:
+                wait = max(self.limiter.acquire(who) for _ in calls)
                 if wait > 0:
                     message = (f"rate limit: this key may make {self.limiter.rate * 60:g} tool calls a minute; "
                                f"try again in {math.ceil(wait)} s")
@@ -59,8 +78,91 @@ class KeyCheck:
                     await _answer(send, 429, json.dumps(refusal).encode(),
                                   [(b"retry-after", str(math.ceil(wait)).encode())])
                     return
-                receive = _replay(body, receive)
-        await self.app(scope, receive, send)
+        await self._reap(scope)
+        session = headers.get(b"mcp-session-id", b"").decode("latin-1") or None
+        if session is None:
+            if scope.get("method") == "POST":
+                if (held := self.ledger.open_count(who)) >= self.ledger.per_key:
+                    await _answer(send, 429, _too_many_sessions(held), [(b"retry-after", b"60")])
+                    return
+                send = self._opening(send, who)
+            await self.app(scope, receive, send)
+            return
+        if self.ledger.owner(session) != who:  # another key's session, or one not known: the SDK answers it
+            await self.app(scope, receive, send)
+            return
+        self.ledger.started(session, calls_tool=bool(calls))
+        status = _Status(send)
+        try:
+            await self.app(scope, receive, status.send)
+        finally:
+            self.ledger.ended(session)
+            if status.code == 404 or (scope.get("method") == "DELETE" and status.code is not None
+                                      and status.code < 400):
+                self.ledger.closed(session)
+
+    def _opening(self, send: Any, who: str) -> Any:
+        """``send`` that records the session an opening request was given (its ``Mcp-Session-Id``)."""
+
+        async def watched(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start" and message.get("status", 500) < 400:
+                given = dict(message.get("headers") or []).get(b"mcp-session-id")
+                if given:
+                    self.ledger.opened(given.decode("latin-1"), who)
+            await send(message)
+
+        return watched
+
+    async def _reap(self, scope: dict[str, Any]) -> None:
+        """End the sessions that never called a tool and have been idle past their short timeout, through the
+        server's own DELETE (as their key), at most once a second."""
+        now = self.ledger.clock()
+        if now - self._reaped_at < 1.0:
+            return
+        self._reaped_at = now
+        for session, key in self.ledger.unused_and_idle():
+            self.ledger.closed(session)
+            headers = [(name, value) for name, value in scope.get("headers") or [] if name == b"host"]
+            ending = {**scope, "method": "DELETE", "user": principal(key), "query_string": b"",
+                      "headers": [*headers, (b"mcp-session-id", session.encode("latin-1"))],
+                      "state": {**(scope.get("state") or {}), CALLER_STATE: key}}
+            await self.app(ending, _no_body, _discard)
+
+
+class _Status:
+    """A ``send`` that remembers the answer's status."""
+
+    def __init__(self, send: Any) -> None:
+        self._send = send
+        self.code: int | None = None
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            self.code = int(message.get("status", 500))
+        await self._send(message)
+
+
+async def _no_body() -> dict[str, Any]:
+    return {"type": "http.request", "body": b"", "more_body": False}
+
+
+async def _discard(message: dict[str, Any]) -> None:
+    return None
+
+
+def principal(who: str) -> Any:
+    """The key's id as the SDK's authenticated user: the session owner it compares."""
+    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+    from mcp.server.auth.provider import AccessToken
+
+    return AuthenticatedUser(AccessToken(token=who, client_id=who, scopes=[]))
+
+
+def _too_many_sessions(held: int) -> bytes:
+    message = (f"this key holds {held} open MCP sessions, the most one key may: end one (DELETE {MCP_PATH} with "
+               "its Mcp-Session-Id header) or reuse it; a session that never called a tool ends after a short "
+               "idle time")
+    return json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": message}}).encode()
 
 
 async def _read(receive: Any) -> bytes | None:
@@ -111,21 +213,26 @@ async def _answer(send: Any, status: int, body: bytes, extra: list[tuple[bytes, 
 
 
 def http_app(config_file: str | Path | None, allowed_mcp_tools: list[str] | None, ring: KeyRing,
-             host: str, limiter: RateLimiter | None = None) -> Any:
-    """The ASGI app: the MCP endpoint at ``/mcp`` behind ``ring`` and ``limiter``, its tools prepared in the
-    background."""
+             host: str, limiter: RateLimiter | None = None, ledger: SessionLedger | None = None,
+             max_sessions: int = MAX_SESSIONS) -> Any:
+    """The ASGI app: the MCP endpoint at ``/mcp`` behind ``ring``, ``limiter`` and ``ledger``, its tools
+    prepared in the background."""
+    ledger = ledger or SessionLedger(*SESSION_DEFAULTS)
     server = AgentServer()
     server.prepare_in_background(config_file, allowed_mcp_tools)
     # On a loopback host the SDK also refuses other Host headers (DNS rebinding).
     # Every answer, its refusals included, passes the one scrub on its way out (server/scrub_responses.py).
-    return ScrubResponses(KeyCheck(server.streamable_http_app(streamable_http_path=MCP_PATH, host=host), ring,
-                                   limiter))
+    inner = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host, max_sessions=max_sessions,
+                                       session_idle_timeout=ledger.idle_s)
+    return ScrubResponses(KeyCheck(inner, ring, limiter, ledger))
 
 
 def run_http(config_file: str | Path | None, allowed_mcp_tools: list[str] | None, ring: KeyRing, *,
-             host: str, port: int, limiter: RateLimiter | None = None) -> None:
+             host: str, port: int, limiter: RateLimiter | None = None, ledger: SessionLedger | None = None,
+             max_sessions: int = MAX_SESSIONS) -> None:
     import uvicorn
 
-    uvicorn.run(http_app(config_file, allowed_mcp_tools, ring, host, limiter), host=host, port=port,
+    uvicorn.run(http_app(config_file, allowed_mcp_tools, ring, host, limiter, ledger, max_sessions),
+                host=host, port=port,
                 log_level="warning",
                 proxy_headers=False, server_header=False)
