@@ -12,10 +12,16 @@ Misbehaviours (``kind``):
 - ``gzip_bomb``: ``Content-Encoding: gzip`` (although ``identity`` was asked), a small body that inflates to
   :data:`BOMB_BYTES`;
 - ``negative_length``: ``Content-Length: -5``; ``negative_chunk``: a chunk size of ``-5``;
-- ``long_line``: an event stream whose one ``data:`` line never ends."""
+- ``long_line``: an event stream whose one ``data:`` line never ends;
+- ``double_gzip``: a whole chat completion gzipped twice under ``Content-Encoding: gzip, gzip`` (a client that
+  undoes one layer is left with binary bytes);
+- ``binary``: ``200`` with a JSON content type and bytes that are not UTF-8;
+- ``deep``: ``200`` with JSON nested :data:`DEEP` levels, past Python's parser."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import socket
 import threading
 import time
@@ -23,7 +29,13 @@ import zlib
 
 BOMB_BYTES = 1 << 28  # what the gzip bomb inflates to: 256 MiB of zeros, a quarter of a MiB on the wire
 KINDS = ("flood", "lying_length", "trickle", "trickle_head", "gzip_bomb", "negative_length", "negative_chunk",
-         "long_line")
+         "long_line", "double_gzip", "binary", "deep")
+UNREADABLE = ("double_gzip", "binary", "deep")  # a whole answer of the right size that cannot be read as JSON
+DEEP = 100_000
+COMPLETION = {"id": "c1", "object": "chat.completion", "created": 0, "model": "m",
+              "choices": [{"index": 0, "finish_reason": "stop",
+                           "message": {"role": "assistant", "content": "The sky is blue."}}],
+              "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}}
 _PIECE = b"x" * 65536
 _SEND_BUFFER = 256 << 10  # the server's send buffer, kept small so that what it counts is what the client took
 
@@ -186,3 +198,17 @@ class HostileServer:
         self._send(connection, b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
                                b'data: {"choices": [{"index": 0, "delta": {"content": "')
         self._forever(connection)
+
+    def _whole(self, connection: socket.socket, body: bytes, extra: bytes = b"") -> None:
+        self._send(connection, b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + extra
+                   + b"Content-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)
+
+    def _double_gzip(self, connection: socket.socket) -> None:
+        twice = gzip.compress(gzip.compress(json.dumps(COMPLETION).encode()))
+        self._whole(connection, twice, b"Content-Encoding: gzip, gzip\r\n")
+
+    def _binary(self, connection: socket.socket) -> None:
+        self._whole(connection, bytes(range(128, 256)) * 8)
+
+    def _deep(self, connection: socket.socket) -> None:
+        self._whole(connection, b"[" * DEEP + b"]" * DEEP)

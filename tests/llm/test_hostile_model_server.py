@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from factdebate.llm.base import FatalLLMError, GenParams, TransientLLMError
+from factdebate.llm.base import BrokenAnswer, FatalLLMError, GenParams, TransientLLMError
 from factdebate.llm.http_client import MAX_BODY_BYTES
 from factdebate.llm.openai_compat import OpenAIBackend
-from tests.hostile_server import BUFFERS, HostileServer
+from tests.hostile_server import BUFFERS, UNREADABLE, HostileServer
 
 MESSAGES = [{"role": "user", "content": "Is the sky blue?"}]
 
@@ -82,3 +82,15 @@ async def test_a_model_list_that_floods_or_trickles_says_nothing_within_its_limi
             started = time.monotonic()
             assert await backend(server, stream=False, timeout=1.0).server_owner() == ""
             assert time.monotonic() - started < 3.0
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("kind", UNREADABLE)
+async def test_an_answer_that_cannot_be_read_is_a_broken_answer_at_once(kind: str, stream: bool) -> None:
+    """Bytes gzipped twice, bytes that are not UTF-8, JSON nested past the parser: the same at every try, so
+    none is made, and the error says what was wrong (never a bare UnicodeDecodeError or RecursionError)."""
+    with HostileServer(kind) as server:
+        exc = await call(backend(server, stream))
+        assert isinstance(exc, BrokenAnswer), exc
+        assert "unusable response body: the answer" in str(exc)
+        assert server.requests == 1

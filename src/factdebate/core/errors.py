@@ -63,6 +63,16 @@ class EndpointSlowError(EndpointUnavailableError):
                      f"so it is slow or busy, not unreachable: {last_error}",)
 
 
+class ModelAnswerUnusable(EndpointUnavailableError):
+    """A model server answered, with something no try can use: as unavailable as one that cannot be reached
+    (the service's 502)."""
+
+    def __init__(self, message: str) -> None:
+        FactDebateError.__init__(self, message)
+        self.url = ""
+        self.attempts = 1
+
+
 class SearchIndexError(FactDebateError):
     """A search index is missing or unreadable."""
 

@@ -104,6 +104,11 @@ class FatalLLMError(Exception):
     """Not worth retrying: bad request, authentication, unknown model."""
 
 
+class BrokenAnswer(FatalLLMError):
+    """The model server answered, but its answer can never be used (too large, not text, nested past the JSON
+    parser): the server's failure, which the service reports as a 502, not as its own."""
+
+
 @runtime_checkable
 class Backend(Protocol):
     """``name`` identifies provider and model (it is part of the cache key)."""

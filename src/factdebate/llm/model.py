@@ -14,11 +14,19 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 
 import factdebate.llm.breaker as breaker  # the modules, not the package (whose __init__ imports this one)
 import factdebate.llm.hung_calls as hung_calls
-from factdebate.core.errors import EndpointSlowError, EndpointUnavailableError, FactDebateError
+from factdebate.core.errors import EndpointSlowError, EndpointUnavailableError, FactDebateError, ModelAnswerUnusable
 from factdebate.core.observe import watched
 from factdebate.core.runtime import current_run
 from factdebate.core.textsafe import safe_text
-from factdebate.llm.base import Backend, Completion, FatalLLMError, GenParams, Message, TransientLLMError
+from factdebate.llm.base import (
+    Backend,
+    BrokenAnswer,
+    Completion,
+    FatalLLMError,
+    GenParams,
+    Message,
+    TransientLLMError,
+)
 from factdebate.llm.cache import ResponseCache, cache_key
 from factdebate.llm.calls import CallInfo, count_call, current_sample, reset_call, set_call
 from factdebate.llm.in_flight import learn, limit_for, slot, wants_asking
@@ -195,7 +203,8 @@ class LLM:
                 raise
             except FatalLLMError as exc:
                 breaker.answered(endpoint)
-                raise FactDebateError(f"{self.backend.name}: {exc}") from exc
+                unusable = isinstance(exc, BrokenAnswer)
+                raise (ModelAnswerUnusable if unusable else FactDebateError)(f"{self.backend.name}: {exc}") from exc
             finally:
                 reset_call(token)
 

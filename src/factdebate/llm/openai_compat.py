@@ -26,7 +26,15 @@ import httpx
 
 from factdebate.core.errors import ConfigError, MissingDependencyError, MissingKeyError
 from factdebate.core.runtime import emit
-from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, ToolCall, TransientLLMError
+from factdebate.llm.base import (
+    BrokenAnswer,
+    Completion,
+    FatalLLMError,
+    GenParams,
+    Message,
+    ToolCall,
+    TransientLLMError,
+)
 from factdebate.llm.constraints import (
     CONSTRAIN_MODES,
     FALLBACK,
@@ -38,7 +46,7 @@ from factdebate.llm.constraints import (
 from factdebate.llm.http_client import CannotConnect, ConnectTimeout
 from factdebate.llm.json_reply import loads
 from factdebate.llm.model_params import REASONING_TOKENS, ModelParams, model_params
-from factdebate.llm.openai_http import ChatTransport, ChunkStream
+from factdebate.llm.openai_http import ChatTransport, ChunkStream, UnreadableAnswer
 from factdebate.llm.openai_stream import (
     StreamInterrupted,
     StreamSetting,
@@ -152,7 +160,7 @@ class OpenAIBackend:
                                 what="the model list")
         try:
             data = reply.json().get("data") if reply.status_code == 200 else None
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):  # not JSON, not an object, nested past the parser
             return ""
         owners = {str(m.get("owned_by") or "") for m in data if isinstance(m, dict)} \
             if isinstance(data, list) else set()
@@ -264,7 +272,10 @@ class OpenAIBackend:
                                     timed_out=timed_out) from exc
         except AnswerTooLarge as exc:  # a server sending without end: trying again would only cost as much again
             self._answered = True
-            raise FatalLLMError(f"{exc} (from {self.endpoint}): the server may be broken") from exc
+            raise BrokenAnswer(f"{exc} (from {self.endpoint}): the server may be broken") from exc
+        except UnreadableAnswer as exc:  # the same bytes at every try: a broken server or an encoding it garbles
+            self._answered = True
+            raise BrokenAnswer(f"unusable response body: {exc.msg} (from {self.endpoint})") from exc
         except (openai.APIResponseValidationError, json.JSONDecodeError) as exc:
             # A 200 whose body is not a chat completion (a proxy's error page, a truncated body): the next
             # try usually gets a real one.

@@ -37,9 +37,21 @@ class Fields(dict[str, Any]):
         return self.get(name)
 
 
+class UnreadableAnswer(json.JSONDecodeError):
+    """An answer no try will read: bytes that are not UTF-8 text (an encoding applied twice, a binary body) or
+    JSON nested deeper than Python's parser goes."""
+
+
 def parsed(text: str | bytes) -> Any:
-    """A JSON reply whose objects read as attributes (a JSONDecodeError when it is not JSON)."""
-    return json.loads(text, object_hook=Fields)
+    """A JSON reply whose objects read as attributes. Whatever keeps it from being read (not JSON, bytes that are
+    not UTF-8 text, nesting deeper than Python's parser goes) is a ``JSONDecodeError``: an unusable answer, which
+    callers treat as the model's failure, never as the caller's bad input or an internal error."""
+    try:
+        return json.loads(text, object_hook=Fields)
+    except UnicodeDecodeError as exc:  # a binary body: an encoding applied twice, or not JSON at all
+        raise UnreadableAnswer(f"the answer is not UTF-8 text ({exc.reason})", "", 0) from None
+    except RecursionError:  # the service maps a bare RecursionError to the caller's deep JSON: not this one
+        raise UnreadableAnswer("the answer nests deeper than the JSON parser goes", "", 0) from None
 
 
 # The SDK's class for each status (what its client raises for it); others are its APIStatusError.
@@ -96,13 +108,13 @@ class ChunkStream:
             if data.startswith("[DONE]"):
                 self._ended = True
                 break
-            chunk = json.loads(data)
+            chunk = parsed(data)
             if isinstance(chunk, dict) and chunk.get("error"):  # as the SDK's stream raises it
                 error = chunk["error"]
                 message = error.get("message") if isinstance(error, dict) else None
                 raise self._openai.APIError(message=str(message or "An error occurred during streaming"),
                                             request=self._request(), body=error)
-            yield parsed(data)
+            yield chunk
 
 
 def _decoded_headers(headers: Mapping[str, str]) -> dict[str, str]:

@@ -160,7 +160,7 @@ def _owner(reply: Any) -> str:
     if reply.request.url.path.endswith("/models") and reply.status_code == 200:
         try:
             models = reply.json().get("data")
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):  # not JSON, not an object, nested past the parser
             return ""
         owners = sorted({str(m.get("owned_by") or "") for m in models if isinstance(m, dict)}) \
             if isinstance(models, list) else []

@@ -190,7 +190,7 @@ async def request_json(
                            attempts=attempts, base_delay=base_delay, max_delay=max_delay, timeout=timeout)
     try:
         return response.json()
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, or nested past the parser
         secrets = request_secrets(params, headers, json if isinstance(json, Mapping) else None)
         raise FactDebateError(
             f"{public_url(url)} did not return JSON: {_excerpt(response, secrets) or type(exc).__name__}"

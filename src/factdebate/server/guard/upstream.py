@@ -186,7 +186,7 @@ class SSEEvent:
             return None
         try:
             value = json.loads(self.data)
-        except ValueError:
+        except (ValueError, RecursionError):  # an event nested past the parser is as unreadable as one not JSON
             return None
         return value if isinstance(value, dict) else None
 
@@ -378,8 +378,8 @@ class Upstream:
                 raise _passed_on(answer, content)
         try:
             data = json.loads(content)
-        except ValueError as exc:
-            raise UpstreamError(502, error_body("the upstream model's answer is not JSON")) from exc
+        except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, or nested past the parser
+            raise UpstreamError(502, error_body("the upstream model's answer is not JSON it can read")) from exc
         if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
             raise UpstreamError(502, error_body("the upstream model's answer has no choices"))
         return data
