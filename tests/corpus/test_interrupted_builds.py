@@ -58,14 +58,19 @@ def _start(env: dict[str, str], trace: Path) -> subprocess.Popen[str]:
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
-def _interrupt_when(proc: subprocess.Popen[str], said: str) -> list[str]:
-    """SIGINT to the process group once stderr says ``said``; the lines read before."""
+def _interrupt_when(proc: subprocess.Popen[str], said: str, how: str = "ctrl-c") -> list[str]:
+    """Once stderr says ``said``, SIGINT to the process group (a terminal's Ctrl-C, which its children get too)
+    or SIGTERM to the process alone (``how``: "sigterm", as a supervisor or ``kill`` sends it); the lines read
+    before."""
     assert proc.stderr is not None
     lines = []
     for line in proc.stderr:
         lines.append(line)
         if said in line:
-            os.killpg(proc.pid, signal.SIGINT)
+            if how == "sigterm":
+                os.kill(proc.pid, signal.SIGTERM)
+            else:
+                os.killpg(proc.pid, signal.SIGINT)
             return lines
     raise AssertionError(f"the build never said {said!r}:\n{''.join(lines)}")
 
@@ -96,6 +101,15 @@ def test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim(tmp_path: P
     data.mkdir(parents=True, exist_ok=True)  # the encoder is not copied there: the real export runs after its hold
     proc = _start(env, tmp_path / "trace.jsonl")
     before = _interrupt_when(proc, "held: ")
+    _assert_stopped_before_the_claim(proc, tmp_path / "trace.jsonl", before)
+
+
+def test_sigterm_during_the_vector_index_stops_verify_before_its_claim(tmp_path: Path, onnx_model: Path) -> None:
+    data = tmp_path / "data"
+    env = fresh_env(data, onnx_model, FACTDEBATE_RETRIEVAL__BUILTIN_DOCS="3", FACTDEBATE_LLM="scripted:agree",
+                    TEST_HELD=PHASES["the vector index"], TEST_HOLD_S=str(HOLD_S))
+    proc = _start(env, tmp_path / "trace.jsonl")
+    before = _interrupt_when(proc, "held: ", how="sigterm")
     _assert_stopped_before_the_claim(proc, tmp_path / "trace.jsonl", before)
 
 

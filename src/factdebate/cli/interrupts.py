@@ -1,6 +1,7 @@
-"""Ctrl-C and SIGTERM in a command: both raise KeyboardInterrupt, and a build in a worker thread stops at its
-next batch. A module of its own, light to import, so that the console script's MCP server (cli/launch.py)
-handles them as every other command does without loading the command line."""
+"""Ctrl-C and SIGTERM in a command: both raise KeyboardInterrupt, and work in a worker thread (an index build,
+an in-process llama.cpp generation) stops at its next step. A module of its own, light to import, so that the
+console script's MCP server (cli/launch.py) handles them as every other command does without loading the
+command line."""
 
 from __future__ import annotations
 
@@ -11,15 +12,15 @@ def was_interrupted() -> bool:
     """Whether Ctrl-C or SIGTERM came while the command ran, even where its KeyboardInterrupt was lost (taken by
     a library's wait, or raised in a worker thread that had nothing to stop): an interrupted command exits
     130, never 0 with what it did after the interrupt."""
-    from factdebate.corpus.progress import stopping
+    from factdebate.core.stopping import stopping
 
     return stopping()
 
 
 def _interrupt(signum: int, frame: object) -> None:
-    from factdebate.corpus.progress import stop_builds
+    from factdebate.core.stopping import stop_all
 
-    stop_builds()  # a build in a worker thread stops at its next batch, not at its end
+    stop_all()  # work in a worker thread (a build, a llama.cpp generation) stops at its next step, not at its end
     raise KeyboardInterrupt
 
 

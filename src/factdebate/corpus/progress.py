@@ -5,12 +5,12 @@ the user reads is drawn by util/progress.py."""
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from rich.console import Console
 
+from factdebate.core.stopping import Stopped, raise_if_stopped, stop_all
 from factdebate.util.progress import StageReporter, stage_display
 
 # (stage, passages done, passages in the stage): whoever in this process follows a build as it goes (the MCP
@@ -61,34 +61,9 @@ class _Watched:
         self._inner.note(text)
 
 
-_stop = threading.Event()
-
-
-class BuildStopped(KeyboardInterrupt):
-    """A build asked to stop (Ctrl-C or SIGTERM in a command): raised at its next batch, in whatever thread
-    it runs."""
-
-
-def stop_builds() -> None:
-    """Every build in this process stops at its next batch. The command line's signal handlers call it: a
-    build run in a worker thread (``run_claim``'s preparation) cannot be reached by KeyboardInterrupt, and
-    ``asyncio.run`` waits for that thread before it lets the interrupt end the process, so without this the
-    build would run to its end (minutes) after Ctrl-C."""
-    _stop.set()
-
-
-def stopping() -> bool:
-    """Whether the process was told to stop (:func:`stop_builds`)."""
-    return _stop.is_set()
-
-
-def raise_if_stopped() -> None:
-    """Raise :class:`BuildStopped` once the process was told to stop: for a build's waits between batches
-    (another process's Lite folder, another process's build), which no reporter step reaches, and after a step
-    no reporter follows (the vector index a native library builds in one call): an interrupt that came during
-    it stops the run once it returns, never after the claim it was preparing has run."""
-    if _stop.is_set():
-        raise BuildStopped
+# A build stops where the process was told to (core/stopping.py): the names builds and the command line use.
+BuildStopped = Stopped
+stop_builds = stop_all
 
 
 class _Stoppable:
@@ -98,8 +73,7 @@ class _Stoppable:
         self._inner = inner
 
     def _check(self) -> None:
-        if _stop.is_set():
-            raise BuildStopped
+        raise_if_stopped()
 
     def stage(self, description: str, total: int, costs: Sequence[float] | None = None) -> None:
         self._check()

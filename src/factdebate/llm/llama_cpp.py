@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from factdebate.core.errors import ConfigError, MissingDependencyError
 from factdebate.core.runtime import RunRecorder, current_run, model_loading
+from factdebate.core.stopping import raise_if_stopped
 from factdebate.hub.offline_model import offline_model
 from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, ToolCall
 from factdebate.llm.constraints import choice_grammar, tool_call_schema
@@ -145,8 +146,9 @@ class LlamaCppBackend:
                     # Prompts too (n_threads_batch): llama-cpp-python gives them every core by default, and on
                     # a busy machine their threads spin as generation's did (llm/llama_threads.py).
                     self._models[key] = prefix_cached_llama(
-                        STATE_CACHE_BYTES, model_path=self.path, n_ctx=self.n_ctx, n_threads=choice.threads,
-                        n_threads_batch=choice.threads, seed=self.seed, flash_attn=True, verbose=False)
+                        STATE_CACHE_BYTES, _before_step, model_path=self.path, n_ctx=self.n_ctx,
+                        n_threads=choice.threads, n_threads_batch=choice.threads, seed=self.seed, flash_attn=True,
+                        verbose=False)
                 self._locks[key] = threading.Lock()
                 self._choices[key] = choice
                 log.info("%s: %d thread(s), %s", self.name, choice.threads, choice.reason)
@@ -170,13 +172,15 @@ class LlamaCppBackend:
         choice = self._choices[key]
         run.emit("llm_threads", model=self.name, threads=choice.threads, reason=choice.reason)
 
-    def _complete_sync(self, messages: list[Message], params: GenParams) -> Completion:
+    def _complete_sync(self, messages: list[Message], params: GenParams,
+                       abandoned: threading.Event | None = None) -> Completion:
         llm = self._model()
         kwargs: dict[str, Any] = {}
         grammar = _grammar_text(params)
         if grammar:
             kwargs["grammar"] = _compiled(grammar)
         with self._locks[(self.path, self.n_ctx)]:
+            _call.abandoned = abandoned
             try:
                 out = llm.create_chat_completion(
                     messages=messages, temperature=params.temperature, max_tokens=params.max_tokens,
@@ -184,6 +188,8 @@ class LlamaCppBackend:
                 )
             except ValueError as exc:  # e.g. prompt longer than the context window
                 raise FatalLLMError(str(exc)) from exc
+            finally:
+                _call.abandoned = None
         text = out["choices"][0]["message"].get("content") or ""
         usage = out.get("usage") or {}
         return Completion(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
@@ -195,4 +201,28 @@ class LlamaCppBackend:
         if (self.path, self.n_ctx) not in self._models:
             await asyncio.to_thread(self._model)
         self._report()
-        return await asyncio.to_thread(self._complete_sync, messages, params)
+        abandoned = threading.Event()
+        try:
+            return await asyncio.to_thread(self._complete_sync, messages, params, abandoned)
+        except asyncio.CancelledError:
+            # The caller is gone (its deadline passed, its client left): the thread stops at its next token
+            # rather than holding the model for calls that are still wanted.
+            abandoned.set()
+            raise
+
+
+class GenerationAbandoned(Exception):
+    """A generation whose caller is gone, stopped at its next step (raised in the model's thread, and seen by
+    no one but that thread)."""
+
+
+_call = threading.local()  # the generation running in this thread: whether its caller is gone
+
+
+def _before_step() -> None:
+    """Before each prompt batch and each generated token: stop when the process was told to (Ctrl-C, SIGTERM)
+    or the call's caller is gone."""
+    raise_if_stopped()
+    abandoned: threading.Event | None = getattr(_call, "abandoned", None)
+    if abandoned is not None and abandoned.is_set():
+        raise GenerationAbandoned

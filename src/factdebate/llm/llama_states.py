@@ -12,16 +12,26 @@ restored state is always decoded again from at least one token), so these states
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
-def prefix_cached_llama(capacity_bytes: int, **kwargs: Any) -> Any:
-    """A ``llama_cpp.Llama`` (built with ``kwargs``) with a RAM state cache of ``capacity_bytes``."""
+def prefix_cached_llama(capacity_bytes: int, before_step: Callable[[], None] | None = None, **kwargs: Any) -> Any:
+    """A ``llama_cpp.Llama`` (built with ``kwargs``) with a RAM state cache of ``capacity_bytes``.
+    ``before_step`` is called before each batch of a prompt and before each generated token, in the thread that
+    runs the model: it stops the call by raising (Ctrl-C, a caller gone past its deadline). Stopping between
+    batches leaves the model's state whole: what was evaluated is recorded, and the next call reuses it."""
     import llama_cpp
     import numpy as np
     from llama_cpp import Llama, LlamaRAMCache, LlamaState
 
     class PrefixCachedLlama(Llama):
+        def eval(self, tokens: Sequence[int]) -> None:
+            for start in range(0, len(tokens), self.n_batch):
+                if before_step is not None:
+                    before_step()
+                super().eval(tokens[start:start + self.n_batch])
+
         def save_state(self) -> LlamaState:
             size = llama_cpp.llama_state_get_size(self._ctx.ctx)
             buffer = (ctypes.c_uint8 * int(size))()

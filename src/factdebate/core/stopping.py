@@ -1,0 +1,31 @@
+"""The process told to stop (Ctrl-C or SIGTERM in a command): one flag that work running in worker threads
+checks between its steps, where KeyboardInterrupt cannot reach it. ``asyncio.run`` waits for those threads
+before it lets an interrupt end the process, so work that never looked at this flag (an index build, an
+in-process llama.cpp generation) would run to its end, minutes after Ctrl-C."""
+
+from __future__ import annotations
+
+import threading
+
+_stop = threading.Event()
+
+
+class Stopped(KeyboardInterrupt):
+    """Work asked to stop, raised at its next step in whatever thread it runs."""
+
+
+def stop_all() -> None:
+    """Every piece of work in this process that checks the flag stops at its next step (the command line's
+    signal handlers call it)."""
+    _stop.set()
+
+
+def stopping() -> bool:
+    """Whether the process was told to stop."""
+    return _stop.is_set()
+
+
+def raise_if_stopped() -> None:
+    """Raise :class:`Stopped` once the process was told to stop."""
+    if _stop.is_set():
+        raise Stopped
