@@ -15,17 +15,19 @@ Runs, each ``--seconds`` long (the one-stream ones ``--alone-seconds``, by defau
    uncontended reply's seconds);
 2. the same guard offered ``--offered`` times that capacity, open loop (requests arrive at random, Poisson,
    whatever was answered; a shed one is not retried: a retry is one more arrival);
-3. for each ``--max-cpu-share`` value, a guard with shedding (``guard.max_cpu_share`` that value,
-   ``guard.max_loop_lag_ms`` ``--max-lag-ms``, ``guard.checks_at_once`` ``--checks-at-once``): one stream at a
-   time, then the same open load.
+3. for each ``--max-cpu-share`` value, a guard with shedding (the adaptive limit on checks in flight, the default,
+   with ``guard.max_cpu_share`` that value as a cap, 0 by default: none; ``guard.max_loop_lag_ms``
+   ``--max-lag-ms``, ``guard.checks_at_once`` ``--checks-at-once``): one stream at a time, then the same open load.
 
-Reported per run: requests offered per second, answered, shed (503), p50/p99 time to first token of the
-admitted ones, the admitted replies that ended with a claim unchecked at its deadline, each process's share of
-a core over the run (its user and system time over the run's seconds) and the guard's CPU ms per reply. The
-uncontended first token is every guard's one-stream runs together (shedding never acts on a lone stream), and
-each shedding run's admitted p99 is given over its p99, and over the p99 of the same guard's one-stream run.
+Reported per run: requests offered per second, answered, shed (503), goodput (replies answered and checked within
+their deadline, a second: their result came, not degraded, no claim cut at the deadline; over the capacity in the
+summary), p50/p99 time to first token of the admitted ones, the admitted replies that ended with a claim unchecked
+at its deadline, each process's share of a core over the run (its user and system time over the run's seconds) and
+the guard's CPU ms per reply. The uncontended first token is every guard's one-stream runs together (shedding never
+acts on a lone stream), and each shedding run's admitted p99 is given over its p99, and over the p99 of the same
+guard's one-stream run.
 
-    .venv/bin/python benchmarks/guard_load.py --seconds 20 --max-cpu-share 0.3 0.5 0.8
+    .venv/bin/python benchmarks/guard_load.py --seconds 20 --first 0.3 --max-cpu-share 0 0.5
 
 ``--first`` (default 0: at once) is the upstream's time to its first token. At 0 a first token's time is the
 guard's own; a served model's 0.1-1 s is part of what a client reads (benchmarks/guard_vs_litellm.py's upstream
@@ -187,7 +189,9 @@ async def one(pool: Pool, body: bytes, ended: Callable[[], float] = time.perf_co
             result = json.loads(line[6:]).get("factdebate") or {}
     at_deadline = "deadline" in (result.get("degraded_reason") or "") or any(
         c["status"] == "unchecked" and "deadline" in (c.get("reason") or "") for c in result.get("claims", []))
-    return {"shed": False, "ttft": first, "seconds": seconds, "at_deadline": at_deadline}
+    # Goodput counts a reply answered and checked within its deadline: its result came, no claim was cut.
+    return {"shed": False, "ttft": first, "seconds": seconds, "at_deadline": at_deadline,
+            "good": bool(result) and not at_deadline and not result.get("degraded")}
 
 
 def request_body(deadline_s: float) -> bytes:
@@ -285,6 +289,7 @@ def summary(name: str, runs: list[dict[str, Any]], seconds: float, cpu: Cpu) -> 
            "ttft_p99_s": round(percentile(ttfts, 0.99), 4),
            "reply_p50_s": round(statistics.median([r["seconds"] for r in admitted]), 3) if admitted else None,
            "at_deadline": sum(r["at_deadline"] for r in admitted), "errors": sum("error" in r for r in runs),
+           "goodput_per_s": round(sum(r["good"] for r in admitted) / seconds, 2),
            "cpu_share": {name: round(share, 2) for name, share in shares.items()},
            # the served process's CPU per reply it answered (a shed one costs little; counted in the total)
            f"{cpu.served}_cpu_ms_per_reply": round(1000 * served_cpu_s / max(1, len(admitted)), 1)}
@@ -407,8 +412,8 @@ def main() -> None:
                         "(0: the default, 8 per core)")
     parser.add_argument("--max-lag-ms", type=float, default=0.0, help="guard.max_loop_lag_ms of the shedding "
                         "run (0: not watched)")
-    parser.add_argument("--max-cpu-share", type=float, nargs="+", default=[0.5], help="guard.max_cpu_share of "
-                        "the shedding runs, one guard each (0: not watched)")
+    parser.add_argument("--max-cpu-share", type=float, nargs="+", default=[0.0], help="guard.max_cpu_share of "
+                        "the shedding runs, one guard each (0: not watched, the default: the adaptive limit alone)")
     parser.add_argument("--floor", action="store_true", help="benchmarks/relay_floor.py in place of the guards "
                         "(its loads: each --max-cpu-share value of a core)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
@@ -450,9 +455,10 @@ def main() -> None:
             guard = start_guard(args, f"http://127.0.0.1:{upstream_port}/v1", port, share)
             url = f"http://127.0.0.1:{port}"
             key = "off" if share is None else f"{share:g}"
-            name = (f"shedding on (max_cpu_share {share:g}, max_loop_lag_ms {args.max_lag_ms:g}, "
-                    f"checks_at_once {args.checks_at_once})" if share is not None
-                    else "shedding off (checks_at_once 100000; max_active_runs 512 still refuses past it)")
+            name = (f"shedding on (the adaptive limit, max_cpu_share {share:g}, max_loop_lag_ms "
+                    f"{args.max_lag_ms:g}, checks_at_once {args.checks_at_once})" if share is not None
+                    else "shedding off (checks_at_once 100000, which lifts the adaptive limit's floor past any "
+                    "load; max_active_runs 512 still refuses past it)")
             try:
                 asyncio.run(closed(url, 1, 3, args.deadline))  # warm-up: the admission learns a lone check
                 cpu = Cpu(guard.pid, upstream.pid)
@@ -488,6 +494,8 @@ def main() -> None:
             print(json.dumps({"max_cpu_share": key.split()[0],
                               "offered_over_capacity": round(row["offered_per_s"] / capacity_per_s, 2),
                               "admitted_per_s": row["per_s"], "shed": row["shed"],
+                              "goodput_per_s": row["goodput_per_s"],
+                              "goodput_over_capacity": round(row["goodput_per_s"] / capacity_per_s, 2),
                               "admitted_ttft_p99_over_uncontended": round(row["ttft_p99_s"] / uncontended, 2),
                               # over the same guard's one-stream run just before (a shared machine's load moves)
                               "over_its_own_one_stream_p99": round(
@@ -500,7 +508,8 @@ def main() -> None:
         for key, row in rows.items():
             if key.endswith(" open"):
                 share = "unshed" if key.startswith("off") else f"share_{key.split()[0]}"
-                figures.update({f"{share}_admitted_per_s": row["per_s"], f"{share}_ttft_p50_s": row["ttft_p50_s"],
+                figures.update({f"{share}_admitted_per_s": row["per_s"], f"{share}_goodput_per_s": row["goodput_per_s"],
+                                f"{share}_ttft_p50_s": row["ttft_p50_s"],
                                 f"{share}_ttft_p99_s": row["ttft_p99_s"],
                                 f"{share}_p99_over_uncontended": round(row["ttft_p99_s"] / uncontended, 2),
                                 f"{share}_admitted_at_deadline": row["at_deadline"]})

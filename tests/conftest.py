@@ -20,10 +20,6 @@ from tests.tiers import is_full_only
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-# The guard sheds on its process's CPU (guard.max_cpu_share, 0.5 by default). The tests' services run inside the
-# pytest process beside their own clients and doubles, whose CPU that forecast would count as the checks': they
-# watch it only where a test asks (tests/server/ops/test_overload_forecast.py checks the default too).
-os.environ.setdefault("FACTDEBATE_GUARD__MAX_CPU_SHARE", "0")
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex

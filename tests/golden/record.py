@@ -86,8 +86,8 @@ def _run(args: list[str], env: dict[str, str]) -> None:
 
 
 def _env(data: Path) -> dict[str, str]:
-    """The caller's environment without its factdebate settings (the test suite sets some of its own, e.g.
-    ``FACTDEBATE_GUARD__MAX_CPU_SHARE``), so a record holds the shipped defaults however it is run."""
+    """The caller's environment without its factdebate settings (a test may set some of its own), so a record
+    holds the shipped defaults however it is run."""
     inherited = {name: value for name, value in os.environ.items() if not name.startswith("FACTDEBATE_")}
     return {**inherited, "FACTDEBATE_DATA_DIR": str(data), "FACTDEBATE_LLM": "scripted:agree",
             "FACTDEBATE_RETRIEVAL__BUILTIN_DOCS": DOCS, "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}

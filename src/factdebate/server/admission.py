@@ -9,10 +9,11 @@
   ``claims_per_minute`` as it checks: the most it may check (``response.max_claims``) is reserved when it starts,
   so parallel replies cannot each start on one token, and what it did not check is given back when it ends (a
   429 naming the claims limit when the bucket is empty).
-- :func:`admit_check`: a guard check's admission in one call. A check that would not end within its deadline for
+- :func:`admit_check`: a guard check's admission in one call. A check past what the service serves now (the
+  adaptive limit, server/ops/adaptive.py; the operator's CPU cap) or that would not end within its deadline for
   the checks already running is shed (server/ops/shedding.py: a 503 with Retry-After, or under
   ``guard.on_overload: pass`` admitted to pass its reply unchecked, said), unless its key holds less than its
-  fair share of ``guard.checks_at_once`` while another key holds more (``CheckLoad.fair_turn``: the heavy
+  fair share of what that limit admits while another key holds more (``CheckLoad.fair_turn``: the heavy
   key's new requests are the ones shed); then the slot and the claims are taken.
   One call rather than five (shed, slot, start, end, release): the guard's front asks the service once and
   never reaches into its load, slots and buckets, which keeps the walk of a plain reply short.
@@ -181,7 +182,7 @@ def admit_check(service: Service, who: str, settings: Settings, deadline_s: floa
     load = service.load
     shed = load.shed(guard.checks_at_once, deadline, guard.max_loop_lag_ms, guard.max_cpu_share)
     # A key under its share is admitted though the service is full; the heavy key's next requests pay for it.
-    past = shed is not None and load.fair_turn(who, guard.checks_at_once)
+    past = shed is not None and load.fair_turn(who, shed.capacity)
     if past:
         shed = None
     if shed is not None and (refused := _shed(service, guard.on_overload, shed)) is not None:

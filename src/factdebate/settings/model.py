@@ -343,12 +343,13 @@ class GuardSettings(_Strict):
         "many milliseconds late (out of CPU: every stream admitted would slow; "
         "factdebate docs service#past-capacity-shedding-load). 0: not watched (the default).")
     max_cpu_share: float = Field(
-        default=0.5, ge=0, le=64, description="A request is answered at once as on_overload says when the checks "
-        "running plus it would use more than this share of one core, forecast from the service process's CPU "
-        "per check in flight over the last quarter seconds (0.5, the default: the loop stays idle half the time, "
-        "so a stream's next chunk does not queue behind the checks' work; the process's CPU counts every thread, "
-        "an in-process checker model's too; factdebate docs service#past-capacity-shedding-load). 0: not "
-        "watched.")
+        default=0, ge=0, le=64, description="An operator's cap on the guard's CPU: a request is answered at once "
+        "as on_overload says when the checks running plus it would use more than this share of one core, "
+        "forecast from the service process's CPU per check in flight over the last quarter seconds (0.5: the "
+        "loop stays idle half the time, so a stream's next chunk does not queue behind the checks' work, at the "
+        "cost of most of the capacity; the process's CPU counts every thread, an in-process checker model's too; "
+        "factdebate docs service#past-capacity-shedding-load). 0: not watched (the default: the adaptive limit "
+        "on checks in flight sheds by what the service serves now).")
 
     @field_validator("upstream")
     @classmethod

@@ -1,15 +1,20 @@
-"""Shedding load before it stalls everyone: the guard's admission reckons how long a new check
-would take from what is running now, and a request whose check would not end within its deadline is answered
-at once (``guard.on_overload``: a 503 with ``Retry-After``, or its reply passed unchecked, said), rather than
-admitted to slow every check in flight until they all reach their deadlines together.
+"""Shedding load before it stalls everyone: a request past what the service serves now, or whose check would not
+end within its deadline, is answered at once (``guard.on_overload``: a 503 with ``Retry-After``, or its reply
+passed unchecked, said), rather than admitted to slow every check in flight until they all reach their deadlines
+together. Only new requests are shed: the newest wait, what was admitted runs on.
 
-The reckoning is processor sharing: up to ``guard.checks_at_once`` checks (default 8 per CPU core) run at full
-speed; past it each runs ``running / checks_at_once`` times slower. What a check takes at full speed is learnt
-from the checks that finished (a moving average of their seconds, each divided by the slowdown it ran under).
-Until one has finished nothing is shed, nor while fewer than ``checks_at_once`` run (a check slower than its
-deadline on an idle machine is not overload: its deadline cuts it, its claims unchecked). A check's seconds
-run from its admission to its release, so they hold the upstream's time too (a streamed reply's whole
-length): the reckoning errs towards shedding early.
+What the service serves now is an adaptive limit on the checks in flight (server/ops/adaptive.py): it falls while
+the event loop every stream waits on holds a standing queue and grows while the loop keeps up, never below a floor
+of 8 checks per core, so that a few chats are never shed whatever else the machine runs. It is the default. The
+operator's caps below (a CPU share, the loop's lateness) are off unless set.
+
+The deadline's reckoning is processor sharing: up to ``guard.checks_at_once`` checks (default 8 per CPU core) run at
+full speed; past it each runs ``running / checks_at_once`` times slower. What a check takes at full speed is learnt
+from the checks that finished (a moving average of their seconds, each divided by the slowdown it ran under). Until
+one has finished nothing is shed, nor while fewer than ``checks_at_once`` run (a check slower than its deadline on
+an idle machine is not overload: its deadline cuts it, its claims unchecked). A check's seconds run from its
+admission to its release, so they hold the upstream's time too (a streamed reply's whole length): the reckoning errs
+towards shedding early.
 
 That reckoning keeps checks within their deadlines, not the first token of the replies admitted: at twice the
 machine's capacity they all slow together, the first token waiting behind every running check on the one
@@ -20,13 +25,13 @@ at once rather than slowing every stream already admitted. Too few checks runnin
 machine busy with others' work is not this service's overload. Off by default (0): on a machine shared
 with other work the loop runs late without this service being its cause.
 
-Lateness is suffered before it is seen: by the time the loop runs 10 ms late, every stream admitted has waited
-that long for its next chunk. ``guard.max_cpu_share`` sheds on a forecast instead (:class:`CpuShare`): the
-process's CPU seconds per second of a check in flight, learnt over the last quarter seconds (this process's
-own CPU time, ``time.process_time``, so others' work on the machine does not count), times the checks running
-plus the one asking, against the share of one core the operator lets checks use. The guard's work runs on one
-event loop: held below a full core, the loop has idle moments, and a stream's next chunk does not queue behind
-every running check's work. The CPU of everything else the process does (a shed request's 503, other routes)
+Lateness is suffered before it is seen: by the time the loop runs 10 ms late, every stream admitted has waited that
+long for its next chunk. ``guard.max_cpu_share``, an operator's cap, sheds on a forecast instead
+(:class:`CpuShare`): the process's CPU seconds per second of a check in flight, learnt over the last quarter seconds
+(this process's own CPU time, ``time.process_time``, so others' work on the machine does not count), times the
+checks running plus the one asking, against the share of one core the operator lets checks use. The guard's work
+runs on one event loop: held below a full core, the loop has idle moments, and a stream's next chunk does not queue
+behind every running check's work. The CPU of everything else the process does (a shed request's 503, other routes)
 is counted as the checks': the forecast errs towards shedding.
 
 A refusal's ``Retry-After`` is the forecast its message gives, so a client waits as long as the message says.
@@ -36,20 +41,20 @@ while at most ``checks_at_once`` run, and ``checks_at_once / running`` of it pas
 needs is what one takes alone less what it has had, and one past that is taken to need as long again, since
 how long it will run on is not known), until few enough run for a new one to fit its deadline. The CPU and
 lateness sheds forecast no time (neither the CPU a check will use nor how late the loop will run is reckoned
-ahead): they ask for one second, and say so.
+ahead): they ask for one second, and say so. The adaptive limit's is when the checks over it are drained.
 
-Admission is fair between keys (:meth:`CheckLoad.fair_turn`): a key holding less than its share of
-``checks_at_once`` (divided among the keys holding checks, the asker counted, at least one each) is admitted
-though the service is full, while another key holds more than its share. Shedding only ever answers a request
-at its admission: a check once admitted is never cut, since its caller was promised it and its work so far
-would be lost. So the heaviest key is shed by its new requests: the checks admitted for a light key count in
-the reckoning like any other, and the heavy key's next requests are refused (or passed unchecked) until its
-load falls back, while the light key's are admitted. At most ``checks_at_once`` checks run admitted that way,
-so what they add to the checks running is at most one check's full-speed seconds."""
+Admission is max-min fair between keys (:meth:`CheckLoad.fair_turn`), under every limit alike: a key holding less
+than its share of what the limit that refuses it admits (:attr:`Shed.capacity`: the adaptive limit, the checks that
+fit the deadline, or the checks the CPU cap holds; divided among the keys holding checks, the asker counted, at
+least one each) is admitted though the service is full, while another key holds more than its share. Shedding only
+ever answers a request at its admission: a check once admitted is never cut, since its caller was promised it and
+its work so far would be lost. So the heaviest key is shed by its new requests: the checks admitted for a light key
+count in the reckoning like any other, and the heavy key's next requests are refused (or passed unchecked) until its
+load falls back, while the light key's are admitted. At most as many checks as the limit admits run admitted that
+way, so the load stays within twice the limit however many keys ask."""
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import math
 import os
@@ -57,10 +62,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from factdebate.server.ops.adaptive import AdaptiveLimit, LoopLag, floor_of
+
 CHECKS_PER_CORE = 8
 LEARN = 0.2  # weight of the newest check in the moving average
-LAG_TICK_S = 0.02  # how often the loop's lateness is sampled while checks run
-LAG_LEARN = 0.3  # weight of the newest sample in the lateness's moving average
 CPU_WINDOW_S = 0.25  # the CPU per check-second is learnt over windows at least this long
 CPU_LEARN = 0.3  # weight of the newest window in its moving average
 
@@ -100,47 +105,20 @@ class CpuShare:
         self._area, self._window_at, self._window_cpu = 0.0, self._at, cpu
 
 
-class LoopLag:
-    """How late this process's event loop runs (a moving average of how much later than asked a 20 ms sleep
-    wakes), sampled only while ``busy()``; an idle loop counts as on time."""
-
-    def __init__(self) -> None:
-        self.late_s = 0.0
-        self._task: asyncio.Task[None] | None = None
-
-    def watch(self, busy: Callable[[], bool]) -> None:
-        if self._task is not None and not self._task.done():
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop (a test calling the admission directly): nothing to watch
-            return
-        self._task = loop.create_task(self._ticks(busy))
-
-    async def _ticks(self, busy: Callable[[], bool]) -> None:
-        try:
-            while busy():
-                asked = time.perf_counter()
-                await asyncio.sleep(LAG_TICK_S)
-                late = max(0.0, time.perf_counter() - asked - LAG_TICK_S)
-                self.late_s = (1 - LAG_LEARN) * self.late_s + LAG_LEARN * late
-        finally:
-            self.late_s = 0.0
-
-
 @dataclass
 class Shed:
     """A request shed: why (a sentence a caller may read) and when to try again."""
 
     why: str
     retry_after_s: int
+    capacity: int = 0  # the checks the limit that shed it admits: what keys share (CheckLoad.fair_turn)
 
     @classmethod
-    def forecast(cls, why: str, room_s: float) -> Shed:
+    def forecast(cls, why: str, room_s: float, capacity: int = 0) -> Shed:
         """``why`` with when room is forecast, and that forecast as whole seconds (rounded up, at least 1):
         the header is the number the sentence says, rounded as it says it."""
         said = round(room_s, 1)
-        return cls(f"{why}; room for it is forecast in about {said:.1f} s", max(1, math.ceil(said)))
+        return cls(f"{why}; room for it is forecast in about {said:.1f} s", max(1, math.ceil(said)), capacity)
 
     @property
     def message(self) -> str:
@@ -155,7 +133,8 @@ class CheckLoad:
         self.running = 0
         self.alone_s: float | None = None  # seconds of one check at full speed (None: none finished yet)
         self.said_at = float("-inf")  # when the log last said that requests are shed (monotonic)
-        self.lag = LoopLag()
+        self.adaptive = AdaptiveLimit()
+        self.lag = LoopLag(lambda standing_s: self.adaptive.observe(standing_s, self.running))
         self.cpu = CpuShare()
         # Checks running per key id (a hash of the key, never the key): a key is in it only while it holds a
         # check, so it holds at most as many entries as checks run, whatever callers send.
@@ -184,12 +163,13 @@ class CheckLoad:
         ``max_cpu_share`` of a core; 0: not watched). None: it would not, or there is room: a check slower than
         its deadline on an idle machine is the deadline's to cut."""
         slots = self.slots(checks_at_once)
-        if (out := self.shed_on_cpu(max_cpu_share)) is not None:
+        if (out := self.shed_now(checks_at_once, max_cpu_share)) is not None:
             return out
         late_ms = 1000 * self.lag.late_s
         if max_lag_ms > 0 and late_ms > max_lag_ms and self.running >= max(2, slots // 4):
             return Shed(f"the service is out of CPU: its event loop runs {late_ms:.0f} ms late with "
-                        f"{self.running} replies being checked (guard.max_loop_lag_ms {max_lag_ms:g})", 1)
+                        f"{self.running} replies being checked (guard.max_loop_lag_ms {max_lag_ms:g})", 1,
+                        self.running)
         if self.running + 1 <= slots:
             return None
         predicted = self.predicted_s(checks_at_once)
@@ -200,7 +180,21 @@ class CheckLoad:
         replies = "reply" if self.running == 1 else "replies"
         return Shed.forecast(f"the service is checking {self.running} {replies} at once, past what it checks at "
                              f"full speed ({slots}); a check started now would take about {predicted:.1f} s, past "
-                             f"its {deadline_s:.3g} s deadline", self.room_in_s(fits, slots))
+                             f"its {deadline_s:.3g} s deadline", self.room_in_s(fits, slots), fits)
+
+    def shed_now(self, checks_at_once: int, max_cpu_share: float = 0.0) -> Shed | None:
+        """Why one more check is past what the service serves now, whatever its deadline: the operator's CPU cap
+        (``max_cpu_share``), then the adaptive limit (server/ops/adaptive.py). Cheap enough for the chat door's
+        gate, which sheds before routing (server/guard/openai_chat/shed_gate.py)."""
+        if (out := self.shed_on_cpu(max_cpu_share)) is not None:
+            return out
+        limit = self.adaptive.at_least(floor_of(checks_at_once))
+        if self.running < limit:
+            return None
+        return Shed.forecast(f"the service is checking {self.running} replies at once, what it serves now "
+                             f"(a limit that falls while its event loop runs late and grows while it keeps up, "
+                             f"never below {self.adaptive.floor})", self.room_in_s(limit, self.slots(checks_at_once)),
+                             limit)
 
     def room_in_s(self, fits: int, slots: int) -> float:
         """Seconds until fewer than ``fits`` checks run, the running ones drained by processor sharing from
@@ -215,18 +209,18 @@ class CheckLoad:
             done, running = need, running - 1
         return waited
 
-    def share(self, who: str, checks_at_once: int) -> int:
-        """``who``'s fair share of the checks at full speed: divided among the keys holding checks, ``who``
-        counted, at least one each."""
+    def share(self, who: str, capacity: int) -> int:
+        """``who``'s fair share of ``capacity`` checks (what the limit that binds admits): divided among the
+        keys holding checks, ``who`` counted, at least one each."""
         keys = len(self.held) + (who not in self.held)
-        return max(1, self.slots(checks_at_once) // keys)
+        return max(1, capacity // keys)
 
-    def fair_turn(self, who: str, checks_at_once: int) -> bool:
-        """Whether ``who``, whom the service is too full to admit, is admitted all the same: it holds less
-        than its share while another key holds more than it, and fewer than ``checks_at_once`` checks run
-        admitted this way (what they add to the load stays within one check's full-speed seconds)."""
-        share = self.share(who, checks_at_once)
-        if self.past >= self.slots(checks_at_once) or self.held.get(who, 0) >= share:
+    def fair_turn(self, who: str, capacity: int) -> bool:
+        """Whether ``who``, whom a limit of ``capacity`` checks refuses, is admitted all the same (max-min
+        fair): it holds less than its share while another key holds more than it, and fewer than ``capacity``
+        checks run admitted this way (what they add to the load stays within the limit's own size)."""
+        share = self.share(who, capacity)
+        if self.past >= max(1, capacity) or self.held.get(who, 0) >= share:
             return False
         return max(self.held.values(), default=0) > share
 
@@ -248,14 +242,13 @@ class CheckLoad:
             return None
         return Shed(f"the service is out of CPU: {self.running} replies being checked use about "
                     f"{self.running * per_check:.0%} of a core, and one more would pass "
-                    f"guard.max_cpu_share {max_cpu_share:g}", 1)
+                    f"guard.max_cpu_share {max_cpu_share:g}", 1, math.floor(max_cpu_share / per_check))
 
     def start(self, checks_at_once: int, max_lag_ms: float = 0.0, who: str = "", past: bool = False
               ) -> Callable[[], None]:
         """A check of key ``who`` begins (``past``: admitted by :meth:`fair_turn`); the function returned
-        ends it (once) and learns its full-speed seconds. The loop's lateness is watched only where
-        ``max_lag_ms`` sheds on it: its 20 ms tick was about 8 % of the guard's CPU at 10 streams with the
-        setting off (py-spy)."""
+        ends it (once) and learns its full-speed seconds. The loop's lateness is watched only where it could
+        decide something (below): its 20 ms tick costs CPU on the loop every stream waits on."""
         if self.running:
             self.cpu.advance(self.running)
         else:
@@ -267,8 +260,11 @@ class CheckLoad:
         self.held[who] = self.held.get(who, 0) + 1
         self.past += past
         self.running += 1
-        if max_lag_ms > 0:
-            self.lag.watch(lambda: self.running > 0)
+        # The loop is watched while the adaptive limit could bind (half its floor running) or the operator
+        # watches its lateness: below that its ticks would cost CPU and decide nothing.
+        watched = max(1, self.adaptive.floor // 2) if max_lag_ms <= 0 else 1
+        if self.running >= watched:
+            self.lag.watch(lambda: self.running >= watched)
         started, slots = time.perf_counter(), self.slots(checks_at_once)
         busiest = [self.running]
         ended = [False]

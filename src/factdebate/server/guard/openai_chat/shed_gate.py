@@ -1,5 +1,6 @@
-"""The chat door's 503 on the CPU forecast, answered before the app's middleware and routing see the request
-(``guard.max_cpu_share`` with ``guard.on_overload: 503``).
+"""The chat door's 503 past what the service serves now (the adaptive limit on checks in flight, or the
+operator's ``guard.max_cpu_share``, with ``guard.on_overload: 503``), answered before the app's middleware and
+routing see the request.
 
 At twice the guard's capacity as many requests are shed as admitted. A shed request that passed the whole
 stack (the scrub, the security and check-id headers, the size limit, strict JSON, FastAPI's routing and its
@@ -10,7 +11,7 @@ prepared answer. The answer is the one the route gives: OpenAI's error shape wit
 security headers and a check id (naming the request, as every guard reply's does).
 
 A request without a valid key is never answered here: it goes on to the route's 401 (or 429); nor is one of
-a key under its fair share of ``guard.checks_at_once`` while another key holds more (server/ops/shedding.py,
+a key under its fair share of what the limit admits while another key holds more (server/ops/shedding.py,
 ``CheckLoad.fair_turn``): the route admits it. A shed request is not charged to its key's rate bucket, so a
 client that retries after ``Retry-After`` is not refused for having been shed."""
 
@@ -34,7 +35,7 @@ _CHECK_ID = GUARD_CHECK_ID_HEADER.lower().encode("latin-1")
 
 
 class ShedGate:
-    """Answers a keyed chat request with the 503 of a service out of CPU, when the forecast says so."""
+    """Answers a keyed chat request with the 503 of a service past what it serves now."""
 
     def __init__(self, app: ASGIApp, service: Service) -> None:
         self.app, self.service = app, service
@@ -57,7 +58,7 @@ class ShedGate:
         """(the 503's message, its Retry-After) of a request shed now; None: on to the app."""
         service = self.service
         guard = service.resolver.base.guard
-        if guard.on_overload != "503" or guard.max_cpu_share <= 0 or not service.load.running:
+        if guard.on_overload != "503" or not service.load.running:
             return None
         if scope.get("method") != "POST" or scope.get("path", "").rstrip("/") != CHAT_PATH:
             return None
@@ -65,8 +66,8 @@ class ShedGate:
         who = service.keys.identify(authorization.decode("latin-1") if authorization is not None else None)
         if who is None:
             return None  # the route's 401 (or 429 for too many failures)
-        shed = service.load.shed_on_cpu(guard.max_cpu_share)
-        if shed is None or service.load.fair_turn(who, guard.checks_at_once):
+        shed = service.load.shed_now(guard.checks_at_once, guard.max_cpu_share)
+        if shed is None or service.load.fair_turn(who, shed.capacity):
             return None  # room, or a key under its share: the route admits it (server/admission.py)
         count_shed(service, "503", shed)
         return shed.message, shed.retry_after_s

@@ -1,0 +1,94 @@
+"""The guard's default admission, the adaptive limit on checks in flight (server/ops/adaptive.py), through the
+chat door. A few chats are never shed however late the loop runs (the limit pressed to its floor, as a machine
+busy with others' work would press it); past the limit a flooding key's requests are shed with ``Retry-After``
+while a light key's are admitted and checked. The limit is held where the test puts it (its intervals are not
+fed), so what the tests see does not depend on the machine's load."""
+
+from __future__ import annotations
+
+import threading
+
+import httpx
+import pytest
+
+from factdebate.server.ops import shedding
+from factdebate.server.ops.adaptive import TARGET_S
+from factdebate.server.service import Service
+from tests.server.conftest import AUTH, LiveServer
+from tests.server.guard.test_guard_chat import FAST, Guard, guard  # noqa: F401 - the fixture
+from tests.server.ops.test_overload_fair import (
+    AUTH_B,
+    KEY_B,
+    _open_stream,
+    _retry_after_is_the_forecast,
+    _until,
+    held_upstream,
+)
+from tests.server.ops.test_overload_fair import KEY as KEY_A
+
+FLOOD = 4  # the flooding key's open streams
+LIMIT = 2  # the adaptive limit in the flooding test
+
+
+def _chat(server: LiveServer, auth: dict[str, str], asked: str = "Tell me about Paris.") -> httpx.Response:
+    return httpx.post(f"{server.url}/v1/chat/completions", headers=auth, timeout=60, json={
+        "model": "scripted", "messages": [{"role": "user", "content": asked}],
+        "factdebate": {**FAST, "deadline_s": 30}})
+
+
+def test_three_back_to_back_chats_are_never_shed_with_the_limit_pressed_to_its_floor(
+        guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    monkeypatch.delenv("FACTDEBATE_GUARD__MAX_CPU_SHARE", raising=False)  # the shipped defaults
+    monkeypatch.delenv("FACTDEBATE_GUARD__CHECKS_AT_ONCE", raising=False)
+    server, _ = guard()
+    load = server.server.config.app.state.service.load
+    statuses: list[int] = []
+
+    def chats() -> None:
+        for _ in range(8):
+            load.adaptive.observe(10 * TARGET_S, load.running)  # a standing queue each time: the limit falls
+            statuses.append(_chat(server, AUTH).status_code)
+
+    clients = [threading.Thread(target=chats) for _ in range(3)]
+    for client in clients:
+        client.start()
+    for client in clients:
+        client.join()
+    assert statuses == [200] * 24
+    assert load.adaptive.limit == load.adaptive.floor >= 3  # pressed to its floor, and it held the three
+
+
+def test_a_light_key_is_admitted_and_checked_while_a_flooding_keys_requests_are_shed(
+        guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    monkeypatch.setattr(shedding, "floor_of", lambda checks_at_once: LIMIT)
+    monkeypatch.setenv("FACTDEBATE_GUARD__ON_OVERLOAD", "503")
+    release = threading.Event()
+    upstream = LiveServer(held_upstream(release)).__enter__()
+    server, _ = guard(upstream_url=f"{upstream.url}/v1", api_keys=[KEY_A, KEY_B])
+    service: Service = server.server.config.app.state.service
+    service.load.lag.on_interval = None  # the limit stays at LIMIT, whatever the loop does
+    opened: list[int] = []
+    flood = [threading.Thread(target=_open_stream, args=(server, opened)) for _ in range(FLOOD)]
+    try:
+        for stream in flood:
+            stream.start()
+        _until(lambda: len(opened) == FLOOD - LIMIT and service.load.running == LIMIT,
+               "the flood filling the limit and its other streams being refused")
+        assert opened == [503] * (FLOOD - LIMIT)  # the newest shed; the streams admitted run on
+        shed = _chat(server, AUTH)
+        assert shed.status_code == 503 and shed.json()["error"]["code"] == "overloaded", shed.text
+        assert "what it serves now" in shed.json()["detail"]
+        _retry_after_is_the_forecast(shed)
+        light = [_chat(server, AUTH_B) for _ in range(3)]
+        assert [reply.status_code for reply in light] == [200] * 3, [reply.text for reply in light]
+        assert all(reply.json()["factdebate"]["claims"][0]["status"] == "checked" for reply in light)
+        assert _chat(server, AUTH).status_code == 503  # the flood is still the one shed
+        registry = service.metrics.registry
+        assert registry.get_sample_value("factdebate_shed_requests_total", {"action": "503"}) == FLOOD - LIMIT + 2
+    finally:
+        release.set()
+        for stream in flood:
+            stream.join()
+        upstream.__exit__()
+    assert opened.count(200) == LIMIT  # the flood's admitted streams were never cut
+    assert service.load.running == 0 and service.load.held == {} and service.load.past == 0
