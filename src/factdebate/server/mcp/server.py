@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING, Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, CallToolResult
+from mcp.types import INVALID_PARAMS, INVALID_REQUEST, CallToolResult
 
 from factdebate.facade.core import __version__
 from factdebate.facade.scrub import scrub, scrub_value
 from factdebate.server.mcp.prepare import Preparation
+from factdebate.server.mcp.stdio_lines import TOO_LONG, bound_stdin_lines
 
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -133,6 +134,9 @@ class _InWords:
         self._server = server
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method == TOO_LONG:  # the stand-in for a request line dropped as too long (stdio_lines.py)
+            said = (ctx.params or {}).get("said")
+            raise MCPError(code=INVALID_REQUEST, message=str(said or "the request line was too long: dropped"))
         try:
             return await call_next(ctx)
         except MCPError as exc:
@@ -179,6 +183,7 @@ def run_stdio(config_file: str | Path | None = None, allowed_mcp_tools: list[str
         allowed_mcp_tools = [check_allow_entry(entry) for entry in allowed_mcp_tools]  # a typo stops it here
     server = AgentServer()
     server.prepare_in_background(config_file, allowed_mcp_tools, after_first_request=True)
+    bound_stdin_lines()
     server.run("stdio")
 
 
