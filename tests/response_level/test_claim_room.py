@@ -11,6 +11,7 @@ from typing import Any
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.response_level.extract import CLAIM_TOKENS, claim_room
+from factdebate.response_level.room import unit_room
 from tests.response_level.test_check_response import check
 
 TWO = "The Eiffel Tower is in Paris. It was completed in 1889."
@@ -41,3 +42,17 @@ def test_the_room_grows_with_the_text_up_to_the_limit() -> None:
     assert claim_room("Sydney.", 12) == 3
     assert claim_room(" ".join(["Paris is in France."] * 10), 12) == 12
     assert claim_room("", 12) == 1  # the schema asks for one claim at least
+
+
+def test_the_room_counts_what_each_unit_states() -> None:
+    """A sentence's parts, a table row's cells, a JSON object's members: each may be a fact of its own, so the
+    extractor is asked for room enough for all of them and one more (three a unit at least)."""
+    assert unit_room("The Eiffel Tower, in Paris, opened in 1889, is 330 metres tall and remained the tallest "
+                     "man-made structure in the world until 1950.") == 6
+    assert unit_room("| Empire State Building | New York City | 1931 | 443 m | 102 |") == 6
+    assert unit_room('{"landmark": "Big Ben", "city": "London", "completed": 1859, "height_m": 96}') == 5
+    assert unit_room("Paris is in France.") == 3
+    # The units the extractor is shown, each with its own room, not the sentences of the text they make.
+    shown = "| Paris | France |\n| Rome | Italy |"
+    assert claim_room(shown.replace("\n", " "), 20, [(0, 18), (19, 35)]) == 6
+    assert claim_room(shown.replace("\n", " "), 20) == 5  # read as one line of four cells

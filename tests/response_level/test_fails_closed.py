@@ -72,3 +72,26 @@ def test_code_with_a_comment_in_words_is_read() -> None:
     assert not code_line("total = height * 2  # the tower is 330 m tall")
     assert not code_line("The tower is 330 m tall.")
     assert reason_to_skip("}") == "code"
+
+
+@pytest.mark.parametrize("line", [
+    '{"landmark": "Big Ben", "city": "Paris", "completed": 1859}', '"city": "Paris",', '"city": "Paris"}',
+    '  "completed": 1859', '[{"landmark": "Big Ben", "city": "Paris"}]', "city: Paris",
+])
+def test_a_json_or_yaml_line_is_data_that_states_something_not_code(line: str) -> None:
+    """A line ending in "}" is not code for that: a JSON object, its members and a YAML entry state what their
+    keys and values say, even unasked and short."""
+    assert not code_line(line)
+    assert reason_to_skip(line) is None
+
+
+@pytest.mark.parametrize("line", ["if (height > 300) {", "}", "x = {\"a\": 1}", "return {};", "```json"])
+def test_code_is_still_code(line: str) -> None:
+    assert code_line(line)
+
+
+def test_text_without_spaces_is_cut_into_sentences_and_is_a_statement() -> None:
+    """"。" ends a sentence with no space after it, and a sentence of Japanese is several words, not one."""
+    text = "富士山は日本で一番高い山です。富士山の高さは4,776メートルです。"
+    assert [(text[a:b], why) for a, b, why in gated(text)] == [
+        ("富士山は日本で一番高い山です。", None), ("富士山の高さは4,776メートルです。", None)]

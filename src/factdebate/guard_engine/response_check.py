@@ -128,6 +128,13 @@ def _sources(extraction: ClaimExtraction, shown: Shown | None) -> list[list[Span
                                          shown.sentences)] for n in range(len(extraction.claims))]
 
 
+def _cut(extraction: ClaimExtraction, shown: Shown | None) -> list[Span]:
+    """The spans of the sentences whose claims a limit of the extraction may have cut short."""
+    if shown is None or extraction.subjective_removed:
+        return []
+    return [s.span for s in drawn_from(extraction.cut, shown.sentences)]
+
+
 def _dropped(extraction: ClaimExtraction, shown: Shown | None) -> list[list[Span]]:
     """The spans of the sentences each dropped claim was drawn from (empty where the extractor did not say)."""
     if shown is None or extraction.subjective_removed:
@@ -201,7 +208,8 @@ async def check_response_text(response: str, settings: Settings, resources: Reso
         unchecked = await read_text(len(text), unchecked_sentences, text, extraction.claims,
                                     [c.span for c in claims], extraction, settings.response.max_claims,
                                     asked=check.asked, sources=sources,
-                                    dropped=_dropped(extraction, shown)) if extraction.source == "extracted" else []
+                                    dropped=_dropped(extraction, shown),
+                                    cut=_cut(extraction, shown)) if extraction.source == "extracted" else []
         label, decided_by = response_label([c.label for c in claims], extracted=extraction.parsed,
                                            binary=binary_task())
         recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in claims]))

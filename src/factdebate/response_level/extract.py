@@ -33,25 +33,17 @@ from factdebate.llm.model import LLM
 from factdebate.prompts import render
 from factdebate.response_level.grounding import content_words, grounded, in_english, uncovered_places
 from factdebate.response_level.offload import read_text
+from factdebate.response_level.room import claim_room, filled, unit_room
 from factdebate.response_level.spans import sentences
 
 AGENT = "extractor"
 # One claim in the list: a sentence of up to about 40 words, quoted, in its object with the numbers of the
 # sentences it is drawn from.
 CLAIM_TOKENS = 92
-CLAIMS_PER_SENTENCE = 3  # a compound sentence ("... completed in 1889 and is 330 m tall") states two or three
 MOST_SOURCES = 4  # sentences one claim may name as its source
 # A sentence's number as the extractor is shown it, and as a claim may write it back ("[S2] The tower ...").
 _MARK = re.compile(r"\s*\[S(\d{1,4})\]\s*")
 _NUMBER = re.compile(r"^\s*\[?\s*S?\s*(\d{1,4})\s*\]?\s*$", re.I)
-
-
-def claim_room(text: str, max_claims: int) -> int:
-    """How many claims ``text`` can state: three a sentence, at most ``max_claims``. The extraction's schema
-    and token cap are fitted to it: a small model asked for up to 12 claims (1,024 tokens) of a two-sentence
-    reply writes items until the cap, past the guard's deadline."""
-    return max(1, min(max_claims, CLAIMS_PER_SENTENCE * len(sentences(text))))
-
 
 
 def list_schema(key: str, max_items: int, min_items: int = 0, item_chars: int | None = None) -> dict[str, Any]:
@@ -262,14 +254,26 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
     # An empty list from a backend that does not hold it is still a reading, not a lost reply: the text's
     # own sentences that state a fact are added below (a stream's part "Honestly, the tower is in Berlin."
     # was a failed extraction, its sentence unchecked, while the whole reply's check had it refuted).
-    room = claim_room(text, max_claims) if fit else max_claims
+    room = claim_room(text, max_claims, shown) if fit else max_claims
     reply = await (ask_claims or ask_for_claims)(llm, text, shown, room, question=question, context=context)
     source = " ".join(filter(None, (text, question, context)))
     held = await read_text(len(source), _held_to_text, reply.items, text, source, max_claims, opening, shown)
     return ClaimExtraction(claims=held.claims, sentences=held.sentences, parsed=reply.items is not None,
                            parse_retries=retries + reply.retries, raw="" if reply.items is not None else reply.raw,
                            subjective_removed=removed, checked_text=text if drop_subjective else None,
-                           ungrounded=held.ungrounded, ungrounded_sentences=held.ungrounded_sentences)
+                           ungrounded=held.ungrounded, ungrounded_sentences=held.ungrounded_sentences,
+                           cut=cut_short(reply.items or [], text, shown, room))
+
+
+def cut_short(items: Sequence[Drawn], text: str, units: Sequence[tuple[int, int]], room: int) -> list[int]:
+    """The numbers of the ``units`` of ``text`` whose claims a limit may have cut short, as the extractor gave
+    ``items`` (before any was dropped): every unit when it gave ``room`` claims, the most its call allows
+    (which of the units it stopped in is not known); else each unit it drew as many claims from as the unit
+    has room for."""
+    if filled(len(items), room):
+        return list(range(1, len(units) + 1))
+    drawn = [n for item in items for n in item.sentences]
+    return [n for n, (start, end) in enumerate(units, 1) if drawn.count(n) >= unit_room(text[start:end])]
 
 
 @dataclass

@@ -35,6 +35,8 @@ from itertools import pairwise
 from pathlib import Path
 
 from factdebate.response_level.lemmas import lemmas
+from factdebate.response_level.relative import relative_years
+from factdebate.response_level.scripts import latin
 from factdebate.response_level.spans import claim_spans, sentences
 from factdebate.response_level.worthiness import LIST_MARKER, heading, without_urls
 
@@ -324,8 +326,12 @@ _ENGLISH_GLUE = frozenset(("the", "and", "was", "were", "are", "is", "of", "on",
 
 def in_english(sentence: str) -> bool:
     """Whether ``sentence`` reads as English: four words or more, one of them an English function word (a
-    shorter sentence cannot be told, and counts as English). A reply in another language is grounded by its
-    numbers only (:func:`grounded`), since a claim about it is written in English, as its evidence is."""
+    shorter sentence cannot be told, and counts as English), written mostly in Latin letters (a sentence in
+    Japanese, Chinese, Thai, Russian or Greek is not, however few its spaces make its words). A reply in
+    another language is grounded by its numbers only (:func:`grounded`), since a claim about it is written in
+    English, as its evidence is."""
+    if not latin(sentence):  # "富士山の高さは3,776メートルです。": short by its spaces, and not English
+        return False
     words = [w.casefold() for w in _WORD.findall(sentence) if not w.isdigit()]
     return len(words) < 4 or any(w in _ENGLISH_GLUE for w in words)
 
@@ -346,7 +352,8 @@ def grounded(claims: list[str], source: str, *, translated: Collection[str] = ()
     written = set(_WORD.findall(source.replace(",", "")))  # each word once: a long source repeats most
     source_words = forms(written)
     source_names = _source_names(source)
-    source_numbers = numbers(source)
+    # A year the text names by a relative phrase ("1879 ... the following year") is one it states.
+    source_numbers = numbers(source) | relative_years(source)
     kept = []
     for claim in claims:
         if claim in translated:  # numbers in words are the translation's ("four" of "quatre"): digits only

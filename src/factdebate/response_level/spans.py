@@ -31,8 +31,12 @@ from factdebate.response_level.placing import MARGIN, PLACE, SentenceWords, conf
 # reply is. (The pattern these rules were once
 # written as, r"(?<=[.!?])[\"'\u201d\u2019)\]]*[ \t]+|\s*\n\s*", read a long run of spaces once per
 # character in it; SentenceEnds finds the same places reading each character once.)
-_STOPS = ".!?"
-CLOSING = "\"'\u201d\u2019)]"  # closing quotes and brackets: they end the sentence before them
+_STOPS = ".!?\u3002\uff01\uff1f\uff61"
+# Closing quotes and brackets, of Latin and of East Asian text: they end the sentence before them.
+CLOSING = "\"'\u201d\u2019)]\u300d\u300f\uff09\u3011\u3015\u3009\u300b"
+# Scripts written without spaces (Japanese, Chinese) end a sentence at a full-width stop ("\u3002", "\uff01",
+# "\uff1f") whether or not a space follows: "...\u3067\u3059\u3002\u5bcc\u58eb\u5c71..." is two sentences.
+_FULL_STOP = re.compile("[\u3002\uff01\uff1f\uff61][" + re.escape(CLOSING) + "]*")
 _PIECE = re.compile(r"\s+|\S+")
 _SPACES = re.compile(r"\s+")
 _LONG_SPACES = re.compile(r"\s{2,}")
@@ -71,6 +75,7 @@ class SentenceEnds:
         self._blank_end = -1  # the end of that whitespace's leading spaces and tabs
         self._blank_open = False  # it is all spaces and tabs so far (they may go on)
         self._newline = -1  # the last line break in it
+        self._full = -1  # just after a full-width stop (and its closing marks) the text ends with, else -1
 
     def feed(self, piece: str) -> list[tuple[int, int]]:
         """Add ``piece`` to the text; the gaps it settles (those before its last word)."""
@@ -79,6 +84,7 @@ class SentenceEnds:
         for match in _PIECE.finditer(piece):
             part, at = match.group(), base + match.start()
             if part[0].isspace():
+                self._full = -1  # the whitespace ends that sentence as any stop's does (below)
                 if self._run < 0:
                     self._run, self._blank_end, self._blank_open, self._newline = at, at, True, -1
                 if self._blank_open:
@@ -94,12 +100,34 @@ class SentenceEnds:
                     self._run = -1
                 self._word, self._head, self._stop = at, part[:_HEAD], self._stop_in(part, at, -1)
                 self._opens = opens
+                settled += self._full_stops(part, at)
             else:  # the text's last word goes on
                 if len(self._head) < _HEAD:
                     self._head += part[:_HEAD - len(self._head)]
                 self._stop = self._stop_in(part, at, self._stop)
+                settled += self._full_stops(part, at)
         self.length = base + len(piece)
         return settled
+
+    def _full_stops(self, part: str, at: int) -> list[tuple[int, int]]:
+        """The sentence ends inside the word ``part`` (at ``at``) continues: after each full-width stop and its
+        closing marks that more of the word follows, an empty gap. A stop the word ends with is remembered,
+        since the next piece of a stream may go on with the next sentence."""
+        out: list[tuple[int, int]] = []
+        skip = 0
+        if self._full >= 0:  # a stop ended the last piece: its closing marks may go on here
+            skip = len(part) - len(part.lstrip(CLOSING))
+            if skip < len(part) and at + skip >= self.cursor:
+                out.append((at + skip, at + skip))
+            self._full = -1 if skip < len(part) else at + len(part)
+        for match in _FULL_STOP.finditer(part, skip):
+            end = at + match.end()
+            if match.end() < len(part):
+                if end >= self.cursor:
+                    out.append((end, end))
+            else:
+                self._full = end
+        return out
 
     def pending(self) -> list[tuple[int, int]]:
         """The gaps in the whitespace the text ends with, as they stand (the next piece may lengthen them)."""

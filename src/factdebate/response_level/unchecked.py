@@ -16,7 +16,9 @@ when the response already had as many claims as it may; ``table header`` for a t
 nothing); else ``no claim``: a statement the extractor took no claim from. Coverage fails closed: a sentence
 the gate passed is a statement, and one no claim covers is listed as not checked, whatever it names.
 
-At the claim limit a sentence with claims placed on it is covered only when they hold it by the grounding
+At the claim limit, and in a sentence whose claims a limit of the extraction may have cut short (the extractor
+filled the room of its call or of the sentence: response_level/room.py), a sentence with claims placed on it
+is covered only when they hold it by the grounding
 rule (:func:`~factdebate.response_level.grounding.holds`: most of its words, every name and number): the
 extractor may have split it into several claims of which the limit kept only some ("... built in 1889 and
 repainted in 1900." with only the 1889 claim kept). Such a sentence is ``claim limit`` too, its note the
@@ -65,11 +67,14 @@ def _dropped_here(start: int, end: int, dropped: Sequence[tuple[str, Sequence[Sp
 
 def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span | None], extraction: ClaimExtraction,
                         max_claims: int, *, asked: bool = False, sources: Sequence[Sequence[Span]] = (),
-                        dropped: Sequence[Sequence[Span]] = ()) -> list[UncheckedSentence]:
+                        dropped: Sequence[Sequence[Span]] = (),
+                        cut: Sequence[Span] = ()) -> list[UncheckedSentence]:
     """Every sentence of ``text`` that none of ``claims`` (placed at ``spans``, drawn from ``sources``, as the
     extractor said) covers, with its reason (see the module docstring). None for an extraction that could not
     be read: then nothing was checked at all, which the verdict already says. ``dropped``: the sentences each of
-    the extraction's ungrounded claims was drawn from, where the extractor said."""
+    the extraction's ungrounded claims was drawn from, where the extractor said. ``cut``: the sentences whose
+    claims a limit of the extraction may have cut short (response_level/room.py): held to their claims as at
+    the claim limit."""
     if not extraction.parsed:
         return []
     # A claim is about the sentences it was drawn from and the one it is placed in.
@@ -84,8 +89,9 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
     gates = gated(text, asked=asked)  # the gate the extractor's text was read with
     at_limit = len(claims) >= max_claims
     # At the limit, the sentences whose claims there do not hold them: checked in part (the module docstring).
+    limited = {start for start, end, _ in gates if at_limit or _covered(start, end, [cut])}
     partly = {start: placed for start, end, reason in gates
-              if reason is None and at_limit and _covered(start, end, about)
+              if reason is None and start in limited and _covered(start, end, about)
               and not holds(text[start:end], placed := _placed(start, end, claims, about))}
     checked = {" ".join(text[start:end].split()).casefold() for start, end, _ in gates
                if _covered(start, end, about) and start not in partly}
@@ -114,6 +120,6 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
         if reason is None and table_header(text, end):
             reason = "table header"
         if reason is None:
-            reason = "claim limit" if at_limit else "no claim"
+            reason = "claim limit" if start in limited else "no claim"
         out.append(UncheckedSentence(span=Span(start=start, end=end), text=sentence, reason=reason, note=note))
     return out

@@ -38,7 +38,9 @@ from collections.abc import Sequence
 
 from factdebate.response_level.lemmas import inflected_verb
 from factdebate.response_level.links import URL, without_urls
+from factdebate.response_level.scripts import word_count
 from factdebate.response_level.spans import sentences
+from factdebate.response_level.structured import member, structured, table_row
 
 _GREETING = re.compile(
     r"^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening)|thanks?\b|thank you|you'?re welcome|sure\b|"
@@ -226,6 +228,8 @@ def code_line(text: str) -> bool:
     line = text.strip()
     if re.match(r"^(?:```|~~~)[\w+-]*$", line):
         return True
+    if member(line):  # a JSON object or member ('{"city": "Paris"}', '"completed": 1859}'): data that states
+        return False
     comment = _COMMENT.search(line)
     if comment is not None and re.search(r"[^\W\d_]{2,}", comment.group(1)):
         return False  # a comment in words ("# the tower is 330 m tall") is read as a statement
@@ -268,7 +272,9 @@ def reason_to_skip(sentence: str, *, asked: bool = False) -> str | None:
     text answers a person's message, so a short sentence ("Sydney.", "Yes.", "The latter.") is a statement in
     that message's context, never "no content"; a list item ("- Sweden: Bergen") is a statement about its
     heading's subject, never "no content" either."""
-    item = list_item(sentence)
+    # A list item, a table row or a key's value ('"city": "Paris",') states something about its heading's,
+    # table's or object's subject, however short.
+    item = list_item(sentence) or member(sentence) or table_row(sentence)
     text = LIST_MARKER.sub("", sentence.strip(), count=1).strip()
     if _HEADING_MARK.match(text):
         return "heading"
@@ -296,7 +302,7 @@ def reason_to_skip(sentence: str, *, asked: bool = False) -> str | None:
         if (stance and _opinion_only(rest, stance=True)) or not _states_something(rest, stance=stance):
             return "opinion" if stance else "instruction"
         return reason_to_skip(rest, asked=asked)
-    count = len(_WORDS.findall(text))
+    count = word_count(text)  # by script: "東京タワーは1958年に完成した。" is several words, not one
     if _GREETING.match(text) and _framing_only(text):
         return "greeting"
     if count < 3 and not re.search(r"\d", text) and not (asked or item):
@@ -320,7 +326,7 @@ def short_answer(sentence: str) -> bool:
     """Whether ``sentence`` is a short answer whose statement lives in the question: a yes or no ("Yes.", "No,
     it is not."), or fewer than three words ("Sydney.", "In 1743.")."""
     text = LIST_MARKER.sub("", sentence.strip(), count=1)
-    return bool(_ANSWER.match(text)) or len(_WORDS.findall(text)) < 3
+    return bool(_ANSWER.match(text)) or word_count(text) < 3
 
 
 # A question that is answered yes or no (not a request put as one: "Can you tell me ...?").
@@ -393,6 +399,7 @@ def layout(text: str, pieces: Sequence[tuple[int, int, str | None]],
     at: list[tuple[int, int]] = []
     length = 0
     current: tuple[int, int] | None = None
+    previous = ""
     for start, end in chosen:
         at_piece = bisect_left(starts, start)
         own = at_piece < len(pieces) and pieces[at_piece][:2] == (start, end) and pieces[at_piece][2] == "heading"
@@ -403,11 +410,14 @@ def layout(text: str, pieces: Sequence[tuple[int, int, str | None]],
             lead = "\n" if out else ""
         elif title is not None and title != current:
             lead = "\n" + text[title[0]:title[1]].strip() + "\n"
-        elif title is not None:
+        elif title is not None or (out and (structured(sentence) or structured(previous))):
+            # A table row or a line of a JSON object is shown on a line of its own, as the reply writes it: rows
+            # joined into one line read as one "sentence", a table's cells as one fact's words.
             lead = "\n"
         else:
             lead = " " if out else ""
         out.append(lead + sentence)
+        previous = sentence
         at.append((length + len(lead), length + len(lead) + len(sentence)))
         length += len(lead) + len(sentence)
         current = title

@@ -1,0 +1,46 @@
+"""How many claims the extractor is asked for: its room, counted from the units it is shown (each sentence, list
+item, line, table row, JSON member). The room fails closed twice over: it is wide enough for what each unit
+states (a sentence's parts, a row's cells, an object's members), so that a capable extractor is not cut short;
+and where an extractor fills it all the same, the check reads that as a cut (guard_engine/coverage.py), never
+as every fact of the units taken.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from factdebate.response_level.spans import sentences
+from factdebate.response_level.structured import cells, members, table_row
+
+# The least room a unit has: a compound sentence ("... completed in 1889 and is 330 m tall") states two or three.
+CLAIMS_PER_SENTENCE = 3
+# What parts a sentence states one fact each: a clause or an apposition after a comma, a semicolon, "and",
+# "but", "while" ("The Eiffel Tower, in Paris, opened in 1889, is 330 metres tall and remained ..." is five),
+# or an enumeration comma of text written without spaces ("、", "，").
+_PART = re.compile(r"[,;]\s|\s(?:and|but|while|whereas|as well as)\s|[\u3001\uff0c\uff1b]")
+
+
+def unit_room(unit: str) -> int:
+    """How many claims one unit the extractor is shown has room for: one a part of a sentence, a cell of a table
+    row, a member of a JSON object, one more besides, and never fewer than :data:`CLAIMS_PER_SENTENCE`."""
+    text = unit.strip()
+    parts = len(cells(text)) if table_row(text) else max(1 + len(_PART.findall(text)), members(text))
+    # One more than its parts: an extractor that writes a claim a part (or splits one part in two) has not
+    # reached the limit, which is read as a cut.
+    return max(CLAIMS_PER_SENTENCE, parts + 1)
+
+
+def claim_room(text: str, max_claims: int, units: Sequence[tuple[int, int]] | None = None) -> int:
+    """How many claims ``text`` can state: each of its ``units`` (offsets in it; default: its sentences) its
+    :func:`unit_room`, at most ``max_claims`` in all. The extraction's schema and token cap are fitted to it: a
+    small model asked for up to 12 claims (1,024 tokens) of a two-sentence reply writes items until the cap,
+    past the guard's deadline."""
+    shown = sentences(text) if units is None else units
+    return max(1, min(max_claims, sum(unit_room(text[start:end]) for start, end in shown)))
+
+
+def filled(taken: int, room: int) -> bool:
+    """Whether an extractor that gave ``taken`` claims (before any was dropped) filled its ``room``: then it
+    may have left facts out, and what it gave is not read as all the text states."""
+    return taken >= room

@@ -1,0 +1,181 @@
+"""Limits and formats that must fail closed, through every door (the proxy plain and streamed,
+``POST /v1/guard/check``, LiteLLM's guardrail route, ``factdebate.guard``, ``factdebate.aguard_stream``, MCP
+``check_answer``) under ``flag``, and the false replies under ``block`` and ``hold``, judged on the text the
+client receives (test_conversations.judge):
+
+- a sentence that states four facts, the false one last: the extractor's room is counted from the sentence's
+  parts, so its fourth claim is taken and refuted, and the true twin passes;
+- a Markdown table whose middle row is false: each row is a unit of its own for the extractor, with room for
+  its cells, so every row gets its claims (the true twin is not flagged for a row left without one);
+- a JSON object, on one line and pretty-printed (as a ``response_format: json_object`` answer is): what its keys
+  and values state is checked, not passed as code;
+- a Japanese reply, whose sentences end at "。" with no space after it and whose extractor writes its claims in
+  English: the translated claim is held to the text's numbers and names, not dropped;
+- a year written as "the following year" or "two years later", which the extractor resolves to the year it
+  names: the claim's year is the text's, not dropped as a number the text does not write.
+
+The extractor double writes the claims a capable model writes, each with the number of the sentence it is
+drawn from (conversations.WorldChecker).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from tests.guard.conformance.conversations import Conversation, Said, WorldChecker
+from tests.guard.conformance.test_conformance import (
+    HTTP,
+    McpDoor,
+    Outcome,
+    World,
+    conversation,
+    open_world,
+    options_of,
+    prepare,
+    through_check,
+    through_proxy,
+    through_python,
+    through_stream,
+)
+from tests.guard.conformance.test_conformance import mcp as mcp  # the fixture, opened on this world
+from tests.guard.conformance.test_conversations import (
+    judge,
+    scenario,
+    through_litellm,
+    through_mcp,
+    through_python_stream,
+)
+from tests.server.conftest import AUTH
+
+
+def _ask(question: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": question}]
+
+
+EIFFEL = ("The Eiffel Tower, in Paris, opened in 1889, is 330 metres tall and remained the tallest man-made "
+          "structure in the world until {}.")
+EIFFEL_FIRST = "The Eiffel Tower, in Paris, opened in 1889, is 330 metres tall"
+SKYSCRAPERS = ("| Building | City | Completed |\n|---|---|---|\n| Chrysler Building | New York City | 1930 |\n"
+               "| Empire State Building | New York City | {} |\n| Willis Tower | Chicago | 1973 |")
+BIG_BEN = '{{"landmark": "Big Ben", "city": "{}", "completed": 1859}}'
+BIG_BEN_PRETTY = '{{\n  "landmark": "Big Ben",\n  "city": "{}",\n  "completed": 1859\n}}'
+FUJI = "富士山は日本で一番高い山です。富士山の高さは{}メートルです。"
+
+
+def _big_ben(name: str, shape: str, form: str) -> Conversation:
+    """Big Ben's facts as a JSON object (``form``), its city false or true: a claim for each member, the
+    object's subject in each."""
+    city = '"city": "{}"'
+    return Conversation(name, _ask("Give me Big Ben's key facts as a JSON object."), form.format("Paris"),
+                        form.format("London"), city.format("Paris"), (
+        Said('"landmark": "Big Ben"', "Big Ben is a landmark.", True),
+        Said(city.format("Paris"), "Big Ben is in Paris.", False, ("Big Ben",)),
+        Said(city.format("London"), "Big Ben is in London.", True, ("Big Ben",)),
+        Said('"completed": 1859', "Big Ben was completed in 1859.", True, ("Big Ben",))), shape=shape)
+
+
+LIMITS: list[Conversation] = [
+    Conversation("eiffel-four-facts", _ask("Tell me about the Eiffel Tower."), EIFFEL.format(1950),
+                 EIFFEL.format(1930), "remained the tallest man-made structure in the world until 1950.", (
+        Said(EIFFEL_FIRST, "The Eiffel Tower is in Paris.", True),
+        Said(EIFFEL_FIRST, "The Eiffel Tower opened in 1889.", True),
+        Said(EIFFEL_FIRST, "The Eiffel Tower is 330 metres tall.", True),
+        Said("until 1950.", "The Eiffel Tower remained the tallest man-made structure in the world until 1950.",
+             False),
+        Said("until 1930.", "The Eiffel Tower remained the tallest man-made structure in the world until 1930.",
+             True)), shape="one sentence, four facts, the false one last"),
+    Conversation("skyscraper-table", _ask("When were New York's and Chicago's famous skyscrapers completed? "
+                                          "Answer with a table."),
+                 SKYSCRAPERS.format(1913), SKYSCRAPERS.format(1931),
+                 "| Empire State Building | New York City | 1913 |", (
+        Said("| Chrysler Building | New York City | 1930 |", "The Chrysler Building is in New York City.", True),
+        Said("| Chrysler Building | New York City | 1930 |", "The Chrysler Building was completed in 1930.", True),
+        Said("| Empire State Building | New York City |", "The Empire State Building is in New York City.", True),
+        Said("| Empire State Building | New York City | 1913 |", "The Empire State Building was completed in 1913.",
+             False),
+        Said("| Empire State Building | New York City | 1931 |", "The Empire State Building was completed in 1931.",
+             True),
+        Said("| Willis Tower | Chicago | 1973 |", "The Willis Tower is in Chicago.", True),
+        Said("| Willis Tower | Chicago | 1973 |", "The Willis Tower was completed in 1973.", True)),
+        shape="table, the middle row false"),
+    _big_ben("big-ben-json", "a JSON object on one line", BIG_BEN),
+    _big_ben("big-ben-json-pretty", "a JSON object, pretty-printed", BIG_BEN_PRETTY),
+    Conversation("fuji-japanese", _ask("富士山の高さはどれくらいですか？"), FUJI.format("4,776"), FUJI.format("3,776"),
+                 "富士山の高さは4,776メートルです。", (
+        Said("富士山は日本で一番高い山です。", "Mount Fuji is the highest mountain in Japan.", True),
+        Said("富士山の高さは4,776メートルです。", "Mount Fuji is 4,776 m tall.", False),
+        Said("富士山の高さは3,776メートルです。", "Mount Fuji is 3,776 m tall.", True)),
+        shape="Japanese, no spaces, claims in English"),
+    Conversation("titanic-following-year", _ask("When did the Titanic sink?"),
+                 "The Titanic was launched in 1911. It sank two years later.",
+                 "The Titanic was launched in 1911. It sank the following year.", "It sank two years later.", (
+        Said("The Titanic was launched in 1911.", "The Titanic was launched in 1911.", True),
+        Said("It sank two years later.", "The Titanic sank in 1913.", False),
+        Said("It sank the following year.", "The Titanic sank in 1912.", True)),
+        shape="a year the extractor resolved from a relative date"),
+]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    with open_world(tmp_path_factory.mktemp("limits"), checker=WorldChecker(LIMITS),
+                    upstream_timeout_s=30.0) as opened:
+        yield opened
+
+
+def _doors(world: World, mcp: McpDoor, convo: Conversation, twin: str, policy: str) -> list[Outcome]:
+    case = scenario(convo, twin, policy)
+    prepare(world, case)
+    with ThreadPoolExecutor(7) as pool:
+        doors = [pool.submit(through_proxy, world, case), pool.submit(lambda: [through_stream(world, case)]),
+                 pool.submit(lambda: [through_check(world, case)]), pool.submit(lambda: [through_python(world, case)]),
+                 pool.submit(lambda: [through_litellm(world, case)]),
+                 pool.submit(lambda: [through_python_stream(world, case)])]
+        if policy == "flag":
+            doors.append(pool.submit(lambda: [through_mcp(mcp, convo, case.reply)]))
+        return [out for door in doors for out in door.result()]
+
+
+CASES = [pytest.param(convo, twin, id=f"{convo.name}-{twin}") for convo in LIMITS for twin in ("false", "true")]
+
+
+@pytest.mark.parametrize(("convo", "twin"), CASES)
+def test_every_door_refutes_the_false_statement_and_passes_its_twin(world: World, mcp: McpDoor,
+                                                                    convo: Conversation, twin: str) -> None:
+    outcomes = _doors(world, mcp, convo, twin, "flag")
+    problems = [problem for out in outcomes for problem in judge(convo, twin, out)]
+    assert not problems, "\n".join(problems)
+    if twin == "false":  # refuted, not only unchecked: the claim was taken and checked
+        for out in outcomes:
+            assert out.result is not None and out.result["label"] == "REFUTES", (out.door, out.result)
+
+
+@pytest.mark.parametrize("policy", ["block", "hold"])
+@pytest.mark.parametrize("convo", LIMITS, ids=lambda c: c.name)
+def test_block_refuses_and_hold_withholds_the_false_statement(world: World, mcp: McpDoor,
+                                                              convo: Conversation, policy: str) -> None:
+    outcomes = _doors(world, mcp, convo, "false", policy)
+    problems = [problem for out in outcomes for problem in judge(convo, "false", out)]
+    assert not problems, "\n".join(problems)
+
+
+def test_a_json_object_answer_asked_for_with_response_format_is_checked(world: World) -> None:
+    """A chat request that asks for ``response_format: json_object`` gets a pretty-printed object back: under
+    ``block`` the client receives no "Paris" for Big Ben; its true twin comes back as written."""
+    convo = next(c for c in LIMITS if c.name == "big-ben-json-pretty")
+    for twin, reply in (("false", convo.false), ("true", convo.true)):
+        case = scenario(convo, twin, "block")
+        prepare(world, case)
+        body = {"model": "scripted", "messages": conversation(case), "factdebate": options_of(case),
+                "response_format": {"type": "json_object"}}
+        answer = HTTP.post(f"{world.guard_url}/v1/chat/completions", json=body, headers=AUTH)
+        assert answer.status_code == 200, answer.text
+        content = answer.json()["choices"][0]["message"].get("content") or ""
+        if twin == "false":
+            assert '"Paris"' not in content, content
+        else:
+            assert content == reply
