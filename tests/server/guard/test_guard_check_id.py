@@ -81,7 +81,7 @@ def test_the_sdk_reads_the_streams_id_from_its_headers(guard: Start) -> None:
     assert "".join(c.choices[0].delta.content or "" for c in raw.parse() if c.choices) == ANSWER
 
 
-def test_errors_and_refusals_carry_an_id_too(guard: Start) -> None:
+def test_a_refusal_names_its_request_and_says_no_check_was_kept(guard: Start) -> None:
     server = guard(max_batch_bytes=20_000)
     url = f"{server.url}/v1/chat/completions"
     wrong_key = httpx.post(url, json=ASK, headers={"Authorization": "Bearer nope"}, timeout=30)
@@ -91,8 +91,12 @@ def test_errors_and_refusals_carry_an_id_too(guard: Start) -> None:
     bad_conversation = chat(server, headers={"X-Factdebate-Conversation-Id": "a b/c"})
     for reply, status in [(wrong_key, 401), (no_key, 401), (bad_option, 422), (too_large, 413),
                           (bad_conversation, 422)]:
-        assert reply.status_code == status and ID.match(reply.headers[HEADER]), (status, reply.text)
-    ids = {r.headers[HEADER] for r in (wrong_key, no_key, bad_option, too_large)}
+        assert reply.status_code == status and HEADER not in reply.headers, (status, reply.headers)
+        assert ID.match(reply.headers["X-Request-Id"]), (status, reply.headers)
+        assert reply.headers["X-Check-Not-Kept"] == "the request was refused: no check ran"
+        kept = httpx.get(f"{server.url}/v1/checks/{reply.headers['X-Request-Id']}", headers=AUTH, timeout=30)
+        assert kept.status_code == 404  # which is why no check id was handed out
+    ids = {r.headers["X-Request-Id"] for r in (wrong_key, no_key, bad_option, too_large)}
     assert len(ids) == 4  # one per request
     assert httpx.get(f"{server.url}/v1/models", headers=AUTH, timeout=30).headers.get(HEADER) is None
 

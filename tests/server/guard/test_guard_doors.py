@@ -1,7 +1,8 @@
 """Every guard route answers alike: ``/v1/chat/completions``, ``/v1/guard/check`` and
 LiteLLM's guardrail route share one check setup, so each refusal (a wrong key's 401, a bad option's 422, 413
 too large, 429, 503 at the server's limit) is OpenAI's error object (beside this API's ``detail``), and every
-reply carries the request's ``X-Factdebate-Check-Id`` (an answered check is kept under it)."""
+answer carries the request's ``X-Factdebate-Check-Id`` (its check is kept under it), and every refusal the
+request's ``X-Request-Id`` with ``X-Check-Not-Kept`` (no check ran, so no check id is handed out)."""
 
 from __future__ import annotations
 
@@ -53,7 +54,8 @@ def openai_shaped(reply: Any, status: int) -> dict[str, Any]:
     error = reply.json()["error"]
     assert set(error) == {"message", "type", "param", "code"} and error["message"], error
     assert reply.json()["detail"] == error["message"]  # this API's own callers read it alike
-    assert ID.match(reply.headers[HEADER]), reply.headers
+    assert ID.match(reply.headers["X-Request-Id"]) and HEADER not in reply.headers, reply.headers
+    assert reply.headers["X-Check-Not-Kept"] == "the request was refused: no check ran"
     return error
 
 

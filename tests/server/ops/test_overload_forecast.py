@@ -107,7 +107,9 @@ def test_past_max_cpu_share_a_request_is_refused_at_once_with_retry_after(
     # guard reply has.
     assert answer.headers["Content-Type"] == "application/json"
     assert answer.headers["X-Content-Type-Options"] == "nosniff" and answer.headers["Cache-Control"] == "no-store"
-    assert re.fullmatch(r"[0-9a-f]{32}", answer.headers["X-Factdebate-Check-Id"])
+    assert re.fullmatch(r"[0-9a-f]{32}", answer.headers["X-Request-Id"])
+    assert "X-Factdebate-Check-Id" not in answer.headers  # a shed request keeps no check
+    assert answer.headers["X-Check-Not-Kept"] == "the request was refused: no check ran"
     assert unkeyed.status_code == 401 and unkeyed.json()["error"]["code"] == "invalid_api_key"  # never a 503
     # Asked to stream, the same refusal as JSON (an OpenAI client raises its error before reading any stream).
     assert streamed is not None and streamed.status_code == 503, streamed

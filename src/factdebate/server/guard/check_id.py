@@ -3,8 +3,9 @@ LiteLLM's guardrail route): plain or streamed,
 answer or error, 401 and 413 included. The id is made when the request arrives, before anything is sent, so
 a stream's headers carry it too (a stream's check finishes after its headers are gone); the finished check
 is kept under it (``GET /v1/checks/{id}``). A client that drops the body's unknown fields (LangChain, the
-Vercel AI SDK) still learns which check answered it. An error reply's id names no kept check: it names the
-request, for a report to quote.
+Vercel AI SDK) still learns which check answered it. A refused request (any status from 400 on) keeps no check:
+its reply names the request instead (``X-Request-Id``, for a report to quote) and says why no check is kept
+(``X-Check-Not-Kept``), never an id that ``GET /v1/checks/{id}`` would answer 404.
 
 It is an ASGI wrapper rather than the route's own header, because some replies never reach the route: the
 body limit's 413, strict JSON's 422 and the key check's 401 are answered before it."""
@@ -23,6 +24,9 @@ _SCOPE_KEY = "factdebate_check_id"
 _NOT_KEPT_KEY = "factdebate_check_not_kept"
 _HEADER = GUARD_CHECK_ID_HEADER.lower().encode("latin-1")
 _NOT_KEPT_HEADER = b"x-check-not-kept"
+_REQUEST_HEADER = b"x-request-id"
+_KEPT_KEY = "factdebate_check_kept"
+REFUSED_NOT_KEPT = "the request was refused: no check ran"
 
 
 def new_check_id() -> str:
@@ -35,6 +39,17 @@ def check_id_of(scope: Scope) -> str:
     state = scope.setdefault("state", {})
     check_id: str = state.setdefault(_SCOPE_KEY, new_check_id())
     return check_id
+
+
+def refused_headers(said: str = REFUSED_NOT_KEPT, request_id: bytes | None = None) -> list[tuple[bytes, bytes]]:
+    """A reply that keeps no check: why (``X-Check-Not-Kept``) and the request's id (``X-Request-Id``)."""
+    return [(_NOT_KEPT_HEADER, said.encode("latin-1", "replace")),
+            (_REQUEST_HEADER, request_id or new_check_id().encode("latin-1"))]
+
+
+def mark_kept(scope: Scope) -> None:
+    """The request's check is kept under its id (``GET /v1/checks/{id}`` answers it)."""
+    scope.setdefault("state", {})[_KEPT_KEY] = True
 
 
 def mark_not_kept(scope: Scope, said: str) -> None:
@@ -60,9 +75,12 @@ class CheckIdHeader:
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != _HEADER]
-                said = scope.get("state", {}).get(_NOT_KEPT_KEY)
-                added = (_NOT_KEPT_HEADER, said.encode("latin-1", "replace")) if said else (_HEADER, value)
-                message = {**message, "headers": [*headers, added]}
+                state = scope.get("state", {})
+                said = state.get(_NOT_KEPT_KEY)
+                if said is None and message.get("status", 200) >= 400 and not state.get(_KEPT_KEY):
+                    said = REFUSED_NOT_KEPT
+                added = refused_headers(said, value) if said else [(_HEADER, value)]
+                message = {**message, "headers": [*headers, *added]}
             await send(message)
 
         await self.app(scope, receive, send_with_id)

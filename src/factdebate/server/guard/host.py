@@ -35,7 +35,7 @@ from factdebate.facade.running import Resources
 from factdebate.facade.settings import Settings
 from factdebate.server.admission import admit_check
 from factdebate.server.guard.chat_request import ChatRequest, checked_conversation
-from factdebate.server.guard.check_id import check_id_of, mark_not_kept
+from factdebate.server.guard.check_id import check_id_of, mark_kept, mark_not_kept
 from factdebate.server.guard.prepare import (
     CONVERSATION_HEADER,
     NO_UPSTREAM,
@@ -114,6 +114,8 @@ class ServiceHost(Host):
                 mark_not_kept(self.scope, said)
             caution = VerdictWarning(code="check_not_kept", message=said)
             return result.model_copy(update={"check_id": None, "warnings": [*result.warnings, caution]})
+        if first and self.scope is not None:
+            mark_kept(self.scope)
         return result.model_copy(update={"check_id": check_id})
 
 

@@ -8,7 +8,7 @@ dependencies, the key's rate bucket) before its 503 would cost about 1.4 ms of t
 what a shedding guard spends at a fifth of a core (benchmarks/guard_load.py), and every admitted first token
 would wait behind those steps on the one event loop. Here a shed costs the key's lookup, the forecast and one
 prepared answer. The answer is the one the route gives: OpenAI's error shape with ``detail``, ``Retry-After``, the
-security headers and a check id (naming the request, as every guard reply's does).
+security headers, and the request's id with the words that no check is kept (as every refusal of a guard route).
 
 A request without a valid key is never answered here: it goes on to the route's 401 (or 429); nor is one of
 a key under its fair share of what the limit admits while another key holds more (server/ops/shedding.py,
@@ -23,7 +23,7 @@ from types import SimpleNamespace
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from factdebate.server.admission import count_shed
-from factdebate.server.guard.check_id import CHAT_PATH, GUARD_CHECK_ID_HEADER, new_check_id
+from factdebate.server.guard.check_id import CHAT_PATH, refused_headers
 from factdebate.server.guard.upstream import error_body
 from factdebate.server.service import Service
 
@@ -31,7 +31,6 @@ from factdebate.server.service import Service
 _CHAT_ROUTE = SimpleNamespace(path=CHAT_PATH)
 _FIXED_HEADERS = [(b"content-type", b"application/json"), (b"x-content-type-options", b"nosniff"),
                   (b"cache-control", b"no-store")]
-_CHECK_ID = GUARD_CHECK_ID_HEADER.lower().encode("latin-1")
 
 
 class ShedGate:
@@ -50,7 +49,7 @@ class ShedGate:
                           ensure_ascii=False, separators=(",", ":")).encode()
         scope["route"] = _CHAT_ROUTE
         headers = [*_FIXED_HEADERS, (b"content-length", str(len(body)).encode()),
-                   (b"retry-after", str(retry_after).encode()), (_CHECK_ID, new_check_id().encode())]
+                   (b"retry-after", str(retry_after).encode()), *refused_headers()]
         await send({"type": "http.response.start", "status": 503, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
