@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from factdebate.server.guard.upstream import AnswerLimits
-from tests.hostile_server import BUFFERS, HostileServer
+from tests.hostile_server import BUFFERS, UNREADABLE, HostileServer
 from tests.server.conftest import AUTH, KEY, LiveServer
 from tests.server.guard_support import scripted_checker_app
 
@@ -91,6 +91,16 @@ def test_an_answer_that_trickles_ends_at_its_deadline_saying_so(
         assert error["message"].startswith(f"the upstream model's answer did not end within {seconds:g} s")
         assert error["code"] == "upstream_timeout"
         assert took < seconds + 5
+
+
+@pytest.mark.parametrize("kind", UNREADABLE)
+def test_an_answer_that_cannot_be_read_is_the_upstreams_502_not_the_callers_422(
+        guard: Callable[[str], LiveServer], kind: str) -> None:
+    """Bytes gzipped twice, bytes that are not UTF-8, JSON nested past the parser: the upstream's failure."""
+    with HostileServer(kind) as upstream:
+        server = guard(upstream.url)
+        error = error_of(post(server, stream=False))
+        assert error["message"] == "the upstream model's answer is not JSON it can read", error
 
 
 @pytest.mark.parametrize("kind", ["negative_length", "negative_chunk"])
