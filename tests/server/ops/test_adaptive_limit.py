@@ -1,18 +1,27 @@
-"""The adaptive limit on checks in flight (server/ops/adaptive.py), driven by given intervals rather than a real
-loop, so what it does is the same on any machine: it grows while the limit binds and the loop keeps up, falls to a
-share of the checks running under a standing delay, and never falls below its floor; the load's admission sheds
-past it with a forecast, fair between keys."""
+"""The adaptive limits on checks in flight (server/ops/adaptive.py), driven by given intervals and check ends
+rather than a real loop and checker, so what they do is the same on any machine: the loop's limit grows while it
+binds and the loop keeps up, falls to the checks running when the loop is late, and never falls below its floor;
+the checker's limit falls on checks past their deadlines and grows on checks within them; the load's admission
+sheds past either with a forecast, fair between keys."""
 
 from __future__ import annotations
 
-import math
 import os
 import re
 
 import pytest
 
 from factdebate.server.ops import adaptive
-from factdebate.server.ops.adaptive import BACKOFF, FLOOR_PER_CORE, TARGET_S, AdaptiveLimit, floor_of
+from factdebate.server.ops.adaptive import (
+    BACKOFF,
+    CEILING,
+    CHECKED_FLOOR,
+    FLOOR_PER_CORE,
+    TARGET_S,
+    AdaptiveLimit,
+    CheckedLimit,
+    floor_of,
+)
 from factdebate.server.ops.shedding import CheckLoad
 
 LATE, ON_TIME = 10 * TARGET_S, 0.0
@@ -28,23 +37,42 @@ def test_it_grows_while_it_binds_and_the_loop_keeps_up() -> None:
     limit = AdaptiveLimit()
     assert limit.at_least(16) == 16
     limit.observe(ON_TIME, 16)
-    assert limit.limit == 20.0  # by its square root
+    assert limit.limit == pytest.approx(16 + 0.3 * 4)  # its square root as room, smoothed
+    grown = limit.limit
     limit.observe(ON_TIME, 4)  # few running: the limit does not bind, nothing learnt of room above it
-    assert limit.limit == 20.0
-    for _ in range(20):  # four seconds of intervals
+    assert limit.limit == grown
+    for _ in range(50):  # ten seconds of intervals
         limit.observe(ON_TIME, int(limit.limit))
-    assert limit.limit > 200  # a capacity of hundreds is found within seconds
+    assert limit.limit > 100
 
 
-def test_a_standing_delay_brings_it_to_a_share_of_the_checks_running_never_below_the_floor() -> None:
+def test_at_the_target_it_holds_and_a_late_loop_brings_it_down_to_the_checks_running_never_below_the_floor() -> None:
     limit = AdaptiveLimit()
     limit.at_least(16)
+    limit.limit = 100.0
+    limit.observe(TARGET_S / 0.9, 100)  # a gradient of 0.9 with room of 10: the limit stays where it is
+    assert limit.limit == pytest.approx(100.0)
     limit.limit = 400.0
-    limit.observe(LATE, 50)  # a limit far above the checks running falls to what ran, not by a tenth of itself
-    assert limit.limit == pytest.approx(50 * BACKOFF)
+    limit.observe(LATE, 50)  # far above the checks running: down to them at once
+    assert limit.limit == 50.0
     for _ in range(100):
         limit.observe(LATE, 40)
     assert limit.limit == 16.0 and limit.at_least(16) == 16
+
+
+def test_the_checkers_limit_falls_on_checks_past_their_deadlines_and_grows_back_on_checks_within_them() -> None:
+    checker = CheckedLimit()
+    checker.checked(3)
+    assert checker.limit == CEILING  # nothing missed: no limit
+    checker.missed(20)
+    assert checker.limit == pytest.approx(20 * BACKOFF)
+    for _ in range(50):
+        checker.missed(20)
+    assert checker.limit == CHECKED_FLOOR  # a second check is always admitted
+    checker.checked(1)  # not binding: nothing learnt
+    assert checker.limit == CHECKED_FLOOR
+    checker.checked(2)
+    assert checker.limit == CHECKED_FLOOR + 1
 
 
 def test_past_the_limit_a_request_is_shed_with_a_forecast_and_a_light_key_still_gets_its_share(
@@ -69,14 +97,17 @@ def test_past_the_limit_a_request_is_shed_with_a_forecast_and_a_light_key_still_
     assert load.shed_now(4) is None and load.running == 0 and load.past == 0 and load.held == {}
 
 
-def test_the_limit_found_is_the_admission_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(adaptive, "FLOOR_PER_CORE", 0)
+def test_checks_past_their_deadlines_shed_what_the_checker_would_not_answer_in_time() -> None:
     load = CheckLoad()
-    ends = [load.start(2, who="k") for _ in range(2)]
-    assert load.shed_now(2) is not None  # at its floor of 2
-    load.adaptive.observe(ON_TIME, load.running)  # an interval on time with the limit full
-    assert load.adaptive.limit == pytest.approx(2 + math.sqrt(2))
-    ends.append(load.start(2, who="k"))
-    assert load.shed_now(2) is not None  # 3 running of a limit of 3.4: a fourth waits
+    ends = [load.start(0, who="k") for _ in range(3)]
+    assert load.shed_now(0) is None  # under the loop's floor
+    for _ in range(20):
+        load.check_ended(past_deadline=True)
+    shed = load.shed_now(0)
+    assert shed is not None and shed.capacity == CHECKED_FLOOR
+    assert shed.why.startswith(f"the service is checking 3 replies at once, as many as its checker answers within "
+                               f"their deadlines now (checks that ran past their deadlines brought it to "
+                               f"{CHECKED_FLOOR})"), shed.why
     for end in ends:
         end()
+    assert load.shed_now(0) is None  # nothing running: the next check is admitted

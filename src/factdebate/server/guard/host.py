@@ -97,6 +97,9 @@ class ServiceHost(Host):
         both texts), the request's first under its id (already in its header), filed under its conversation."""
         assert self.caller is not None
         unchecked = [(c.status, c.reason) for c in result.claims if c.status != "checked"]
+        # Admitted is not checked: a check that ran past its deadline lowers what the admission lets in.
+        self.service.load.check_ended("deadline" in (result.degraded_reason or "") or any(
+            status == "unchecked" and "deadline" in (reason or "") for status, reason in unchecked))
         self.service.metrics.guard_check(result.label, result.action_taken, result.tier, unchecked,
                                          checker_down=(result.degraded or bool(unchecked)) and bool(breaker.down()))
         try:

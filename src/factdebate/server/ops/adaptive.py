@@ -1,22 +1,27 @@
-"""An adaptive limit on the guard's checks in flight, following how late the process's event loop runs.
+"""Adaptive limits on the guard's checks in flight: what the service serves now, learnt, not a fixed budget.
 
 A fixed budget (a share of one core, a count of checks) is right for one machine and one mix of replies; the
-capacity that matters is what the process serves now. So the limit learns it the way TCP Vegas, Netflix's
-concurrency-limits (``AIMDLimit``, ``Gradient2Limit``) and Envoy's adaptive concurrency filter do: it grows while the
-service keeps up and shrinks when a queue stands. The queue watched is the event loop's, the one every stream's
-next chunk waits in: a 20 ms sleep that wakes late has waited behind other callbacks. Following CoDel, it is the
-*least* lateness over an interval that counts (:data:`INTERVAL_S`): a burst or a garbage collection makes a few
-ticks late, a loop out of CPU makes all of them late. Past :data:`TARGET_S` the limit falls multiplicatively, to
-:data:`BACKOFF` of the checks running (not of a limit far above them); at or under it, and while the limit binds
-(the checks running fill most of it), it grows by its square root per interval, as Gradient2's queue allowance
-does, so it finds a capacity of hundreds within seconds.
+capacity that matters is what the process serves now. So the limit learns it the way Netflix's concurrency-limits
+(``Gradient2Limit``, ``AIMDLimit``) and Envoy's adaptive concurrency filter do: it grows while the service keeps up
+and shrinks as a queue builds. The queue watched is the event loop's, the one every stream's next chunk and every
+new reply's first token wait in: a 20 ms sleep that wakes late has waited behind other callbacks. Each interval
+(:data:`INTERVAL_S`) the limit is multiplied by a gradient, :data:`TARGET_S` (CoDel's target) over the ticks' mean
+lateness, at most 1 and at least a half, and given its square root as room while it binds (the checks running
+fill most of it), smoothed (:class:`AdaptiveLimit`). It settles where the loop runs about the target late: near
+the CPU's capacity, before every stream waits behind the others' work, and finds a capacity of a hundred checks
+within about ten seconds. A mean lateness, not a CPU share: it counts what delays a stream whatever causes it, and needs no
+knowledge of the machine.
 
 It never falls below its floor, :data:`FLOOR_PER_CORE` checks per CPU core or ``guard.checks_at_once`` where that
 is larger: what one core serves at full speed (checks mostly wait on their upstream and checker), so below the
 floor nothing is shed whatever else the machine runs. A machine busy with others' work makes the loop late
 without this service being its cause; the floor keeps that from shedding a handful of chats, and above the floor
-the limit then follows what the service can serve beside that work. An operator who sets ``checks_at_once`` very
+the limit follows what the service can serve beside that work. An operator who sets ``checks_at_once`` very
 high lifts the floor past any load, which turns the limit off.
+
+The loop does not see the checker's capacity: checks waiting for a checker's slots leave it idle, and the limit
+would admit checks that end at their deadlines unchecked. :class:`CheckedLimit` is the second limit, learnt from
+the checks' ends: a check that ran past its deadline lowers it, one checked within it raises it while it binds.
 
 The ticks run only while enough checks run for the limit to matter (half its floor), or where the operator
 watches the loop's lateness itself (``guard.max_loop_lag_ms``, :class:`LoopLag`'s moving average)."""
@@ -30,13 +35,15 @@ import time
 from collections.abc import Callable
 
 FLOOR_PER_CORE = 8  # as many checks as guard.checks_at_once's default gives one core
-TARGET_S = 0.005  # CoDel's target: a standing delay past it is a queue, not a burst
-INTERVAL_S = 0.2  # the least lateness of the ticks over this long is the standing delay
-BACKOFF = 0.9  # a standing queue: the limit to this share of the checks running
+TARGET_S = 0.005  # the loop's mean lateness the limit holds (CoDel's target)
+INTERVAL_S = 0.2  # the limit steps once per interval, on the mean lateness of its ticks
+BACKOFF = 0.9  # a deadline missed: the checker's limit to this share of the checks running
+CHECKED_FLOOR = 2  # the checker's limit never sheds a second check (one alone is its deadline's to cut)
 CEILING = 100_000  # as guard.checks_at_once's own bound
 LAG_TICK_S = 0.02  # how often the loop's lateness is sampled while it is watched
 LAG_LEARN = 0.3  # weight of the newest sample in the lateness's moving average
 BINDS = 0.8  # the limit binds (and may grow) while the checks running fill this share of it
+SMOOTHING = 0.3  # weight of each interval's new limit
 
 
 def floor_of(checks_at_once: int) -> int:
@@ -45,8 +52,8 @@ def floor_of(checks_at_once: int) -> int:
 
 
 class AdaptiveLimit:
-    """Checks in flight the service admits now: additive-increase, multiplicative-decrease on the loop's
-    standing delay, one step per interval, never below the floor."""
+    """Checks in flight the service admits now, by the loop's lateness: one step per interval, never below the
+    floor."""
 
     def __init__(self) -> None:
         self.limit = 0.0  # raised to the floor at the first admission that names one
@@ -58,12 +65,39 @@ class AdaptiveLimit:
         self.limit = max(self.limit, float(floor))
         return int(self.limit)
 
-    def observe(self, standing_s: float, running: int) -> None:
-        """One interval's standing delay (the least lateness of its ticks) while ``running`` checks ran."""
-        if standing_s > TARGET_S:
-            self.limit = max(float(self.floor), min(self.limit, running) * BACKOFF)
-        elif running >= BINDS * self.limit:
-            self.limit = min(float(CEILING), self.limit + math.sqrt(self.limit))
+    def observe(self, late_s: float, running: int) -> None:
+        """One interval's lateness (the mean of its ticks) while ``running`` checks ran: the limit times the
+        gradient (the target over the lateness, at most 1, at least a half), plus its square root while it binds,
+        smoothed. Held at the target, the gradient is ``1 - 1/sqrt(limit)``: the limit settles where the loop runs
+        about the target late. A late loop brings a limit far above the checks running down to them at once."""
+        gradient = max(0.5, min(1.0, TARGET_S / max(late_s, 1e-6)))
+        allowance = math.sqrt(self.limit)  # Gradient2's queue allowance: room to find a larger capacity
+        grown = self.limit * gradient + (allowance if running >= BINDS * self.limit else 0.0)
+        if gradient < 1.0:
+            grown = min(grown, max(float(running), self.floor) * gradient + allowance)
+        limit = (1 - SMOOTHING) * self.limit + SMOOTHING * grown
+        if gradient < 1.0:  # late: no more admitted than run now, however far above them the limit was
+            limit = min(limit, float(running))
+        self.limit = max(float(self.floor), min(float(CEILING), limit))
+
+
+class CheckedLimit:
+    """Checks in flight the checker keeps up with: additive-increase, multiplicative-decrease on checks that did
+    or did not end within their deadline (Netflix's ``AIMDLimit``, a deadline missed standing for a request
+    dropped). The loop's limit does not see a checker's slots: checks waiting on them leave the loop idle, so
+    only their deadlines say that more were admitted than the checker can answer."""
+
+    def __init__(self) -> None:
+        self.limit = float(CEILING)  # nothing known of the checker until a check misses its deadline
+
+    def missed(self, running: int) -> None:
+        """A check ended past its deadline with ``running`` checks in flight (itself counted)."""
+        self.limit = max(float(CHECKED_FLOOR), min(self.limit, running) * BACKOFF)
+
+    def checked(self, running: int) -> None:
+        """A check ended within its deadline with ``running`` in flight: one more while the limit binds."""
+        if self.limit < CEILING and running >= BINDS * self.limit:
+            self.limit = min(float(CEILING), self.limit + 1)
 
 
 class LoopLag:
@@ -87,7 +121,7 @@ class LoopLag:
         self._task = loop.create_task(self._ticks(busy))
 
     async def _ticks(self, busy: Callable[[], bool]) -> None:
-        least, began = math.inf, time.perf_counter()
+        total, ticks, began = 0.0, 0, time.perf_counter()  # the interval's ticks
         try:
             while busy():
                 asked = time.perf_counter()
@@ -95,10 +129,10 @@ class LoopLag:
                 now = time.perf_counter()
                 late = max(0.0, now - asked - LAG_TICK_S)
                 self.late_s = (1 - LAG_LEARN) * self.late_s + LAG_LEARN * late
-                least = min(least, late)
+                total, ticks = total + late, ticks + 1
                 if now - began >= INTERVAL_S:
                     if self.on_interval is not None:
-                        self.on_interval(least)
-                    least, began = math.inf, now
+                        self.on_interval(total / ticks)
+                    total, ticks, began = 0.0, 0, now
         finally:
             self.late_s = 0.0

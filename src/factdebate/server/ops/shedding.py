@@ -62,7 +62,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from factdebate.server.ops.adaptive import AdaptiveLimit, LoopLag, floor_of
+from factdebate.server.ops.adaptive import AdaptiveLimit, CheckedLimit, LoopLag, floor_of
 
 CHECKS_PER_CORE = 8
 LEARN = 0.2  # weight of the newest check in the moving average
@@ -134,6 +134,7 @@ class CheckLoad:
         self.alone_s: float | None = None  # seconds of one check at full speed (None: none finished yet)
         self.said_at = float("-inf")  # when the log last said that requests are shed (monotonic)
         self.adaptive = AdaptiveLimit()
+        self.checked = CheckedLimit()
         self.lag = LoopLag(lambda standing_s: self.adaptive.observe(standing_s, self.running))
         self.cpu = CpuShare()
         # Checks running per key id (a hash of the key, never the key): a key is in it only while it holds a
@@ -189,12 +190,25 @@ class CheckLoad:
         if (out := self.shed_on_cpu(max_cpu_share)) is not None:
             return out
         limit = self.adaptive.at_least(floor_of(checks_at_once))
-        if self.running < limit:
+        checker = int(self.checked.limit)
+        if self.running < min(limit, checker):
             return None
-        return Shed.forecast(f"the service is checking {self.running} replies at once, what it serves now "
-                             f"(a limit that falls while its event loop runs late and grows while it keeps up, "
-                             f"never below {self.adaptive.floor})", self.room_in_s(limit, self.slots(checks_at_once)),
-                             limit)
+        if checker < limit:
+            why = (f"the service is checking {self.running} replies at once, as many as its checker answers within "
+                   f"their deadlines now (checks that ran past their deadlines brought it to {checker})")
+        else:
+            why = (f"the service is checking {self.running} replies at once, what it serves now (a limit that falls "
+                   f"while its event loop runs late and grows while it keeps up, never below {self.adaptive.floor})")
+        capacity = min(limit, checker)
+        return Shed.forecast(why, self.room_in_s(capacity, self.slots(checks_at_once)), capacity)
+
+    def check_ended(self, past_deadline: bool) -> None:
+        """A check's result: whether it ran past its deadline (claims unchecked for it), for the checker's
+        limit (server/ops/adaptive.py, :class:`CheckedLimit`)."""
+        if past_deadline:
+            self.checked.missed(self.running)
+        else:
+            self.checked.checked(self.running)
 
     def room_in_s(self, fits: int, slots: int) -> float:
         """Seconds until fewer than ``fits`` checks run, the running ones drained by processor sharing from
