@@ -359,9 +359,9 @@ class ClaimExtraction(BaseModel):
     # where it did not say (then the claim is placed by its words). Empty lists altogether for given claims.
     sentences: list[list[int]] = Field(default_factory=list)
     ungrounded_sentences: list[list[int]] = Field(default_factory=list)
-    # The numbers, from 1, of the sentences whose claims a limit may have cut short: every sentence shown when
-    # the extractor gave as many claims as its call allowed, else each sentence that got as many claims as it
-    # has room for (response_level/room.py). Such a sentence is covered only by claims that hold all it says.
+    # The numbers, from 1, of the sentences whose claims the extraction's limit may have cut short: every
+    # sentence shown when the extractor gave as many claims as its call allowed (response_level/room.py), else
+    # none. Such a sentence is covered only by claims that hold all it says.
     cut: list[int] = Field(default_factory=list)
 
 

@@ -26,7 +26,7 @@ from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import Label, Span
 from factdebate.guard_engine.clock import check_started, own_clock
 from factdebate.guard_engine.conversation import Conversation, conversation
-from factdebate.guard_engine.coverage import CALL_LIMIT, SENTENCE_LIMIT, uncovered
+from factdebate.guard_engine.coverage import uncovered
 from factdebate.guard_engine.evidence import evidence_digest, passages
 from factdebate.guard_engine.gate import Sentence, gate
 from factdebate.guard_engine.options import resolve_options
@@ -179,9 +179,9 @@ class Check:
         self.unresolved: list[str] = []  # claims whose subject is still a pronoun: not checked
         self.unresolved_from: list[tuple[str, list[Sentence]]] = []  # those, with the sentences they came from
         self.capped = False  # the claim cap left statements out
-        # The sentences (by their start) whose claims a limit of their extraction may have cut short, with which
-        # limit (guard_engine/coverage.py): covered only by claims that hold all they say.
-        self.cut: dict[int, str] = {}
+        # The sentences (by their start) whose claims the limit of their extraction's call may have cut short
+        # (guard_engine/coverage.py): covered only by claims that hold all they say.
+        self.cut: set[int] = set()
         self.beyond: int | None = None  # where the part past guard.max_message_chars starts (checked_length)
         self.taken = 0  # check-worthy sentences given to the extractor so far (take: the claim cap, in order)
         self.degraded_reasons: list[str] = []
@@ -265,8 +265,7 @@ class Check:
             self.degraded_reasons.append("the claims could not be read from the extractor's reply")
             return None
         shown = text.sentences if isinstance(text, Shown) else ()
-        limit = CALL_LIMIT if len(extraction.cut) >= len(shown) else SENTENCE_LIMIT
-        self.cut.update((s.start, limit) for s in drawn_from(extraction.cut, shown))
+        self.cut.update(s.start for s in drawn_from(extraction.cut, shown))
         for claim, numbers in zip(extraction.claims, extraction.sentences, strict=False):
             if drawn := drawn_from(numbers, shown):
                 self._drawn.setdefault(_folded(claim), drawn)

@@ -18,9 +18,9 @@ One that is not is unchecked, first reason that applies:
   (``grounding.holds``: most of its words, every name and number, as a response check's unchecked sentences
   count it): the extractor may split one sentence into several claims of which the cap kept only some
   ("... built in 1889 and repainted in 1900." with only the 1889 claim kept), and the rest is unchecked;
-- ``room``: the extractor filled the room it was given (its call's, counted from the units it was shown, or
-  one sentence's: response_level/room.py), so it may have stopped before the end: a sentence with claims on
-  it is covered only when they hold it by the grounding rule, as at the claim cap ("The Eiffel Tower, in
+- ``room``: the extractor filled the room its call was given (counted from the units it was shown, one more
+  than they were counted to state: response_level/room.py), so it may have stopped before the end: a sentence
+  with claims on it is covered only when they hold it by the grounding rule, as at the claim cap ("The Eiffel Tower, in
   Paris, opened in 1889, is 330 metres tall and remained the tallest ... until 1950." with three claims kept
   is only partly checked), and one without is beyond the room;
 - ``grounding filter``: the extractor's claim for it (drawn from it, as it said, or else sharing half its
@@ -38,7 +38,7 @@ stream gates each line alone), so the check asks at its end and lists it in ``sk
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Sequence
 
 from factdebate.guard_engine.gate import Sentence
 from factdebate.guard_engine.types import GuardClaim
@@ -107,25 +107,20 @@ def _dropped_from(sentence: Sentence, dropped: Sequence[tuple[str, Sequence[Sent
     return None
 
 
-# Each limit of the extraction that may cut a sentence's claims short, as its reason says it.
-CALL_LIMIT = "call"  # the extractor gave as many claims as its call allows
-SENTENCE_LIMIT = "sentence"  # it gave as many claims of one sentence as the sentence has room for
-_LIMITS = {CALL_LIMIT: "the extractor gave as many claims as one call allows (its room, counted from the "
-                       "sentences, rows and items it was shown)",
-           SENTENCE_LIMIT: "the extractor gave as many claims of this sentence as one sentence has room for"}
+# Why a sentence in an extraction the call's limit cut short is unchecked (or only partly checked).
+_FILLED = ("the extractor gave as many claims as one call allows (its room, counted from the sentences, table "
+           "rows and items it was shown), so it may have stopped before the end")
 
 
 def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], text: str, *,
               dropped: Sequence[tuple[str, Sequence[Sentence]]], capped: bool,
               max_claims: int, unresolved: Sequence[tuple[str, Sequence[Sentence]]] = (),
-              cut: Mapping[int, str] | None = None) -> tuple[list[tuple[Sentence, str]], list[Sentence]]:
+              cut: Collection[int] = ()) -> tuple[list[tuple[Sentence, str]], list[Sentence]]:
     """(each uncovered sentence, with why it is unchecked; the table header rows among them, which state
     nothing: ``text`` is the reply, read for the row under each). ``unresolved``: the extractor's claims set
     aside because their subject is still a pronoun, with the sentences each is drawn from. ``cut``: the
-    sentences (by their start) whose claims a limit of the extraction may have cut short, with which limit
-    (:data:`CALL_LIMIT`, :data:`SENTENCE_LIMIT`): such a sentence is covered only by claims that hold all it
-    says, as at the reply's claim cap."""
-    cut = cut or {}
+    sentences (by their start) whose claims the limit of their extraction's call may have cut short: such a
+    sentence is covered only by claims that hold all it says, as at the reply's claim cap."""
     unplaced = [c.claim for c in claims if c.span is None and not c.sources]
     on = {id(s): [c.claim for c in claims if _overlaps(s, c)] for s in worthy}
     partly = {id(s) for s in worthy if (capped or s.start in cut) and on[id(s)] and not holds(s.text, on[id(s)])}
@@ -137,8 +132,8 @@ def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], text: st
     for sentence in worthy:
         on_it = on[id(sentence)]
         if id(sentence) in partly and sentence.start in cut and not capped:
-            out.append((sentence, f"only partly checked: {_LIMITS[cut[sentence.start]]}, and the claims kept of "
-                                  "this sentence leave the rest of it unchecked"))
+            out.append((sentence, f"only partly checked: {_FILLED}, and the claims kept of this sentence leave "
+                                  "the rest of it unchecked"))
             continue
         if id(sentence) in partly:
             out.append((sentence, f"only partly checked: at most {max_claims} claims are taken from one reply "
@@ -177,8 +172,8 @@ def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], text: st
                                   f"extractor's claim \"{vague[:200]}\" does not say whom it is about): it was "
                                   "not checked"))
         elif sentence.start in cut:
-            out.append((sentence, f"beyond the extractor's room: {_LIMITS[cut[sentence.start]]}, and none of "
-                                  "this sentence: it was not checked"))
+            out.append((sentence, f"beyond the extractor's room: {_FILLED}, and gave none of this sentence: "
+                                  "it was not checked"))
         else:
             out.append((sentence, "no claim was extracted from it: it was not checked"))
     return out, headers

@@ -33,7 +33,7 @@ from factdebate.llm.model import LLM
 from factdebate.prompts import render
 from factdebate.response_level.grounding import content_words, grounded, in_english, uncovered_places
 from factdebate.response_level.offload import read_text
-from factdebate.response_level.room import claim_room, filled, unit_room
+from factdebate.response_level.room import claim_room, filled
 from factdebate.response_level.spans import sentences
 
 AGENT = "extractor"
@@ -262,18 +262,14 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
                            parse_retries=retries + reply.retries, raw="" if reply.items is not None else reply.raw,
                            subjective_removed=removed, checked_text=text if drop_subjective else None,
                            ungrounded=held.ungrounded, ungrounded_sentences=held.ungrounded_sentences,
-                           cut=cut_short(reply.items or [], text, shown, room))
+                           cut=cut_short(reply.items or [], shown, room))
 
 
-def cut_short(items: Sequence[Drawn], text: str, units: Sequence[tuple[int, int]], room: int) -> list[int]:
-    """The numbers of the ``units`` of ``text`` whose claims a limit may have cut short, as the extractor gave
+def cut_short(items: Sequence[Drawn], units: Sequence[tuple[int, int]], room: int) -> list[int]:
+    """The numbers of the ``units`` whose claims the call's limit may have cut short, as the extractor gave
     ``items`` (before any was dropped): every unit when it gave ``room`` claims, the most its call allows
-    (which of the units it stopped in is not known); else each unit it drew as many claims from as the unit
-    has room for."""
-    if filled(len(items), room):
-        return list(range(1, len(units) + 1))
-    drawn = [n for item in items for n in item.sentences]
-    return [n for n, (start, end) in enumerate(units, 1) if drawn.count(n) >= unit_room(text[start:end])]
+    (which of the units it stopped in is not known), else none."""
+    return list(range(1, len(units) + 1)) if filled(len(items), room) else []
 
 
 @dataclass

@@ -23,21 +23,21 @@ _PART = re.compile(r"[,;]\s|\s(?:and|but|while|whereas|as well as)\s|[\u3001\uff
 
 def unit_room(unit: str) -> int:
     """How many claims one unit the extractor is shown has room for: one a part of a sentence, a cell of a table
-    row, a member of a JSON object, one more besides, and never fewer than :data:`CLAIMS_PER_SENTENCE`."""
+    row, a member of a JSON object, and never fewer than :data:`CLAIMS_PER_SENTENCE`."""
     text = unit.strip()
     parts = len(cells(text)) if table_row(text) else max(1 + len(_PART.findall(text)), members(text))
-    # One more than its parts: an extractor that writes a claim a part (or splits one part in two) has not
-    # reached the limit, which is read as a cut.
-    return max(CLAIMS_PER_SENTENCE, parts + 1)
+    return max(CLAIMS_PER_SENTENCE, parts)
 
 
 def claim_room(text: str, max_claims: int, units: Sequence[tuple[int, int]] | None = None) -> int:
     """How many claims ``text`` can state: each of its ``units`` (offsets in it; default: its sentences) its
-    :func:`unit_room`, at most ``max_claims`` in all. The extraction's schema and token cap are fitted to it: a
-    small model asked for up to 12 claims (1,024 tokens) of a two-sentence reply writes items until the cap,
-    past the guard's deadline."""
+    :func:`unit_room`, and one more, at most ``max_claims`` in all. The extraction's schema and token cap are
+    fitted to it: a small model asked for up to 12 claims (1,024 tokens) of a two-sentence reply writes items
+    until the cap, past the guard's deadline."""
     shown = sentences(text) if units is None else units
-    return max(1, min(max_claims, sum(unit_room(text[start:end]) for start, end in shown)))
+    # One more than the units' rooms: only an extractor that writes past what the text was counted to state
+    # fills it, and that is read as a cut.
+    return max(1, min(max_claims, 1 + sum(unit_room(text[start:end]) for start, end in shown)))
 
 
 def filled(taken: int, room: int) -> bool:

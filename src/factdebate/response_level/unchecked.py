@@ -16,8 +16,8 @@ when the response already had as many claims as it may; ``table header`` for a t
 nothing); else ``no claim``: a statement the extractor took no claim from. Coverage fails closed: a sentence
 the gate passed is a statement, and one no claim covers is listed as not checked, whatever it names.
 
-At the claim limit, and in a sentence whose claims a limit of the extraction may have cut short (the extractor
-filled the room of its call or of the sentence: response_level/room.py), a sentence with claims placed on it
+At the claim limit, and in an extraction whose call's limit may have cut it short (the extractor filled the
+room of its call: response_level/room.py), a sentence with claims placed on it
 is covered only when they hold it by the grounding
 rule (:func:`~factdebate.response_level.grounding.holds`: most of its words, every name and number): the
 extractor may have split it into several claims of which the limit kept only some ("... built in 1889 and

@@ -6,7 +6,9 @@ fly/flew, marry/married, was built, was first climbed); names in a long and a sh
 "Everest", "Marie Curie" / "Curie"); answers as a statement, a pronoun statement, yes or no (either polarity,
 bare or "Yes, it did."), a choice ("The former." / "The latter."), a bare value ("In 1915."); the subject
 named 1 to 40 turns before the reply, in the person's turn or the assistant's; formats (a Markdown heading,
-list items, a numbered list, a quote, a table row, a code comment, a reply in German or French) and framing
+list items, a numbered list, a quote, a table row, a row of five cells, a JSON object, a sentence stating four
+facts with the drawn one last, a code comment, a reply in German or French, or in Japanese or Chinese, whose
+sentences follow each other with no space) and framing
 phrases ("Happy to help with the Titanic, which sank in 1915."); a greeting before and a true statement about
 another fact after.
 
@@ -170,7 +172,8 @@ def answers(draw: st.DrawFn, kind: str) -> Conversation:
     return conversation(f"{kind}: {fact.short} at {distance} ({form})", turns, say[0], say[1], say[0], said, needs)
 
 
-FORMATS = ("plain", "heading", "list", "numbered", "quote", "table", "code comment", "framing", "German", "French")
+FORMATS = ("plain", "heading", "list", "numbered", "quote", "table", "wide table", "JSON", "long sentence",
+           "code comment", "framing", "German", "French", "Japanese", "Chinese")
 # Each fact stated in another language, as a chatbot answering in the person's language writes it (the claim
 # its checker writes stays English, as the evidence is).
 OTHER_LANGUAGES = {
@@ -190,7 +193,24 @@ OTHER_LANGUAGES = {
                "George Orwell": "George Orwell a écrit La Ferme des animaux en {}.",
                "Amelia Earhart": "Amelia Earhart a traversé seule l'Atlantique en avion en {}.",
                "Queen Victoria": "La reine Victoria a épousé le prince Albert en {}."},
+    "Japanese": {"the RMS Titanic": "タイタニック号は{}年に沈没した。",
+                 "Marie Curie": "マリー・キュリーは{}年に亡くなった。",
+                 "Mount Everest": "エベレストは{}年に初登頂された。",
+                 "Jesse Owens": "ジェシー・オーエンスは{}年にオリンピックで金メダルを4個獲得した。",
+                 "the Berlin Wall": "ベルリンの壁は{}年に崩壊した。",
+                 "the Empire State Building": "エンパイア・ステート・ビルは{}年に建てられた。",
+                 "George Orwell": "ジョージ・オーウェルは{}年に『動物農場』を書いた。",
+                 "Amelia Earhart": "アメリア・イアハートは{}年に単独で大西洋を横断飛行した。",
+                 "Queen Victoria": "ヴィクトリア女王は{}年にアルバート公と結婚した。"},
+    "Chinese": {"the RMS Titanic": "泰坦尼克号于{}年沉没。", "Marie Curie": "玛丽·居里于{}年去世。",
+                "Mount Everest": "珠穆朗玛峰于{}年首次被登顶。", "Jesse Owens": "杰西·欧文斯于{}年赢得四枚奥运会金牌。",
+                "the Berlin Wall": "柏林墙于{}年倒塌。", "the Empire State Building": "帝国大厦建于{}年。",
+                "George Orwell": "乔治·奥威尔于{}年写了《动物农场》。",
+                "Amelia Earhart": "阿梅莉亚·埃尔哈特于{}年独自飞越大西洋。",
+                "Queen Victoria": "维多利亚女王于{}年与阿尔伯特亲王结婚。"},
 }
+# Languages written without spaces: a second sentence follows the first with none between them ("。").
+UNSPACED = ("Japanese", "Chinese")
 
 
 @st.composite
@@ -203,6 +223,10 @@ def statements(draw: st.DrawFn, shape: str) -> Conversation:
     greeting = draw(st.sampled_from(["", "Sure!", "Great question!"])) if shape not in OTHER_LANGUAGES else ""
     greeting += (" " if shape in ("plain", "framing") else "\n\n") if greeting else ""
     also = draw(st.booleans())
+    # The facts a long sentence states before the drawn one, each true (four facts in one sentence, the drawn
+    # one last, as an extractor's room once cut it off).
+    before_it = [f for f in FACTS if f not in (fact, other)][:3]
+    third = before_it[0]  # a wide table row's other fact: not the one a sentence after the table states
 
     def line(year: str) -> tuple[str, str]:
         """The reply's line for ``year`` and its words the extractor's text holds."""
@@ -218,6 +242,15 @@ def statements(draw: st.DrawFn, shape: str) -> Conversation:
         if shape == "table":
             row = f"| {_cap(subject)} {fact.past} in | {year} |"
             return f"| Event | Year |\n| --- | --- |\n{row}", row
+        if shape == "wide table":  # one row of five cells: the drawn fact's year among four others
+            row = f"| {_cap(subject)} | {fact.past} | {year} | {third.full} | {third.year} |"
+            return f"| Subject | Event | Year | Also | That year |\n|---|---|---|---|---|\n{row}", row
+        if shape == "JSON":  # as a ``response_format: json_object`` answer writes it
+            return f'{{"subject": "{fact.full}", "event": "{fact.past}", "year": {year}}}', f'"year": {year}'
+        if shape == "long sentence":
+            parts = [f"{_cap(f.full) if n == 0 else f.full} {f.past} in {f.year}" for n, f in enumerate(before_it)]
+            said = f"{subject} {fact.past} in {year}."
+            return f"{', '.join(parts)} and {said}", said
         if shape == "code comment":
             return f"```python\n# {sentence}\nprint('done')\n```", sentence
         if shape == "framing":
@@ -229,13 +262,26 @@ def statements(draw: st.DrawFn, shape: str) -> Conversation:
         return sentence, sentence
 
     (false_line, false_said), (true_line, true_said) = line(fact.wrong), line(fact.year)
-    tail = f"\n\n{other.said(other.year)}" if also else ""
     said = [Said(false_said, fact.said(fact.wrong), False), Said(true_said, fact.said(fact.year), True)]
-    if also:
+    if shape == "long sentence":
+        said += [Said(f"{_cap(f.full) if n == 0 else f.full} {f.past} in {f.year}", f.said(f.year), True)
+                 for n, f in enumerate(before_it)]
+    if shape == "wide table":
+        said += [Said(f"| {third.full} | {third.year} |", third.said(third.year), True)]
+    if shape == "JSON":  # its claim is drawn from the whole object: the subject and the year are both in it
+        said = [Said(f'"subject": "{fact.full}"', fact.said(y), y == fact.year, (f'"year": {y}',))
+                for y in (fact.wrong, fact.year)]
+    if shape in UNSPACED and also:  # the other fact in the same language, right after the first
+        tail = OTHER_LANGUAGES[shape][other.full].format(other.year)
+        said.append(Said(tail, other.said(other.year), True, (tail,)))
+    elif also:
+        tail = f"\n\n{other.said(other.year)}"
         said.append(Said(other.said(other.year), other.said(other.year), True, (other.said(other.year),)))
+    else:
+        tail = ""
     turns = _ask(f"Tell me something about {fact.full}.")
     return conversation(f"{shape}: {fact.short}", turns, greeting + false_line + tail, greeting + true_line + tail,
-                        false_said if shape != "table" else false_line.splitlines()[-1], said, (fact.full,))
+                        false_line.splitlines()[-1] if "table" in shape else false_said, said, (fact.full,))
 
 
 # Under the ``ci`` profile (tests/conftest.py, the default): four examples a family, and a failing one reported as

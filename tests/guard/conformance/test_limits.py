@@ -4,7 +4,8 @@
 client receives (test_conversations.judge):
 
 - a sentence that states four facts, the false one last: the extractor's room is counted from the sentence's
-  parts, so its fourth claim is taken and refuted, and the true twin passes;
+  parts, so its fourth claim is taken and refuted, and the true twin passes; one that states more than its
+  parts count (five facts, two parts) fills the call's room: the sentence is unchecked, said why, never passed;
 - a Markdown table whose middle row is false: each row is a unit of its own for the extractor, with room for
   its cells, so every row gets its claims (the true twin is not flagged for a row left without one);
 - a JSON object, on one line and pretty-printed (as a ``response_format: json_object`` answer is): what its keys
@@ -120,9 +121,22 @@ LIMITS: list[Conversation] = [
 ]
 
 
+DENSE = ("The Eiffel Tower opened in 1889 in Paris on the Champ de Mars for the World's Fair and was the tallest "
+         "structure in the world until 1950.")
+# A sentence that states more than it was counted to (five facts in two parts): the extractor writes a claim a
+# fact, the false one last, and its call's room (four) cuts it off.
+CROWDED = Conversation("eiffel-dense", _ask("Tell me about the Eiffel Tower."), DENSE, DENSE, DENSE, (
+    Said("opened in 1889", "The Eiffel Tower opened in 1889.", True),
+    Said("in Paris", "The Eiffel Tower is in Paris.", True),
+    Said("on the Champ de Mars", "The Eiffel Tower stands on the Champ de Mars.", True),
+    Said("for the World's Fair", "The Eiffel Tower was built for the World's Fair.", True),
+    Said("until 1950.", "The Eiffel Tower was the tallest structure in the world until 1950.", False)),
+    shape="more facts than the room")
+
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    with open_world(tmp_path_factory.mktemp("limits"), checker=WorldChecker(LIMITS),
+    with open_world(tmp_path_factory.mktemp("limits"), checker=WorldChecker([*LIMITS, CROWDED]),
                     upstream_timeout_s=30.0) as opened:
         yield opened
 
@@ -179,3 +193,15 @@ def test_a_json_object_answer_asked_for_with_response_format_is_checked(world: W
             assert '"Paris"' not in content, content
         else:
             assert content == reply
+
+
+@pytest.mark.parametrize("policy", ["flag", "block", "hold"])
+def test_what_the_room_cut_off_is_unchecked_never_passed(world: World, mcp: McpDoor, policy: str) -> None:
+    """The claims kept do not cover the sentence: it is unchecked, said why, on every door, and no door but
+    MCP's (which hands the agent its own reply back, annotated) delivers it as if it had been checked."""
+    for out in _doors(world, mcp, CROWDED, "false", policy):
+        assert out.result is not None, out.problem
+        assert out.result["label"] != "SUPPORTS", (out.door, out.result)
+        reasons = [c.get("reason") or "" for c in out.result["claims"] if c["status"] == "unchecked"]
+        assert any("as many claims as one call allows" in why for why in reasons), (out.door, out.result["claims"])
+        assert out.door == "mcp" or out.delivered != DENSE, (out.door, out.delivered)
