@@ -1,21 +1,28 @@
-"""The guard's default admission, the adaptive limit on checks in flight (server/ops/adaptive.py), through the
+"""The guard's default admission, the adaptive limits on checks in flight (server/ops/adaptive.py), through the
 chat door. A few chats are never shed however late the loop runs (the limit pressed to its floor, as a machine
 busy with others' work would press it); past the limit a flooding key's requests are shed with ``Retry-After``
-while a light key's are admitted and checked. The limit is held where the test puts it (its intervals are not
-fed), so what the tests see does not depend on the machine's load."""
+while a light key's are admitted and checked; behind a checker of one slot, once checks have run past their
+deadlines, what the checker cannot answer in time is shed and what is admitted is checked. The loop's limit is
+held where the test puts it (its intervals are not fed), and the checker's waits are sleeps, so what the tests
+see does not depend on the machine's load."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from typing import Any
 
 import httpx
 import pytest
 
+from factdebate.llm.base import Completion, GenParams, Message
+from factdebate.llm.scripted import ScriptedBackend
 from factdebate.server.ops import shedding
-from factdebate.server.ops.adaptive import TARGET_S
+from factdebate.server.ops.adaptive import CHECKED_FLOOR, TARGET_S
 from factdebate.server.service import Service
+from tests.guard.support import script
 from tests.server.conftest import AUTH, LiveServer
-from tests.server.guard.test_guard_chat import FAST, Guard, guard  # noqa: F401 - the fixture
+from tests.server.guard.test_guard_chat import FAST, PARIS, Guard, guard  # noqa: F401 - the fixture
 from tests.server.ops.test_overload_fair import (
     AUTH_B,
     KEY_B,
@@ -30,10 +37,46 @@ FLOOD = 4  # the flooding key's open streams
 LIMIT = 2  # the adaptive limit in the flooding test
 
 
-def _chat(server: LiveServer, auth: dict[str, str], asked: str = "Tell me about Paris.") -> httpx.Response:
+CALL_S = 0.3  # each call of the one-slot checker
+DEADLINE_S = 2.0  # two checks of two calls each fit it one after the other (1.2 s); eight do not
+
+
+class OneSlotBackend(ScriptedBackend):
+    """A checker serving one call at a time, each taking CALL_S, as a local model server with one slot does."""
+
+    def __init__(self, responder: Any) -> None:
+        super().__init__(responder)
+        self.slot: asyncio.Semaphore | None = None  # made on the service's loop, at its first call
+
+    async def complete(self, messages: list[Message], params: GenParams) -> Completion:
+        self.slot = self.slot or asyncio.Semaphore(1)
+        async with self.slot:
+            await asyncio.sleep(CALL_S)
+            return await super().complete(messages, params)
+
+
+def _chat(server: LiveServer, auth: dict[str, str], asked: str = "Tell me about Paris.",
+          deadline_s: float = 30) -> httpx.Response:
     return httpx.post(f"{server.url}/v1/chat/completions", headers=auth, timeout=60, json={
         "model": "scripted", "messages": [{"role": "user", "content": asked}],
-        "factdebate": {**FAST, "deadline_s": 30}})
+        "factdebate": {**FAST, "deadline_s": deadline_s}})
+
+
+def _burst(server: LiveServer, count: int) -> list[httpx.Response]:
+    replies: list[httpx.Response] = []
+    clients = [threading.Thread(target=lambda: replies.append(_chat(server, AUTH, deadline_s=DEADLINE_S)))
+               for _ in range(count)]
+    for client in clients:
+        client.start()
+    for client in clients:
+        client.join()
+    return replies
+
+
+def _past_deadline(reply: httpx.Response) -> bool:
+    found = reply.json()["factdebate"]
+    return "deadline" in (found.get("degraded_reason") or "") or any(
+        claim["status"] == "unchecked" and "deadline" in (claim.get("reason") or "") for claim in found["claims"])
 
 
 def test_three_back_to_back_chats_are_never_shed_with_the_limit_pressed_to_its_floor(
@@ -92,3 +135,22 @@ def test_a_light_key_is_admitted_and_checked_while_a_flooding_keys_requests_are_
         upstream.__exit__()
     assert opened.count(200) == LIMIT  # the flood's admitted streams were never cut
     assert service.load.running == 0 and service.load.held == {} and service.load.past == 0
+
+
+def test_behind_a_checker_of_one_slot_what_it_cannot_answer_in_time_is_shed_and_what_is_admitted_is_checked(
+        guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    monkeypatch.setenv("FACTDEBATE_GUARD__ON_OVERLOAD", "503")
+    server, _ = guard(backend=OneSlotBackend(script(claims=[PARIS])))
+    service: Service = server.server.config.app.state.service
+    first = _burst(server, 8)  # sixteen calls of 0.3 s in one slot: the checks queue past their deadlines
+    assert all(reply.status_code == 200 for reply in first), [reply.text for reply in first]
+    assert sum(_past_deadline(reply) for reply in first) >= 3  # admitted, not checked
+    assert service.load.checked.limit == CHECKED_FLOOR  # halved at each: 8 at most, then 4, then 2
+    second = _burst(server, 6)
+    shed = [reply for reply in second if reply.status_code == 503]
+    admitted = [reply for reply in second if reply.status_code == 200]
+    assert len(shed) + len(admitted) == 6 and shed and admitted, [reply.text for reply in second]
+    assert all("as many as its checker answers within their deadlines now" in reply.json()["detail"]
+               and int(reply.headers["Retry-After"]) >= 1 for reply in shed), [reply.text for reply in shed]
+    assert not any(_past_deadline(reply) for reply in admitted)  # what was admitted was checked
+    assert all(reply.json()["factdebate"]["claims"][0]["status"] == "checked" for reply in admitted)

@@ -9,8 +9,8 @@ new reply's first token wait in: a 20 ms sleep that wakes late has waited behind
 lateness, at most 1 and at least a half, and given its square root as room while it binds (the checks running
 fill most of it), smoothed (:class:`AdaptiveLimit`). It settles where the loop runs about the target late: near
 the CPU's capacity, before every stream waits behind the others' work, and finds a capacity of a hundred checks
-within about ten seconds. A mean lateness, not a CPU share: it counts what delays a stream whatever causes it, and needs no
-knowledge of the machine.
+within about ten seconds. A mean lateness, not a CPU share: it counts what delays a stream whatever causes it,
+and needs no knowledge of the machine.
 
 It never falls below its floor, :data:`FLOOR_PER_CORE` checks per CPU core or ``guard.checks_at_once`` where that
 is larger: what one core serves at full speed (checks mostly wait on their upstream and checker), so below the
@@ -37,7 +37,8 @@ from collections.abc import Callable
 FLOOR_PER_CORE = 8  # as many checks as guard.checks_at_once's default gives one core
 TARGET_S = 0.005  # the loop's mean lateness the limit holds (CoDel's target)
 INTERVAL_S = 0.2  # the limit steps once per interval, on the mean lateness of its ticks
-BACKOFF = 0.9  # a deadline missed: the checker's limit to this share of the checks running
+BACKOFF = 0.5  # a deadline missed: the checker's limit to this share of the checks running (TCP's halving: a
+# miss is seen a whole deadline late, and every check admitted meanwhile may miss too)
 CHECKED_FLOOR = 2  # the checker's limit never sheds a second check (one alone is its deadline's to cut)
 CEILING = 100_000  # as guard.checks_at_once's own bound
 LAG_TICK_S = 0.02  # how often the loop's lateness is sampled while it is watched
@@ -84,7 +85,8 @@ class AdaptiveLimit:
 class CheckedLimit:
     """Checks in flight the checker keeps up with: additive-increase, multiplicative-decrease on checks that did
     or did not end within their deadline (Netflix's ``AIMDLimit``, a deadline missed standing for a request
-    dropped). The loop's limit does not see a checker's slots: checks waiting on them leave the loop idle, so
+    dropped; one more per limit's worth of checks within their deadlines, as TCP's congestion avoidance grows).
+    The loop's limit does not see a checker's slots: checks waiting on them leave the loop idle, so
     only their deadlines say that more were admitted than the checker can answer."""
 
     def __init__(self) -> None:
@@ -95,9 +97,10 @@ class CheckedLimit:
         self.limit = max(float(CHECKED_FLOOR), min(self.limit, running) * BACKOFF)
 
     def checked(self, running: int) -> None:
-        """A check ended within its deadline with ``running`` in flight: one more while the limit binds."""
+        """A check ended within its deadline with ``running`` in flight: a fraction of one more while the limit
+        binds (one more for as many such checks as the limit)."""
         if self.limit < CEILING and running >= BINDS * self.limit:
-            self.limit = min(float(CEILING), self.limit + 1)
+            self.limit = min(float(CEILING), self.limit + 1 / self.limit)
 
 
 class LoopLag:
