@@ -17,6 +17,7 @@ import time
 import uuid
 from bisect import insort
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 from factdebate.core.errors import FactDebateError, InputError
@@ -306,7 +307,7 @@ class Check:
         drawn = self._drawn.get(folded, [])
         place: Span | None
         if drawn:
-            place, note = place_in(claim, text, drawn[0], index)
+            place, note = place_in(claim, text, drawn, index)
         else:
             place, note = find_span(claim, text, after=after, index=index)
             if place is None and (answered := self._short_answer_of(claim)) is not None:
@@ -509,12 +510,19 @@ def drawn_from(numbers: Sequence[int], shown: Sequence[Sentence]) -> list[Senten
     return [shown[n - 1] for n in numbers if 1 <= n <= len(shown)]
 
 
-def place_in(claim: str, text: str, sentence: Sentence, index: TextIndex | None) -> tuple[Span, str | None]:
-    """Where ``claim``, drawn from ``sentence``, is marked in ``text``: on its words when the sentence writes
-    them as the claim does, else on the whole sentence."""
+def place_in(claim: str, text: str, drawn: Sequence[Sentence], index: TextIndex | None) -> tuple[Span, str | None]:
+    """Where ``claim``, drawn from the sentences ``drawn`` (the first named first), is marked in ``text``: on its
+    words when the first sentence writes them as the claim does, else on the whole sentence, or on all of
+    them where they follow each other with nothing but whitespace between (a line wrapped mid-sentence, an
+    object's members on lines of their own): the part of them the claim states wrongly may be any, and
+    ``hold`` must withhold it."""
+    sentence = drawn[0]
     found, note = find_span(claim, text, after=sentence.start, index=index)
     if found is not None and note is None and sentence.start <= found.start and found.end <= sentence.end:
         return found, None
+    ordered = sorted(drawn, key=lambda s: s.start)
+    if len(ordered) > 1 and all(not text[a.end:b.start].strip() for a, b in pairwise(ordered)):
+        return Span(start=ordered[0].start, end=max(s.end for s in ordered)), DRAWN_FROM
     return sentence.span, DRAWN_FROM
 
 

@@ -16,9 +16,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from factdebate.core.types import Span
+from factdebate.response_level.structured import structured
 from factdebate.response_level.worthiness import FENCE, answers, gated, list_item, reason_to_skip
 
-__all__ = ["Sentence", "answers", "ends_reach", "fenced_after", "gate", "reads_on", "reason_to_skip"]
+__all__ = ["Sentence", "answers", "ends_reach", "fenced_after", "gate", "reads_on", "reason_to_skip", "runs_on"]
 
 
 
@@ -46,6 +47,18 @@ def gate(text: str, *, asked: bool = False, fenced: bool = False) -> list[Senten
     before it opened one, :func:`fenced_after`), so that a part is gated as the whole reply is."""
     return [Sentence(start, end, text[start:end], reason) for start, end, reason in gated(text, asked=asked,
                                                                                             fenced=fenced)]
+
+
+def runs_on(sentence: Sentence, gap: str) -> bool:
+    """Whether ``sentence``, the last of a streamed part, goes on past the line break after it (``gap``): a
+    line of prose wrapped before its end ("The Eiffel Tower was completed in\n1899."), which ends in a word, a
+    number or a comma, with no blank line after it. A whole reply's extractor is shown both lines in one call;
+    a stream waits for the next line so that it is too, never checking the halves apart. Headings, list
+    items, table rows, JSON members and code end at their line."""
+    text = sentence.text.rstrip()
+    if "\n" not in gap or "\n\n" in gap.replace("\r", "") or not text or sentence.reason in ("heading", "code"):
+        return False
+    return (text[-1].isalnum() or text[-1] == ",") and not list_item(text) and not structured(text)
 
 
 def fenced_after(sentences: Iterable[str], fenced: bool = False) -> bool:

@@ -116,7 +116,7 @@ def _places(extraction: ClaimExtraction, shown: Shown | None, text: str) -> list
     out: list[tuple[Span | None, str | None]] = []
     for n, (claim, place) in enumerate(zip(extraction.claims, found, strict=True)):
         drawn = drawn_from(extraction.sentences[n] if n < len(extraction.sentences) else [], shown.sentences)
-        out.append(place_in(claim, text, drawn[0], None) if drawn else place)
+        out.append(place_in(claim, text, drawn, None) if drawn else place)
     return out
 
 

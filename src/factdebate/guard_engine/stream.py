@@ -36,7 +36,7 @@ from factdebate.core.events import ResponseStarted
 from factdebate.core.runtime import EventSink, recording
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.guard_engine.check import Check, checked_length, drop, settle, uncheckable
-from factdebate.guard_engine.gate import Sentence, fenced_after, gate
+from factdebate.guard_engine.gate import Sentence, fenced_after, gate, runs_on
 from factdebate.guard_engine.head_start import same_claim, stands_alone
 from factdebate.guard_engine.hold import HeldText, Part
 from factdebate.guard_engine.policy import StreamMode, stream_mode
@@ -228,8 +228,9 @@ class StreamingCheck:
         if len(part) < LONG_TEXT:
             found = gated(part, start, asked=self._check.asked, fenced=fenced)
             self._fenced = fenced_after((s.text for s in found), fenced)
-            if not final and found and found[-1].reason == "question":
-                # "Is the Eiffel Tower in Berlin? Yes." is a statement: the question waits for the next sentence.
+            if not final and found and (found[-1].reason == "question" or runs_on(found[-1], self._answer.gap)):
+                # "Is the Eiffel Tower in Berlin? Yes." is a statement: the question waits for the next sentence;
+                # so does a line wrapped before its sentence's end (gate.runs_on).
                 last = found.pop()
                 self._answer.give_back(last.start, part[last.start - start:])
                 if not found:

@@ -35,6 +35,7 @@ from factdebate.response_level.grounding import content_words, grounded, in_engl
 from factdebate.response_level.offload import read_text
 from factdebate.response_level.room import claim_room, filled
 from factdebate.response_level.spans import sentences
+from factdebate.response_level.worthiness import short_answer
 
 AGENT = "extractor"
 # One claim in the list: a sentence of up to about 40 words, quoted, in its object with the numbers of the
@@ -331,7 +332,8 @@ def _held_to_text(items: list[Drawn] | None, text: str, source: str, max_claims:
     was drawn from or covers (when the reply could be read), each with its sentences; and those dropped."""
     drawn = {d.claim: d for d in items or []}
     claims, ungrounded = grounded(list(drawn), source, translated={
-        c for c, d in drawn.items() if not _drawn_in_english(text, units, d.sentences)})
+        c for c, d in drawn.items() if not _drawn_in_english(text, units, d.sentences)}, answered={
+        c for c, d in drawn.items() if _drawn_from_short_answers(text, units, d.sentences)})
     where = [list(drawn[c].sentences) for c in claims]
     if items is not None:
         # A sentence a kept claim was drawn from is covered: it is not added again as it stands.
@@ -341,6 +343,13 @@ def _held_to_text(items: list[Drawn] | None, text: str, source: str, max_claims:
             claims.append(sentence)
             where.append([n for n, (a, b) in enumerate(units, 1) if a < end and start < b][:MOST_SOURCES])
     return Held(claims, where, ungrounded, [list(drawn[c].sentences) for c in ungrounded])
+
+
+def _drawn_from_short_answers(text: str, units: Sequence[tuple[int, int]], numbers: Sequence[int]) -> bool:
+    """Whether the sentences of ``text`` a claim is drawn from (``numbers`` of ``units``) are all short answers
+    ("In 1991.", "Yes."): none said, it is not."""
+    said = [text[units[n - 1][0]:units[n - 1][1]] for n in numbers if 1 <= n <= len(units)]
+    return bool(said) and all(short_answer(sentence) for sentence in said)
 
 
 def _drawn_in_english(text: str, units: Sequence[tuple[int, int]], numbers: Sequence[int]) -> bool:

@@ -336,7 +336,8 @@ def in_english(sentence: str) -> bool:
     return len(words) < 4 or any(w in _ENGLISH_GLUE for w in words)
 
 
-def grounded(claims: list[str], source: str, *, translated: Collection[str] = ()) -> tuple[list[str], list[str]]:
+def grounded(claims: list[str], source: str, *, translated: Collection[str] = (),
+             answered: Collection[str] = ()) -> tuple[list[str], list[str]]:
     """(claims taken from ``source``, the others): see the module docstring. A claim must be a declarative
     sentence (:func:`is_statement`), its names and numbers the source's (a name may be written more fully),
     and its predicate the source's too: at most one of its :func:`predicate_words` missing, and never half
@@ -346,7 +347,11 @@ def grounded(claims: list[str], source: str, *, translated: Collection[str] = ()
 
     ``translated``: claims drawn from sentences in another language (:func:`in_english`). Their words and
     names are a translation's ("The Berlin Wall fell in 1991." of "Die Berliner Mauer fiel 1991."), so only
-    their numbers written in digits are held to the source: such a claim is checked rather than dropped."""
+    their numbers written in digits are held to the source: such a claim is checked rather than dropped.
+
+    ``answered``: claims drawn from short answers only ("In 1991." to "And the Berlin Wall?"). What they state
+    of their names lives in the conversation, whose verb the extractor may put in other words ("fell" for
+    "collapse"), so their names and numbers are held to the source, not their predicate."""
     source = without_urls(source)
     known = forms(content_words(source))
     written = set(_WORD.findall(source.replace(",", "")))  # each word once: a long source repeats most
@@ -369,7 +374,7 @@ def grounded(claims: list[str], source: str, *, translated: Collection[str] = ()
             continue
         if not numbers(claim) <= source_numbers:
             continue
-        predicate = predicate_words(claim)
+        predicate = predicate_words(claim) if claim not in answered else set()
         missing = [w for w in predicate if not among(w, source_words)]
         if missing and (len(missing) > 1 or 2 * len(missing) >= len(predicate)):
             continue

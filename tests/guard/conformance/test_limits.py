@@ -13,7 +13,10 @@ client receives (test_conversations.judge):
 - a Japanese reply, whose sentences end at "。" with no space after it and whose extractor writes its claims in
   English: the translated claim is held to the text's numbers and names, not dropped;
 - a year written as "the following year" or "two years later", which the extractor resolves to the year it
-  names: the claim's year is the text's, not dropped as a number the text does not write.
+  names: the claim's year is the text's, not dropped as a number the text does not write;
+- "In 1991." after "And the Berlin Wall?", whose claim says "fell" where the conversation said "collapse":
+  kept (its names and numbers are the conversation's), not dropped for a verb written nowhere;
+- a sentence wrapped across a line break: checked whole, streamed as plain, and marked on both its lines.
 
 The extractor double writes the claims a capable model writes, each with the number of the sentence it is
 drawn from (conversations.WorldChecker).
@@ -118,6 +121,18 @@ LIMITS: list[Conversation] = [
         Said("It sank two years later.", "The Titanic sank in 1913.", False),
         Said("It sank the following year.", "The Titanic sank in 1912.", True)),
         shape="a year the extractor resolved from a relative date"),
+    Conversation("berlin-wall-and", [*_ask("When did the Soviet Union collapse?"),
+                                     {"role": "assistant", "content": "In 1991."},
+                                     {"role": "user", "content": "And the Berlin Wall?"}],
+                 "In 1991.", "In 1989.", "In 1991.", (
+        Said("In 1991.", "The Berlin Wall fell in 1991.", False, ("And the Berlin Wall?",)),
+        Said("In 1989.", "The Berlin Wall fell in 1989.", True, ("And the Berlin Wall?",))),
+        shape="a short answer whose claim puts the conversation's verb in other words"),
+    Conversation("eiffel-wrapped", _ask("When was the Eiffel Tower completed?"),
+                 "The Eiffel Tower was completed in\n1899.", "The Eiffel Tower was completed in\n1889.", "1899.", (
+        Said("completed in\n1899.", "The Eiffel Tower was completed in 1899.", False),
+        Said("completed in\n1889.", "The Eiffel Tower was completed in 1889.", True)),
+        shape="a sentence wrapped across a line break"),
 ]
 
 
