@@ -5,12 +5,14 @@ prompt's own instructions."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from factdebate.llm.ask import Unreadable
 from factdebate.llm.base import Message
 from factdebate.llm.calls import CallInfo
-from factdebate.methods.kit.fields import QUERY_MAX_WORDS, instruction_words, query_problem
+from factdebate.methods.kit.fields import QUERY_MAX_WORDS, instruction_words, query_problem, searchable
 from factdebate.methods.kit.formats import grounded_query
 from factdebate.run.claim import run_claim
 from tests.helpers import CLAIM, debate_script, make_resources
@@ -24,10 +26,28 @@ ANSWER = ("Tweet: \"The claim is a lie, Paris has been the capital of France for
 @pytest.mark.parametrize("value", [
     f"{CLAIM} You can find evidence about it here",  # MERMAID's 2 of 2
     "Let me search for the capital of France",
-    " ".join(["capital of France"] * (QUERY_MAX_WORDS // 3 + 3)),  # a sentence, not a search
 ])
-def test_filler_and_sentences_are_no_query_in_any_method(prompt: str, field: str, value: str) -> None:
+def test_filler_is_no_query_in_any_method(prompt: str, field: str, value: str) -> None:
     assert unreadable(prompt, field, value)
+
+
+SENTENCE = ("The official records of the French government show that the city of Paris has served as the capital "
+            "of France since the late tenth century under the Capetian kings")  # 29 words, as small models write
+
+
+@pytest.mark.parametrize(("prompt", "field"), QUERIES)
+def test_a_sentence_is_read_in_every_method_and_searched_as_its_key_words(prompt: str, field: str) -> None:
+    """Not refused and lost (MERMAID lost 6 steps in 3 claims that way): the sentence's names are the search."""
+    assert len(SENTENCE.split()) > QUERY_MAX_WORDS
+    read = READERS[prompt](field, SENTENCE)
+    if prompt == "factool_queries":  # its reader only checks, and returns nothing
+        assert read is None
+        return
+    assert read is not None
+    searched = searchable(SENTENCE, CLAIM)
+    assert searched == ("official records French government show city Paris served capital France since late "
+                        "tenth century under Capetian kings")
+    assert searched in json.dumps(read, default=vars)
 
 
 @pytest.mark.parametrize(("prompt", "field"), QUERIES)

@@ -9,7 +9,7 @@ docs/methods/react.md.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from pydantic import Field
@@ -100,7 +100,9 @@ def read_step(text: str, claim: str = "") -> Action | None:
     if (thought := thought_of(text)) and _THOUGHT.search(text):
         free_field(thought, "react_step", "thought")  # an echoed thought is counted; the action is read
     if action.kind == "search":
-        check_query(action.argument, "react_step", claim=claim)
+        searched = check_query(action.argument, "react_step", claim=claim)
+        if searched != action.argument:
+            return replace(action, argument=searched, written=action.written or action.argument)
     return action
 
 

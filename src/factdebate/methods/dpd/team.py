@@ -74,9 +74,13 @@ def parse_queries(text: str, claim: str = "") -> tuple[CleanQuery, CleanQuery] |
     support, refute = (clean_query(str(data.get(key) or "")) for key in ("support", "refute"))
     if not (support.text and refute.text):
         return None
-    for key, query in (("support", support), ("refute", refute)):
-        check_query(query.text, "dpd_queries", claim=claim, name=key)
-    return support, refute
+    return (_searched(support, check_query(support.text, "dpd_queries", claim=claim, name="support")),
+            _searched(refute, check_query(refute.text, "dpd_queries", claim=claim, name="refute")))
+
+
+def _searched(query: CleanQuery, searched: str) -> CleanQuery:
+    """``query`` as searched: a sentence cut to its key words keeps what the model wrote beside it."""
+    return query if searched == query.text else CleanQuery(searched, query.written or query.text)
 
 
 @dataclass

@@ -16,7 +16,8 @@ answer. A field is refused here when
 
 Queries are held to more (:func:`query_problem`): they are searched, so a query that copies the
 agent's own earlier answer ("Tweet: "The claim is a lie…""), speaks to someone ("You can find evidence
-about it here") or is longer than a search is no query, whichever method wrote it.
+about it here") or comments on the claim is no query, whichever method wrote it. A query longer than a search
+is still one: it is cut to its key words (:func:`searchable`), not refused and lost.
 
 Free-form fields (thoughts, reasons, topics, relations, a ballot's ``why``) are not held to the claim's
 words: "the evidence settles it" is a fair thought, and "Geography" a fair topic of a claim about Paris.
@@ -207,9 +208,8 @@ def query_problem(value: str, prompt: str, *, claim: str, sources: Iterable[str]
                             sources=(claim, *sources), instructions=_without(instruction_words(prompt), claim))
     if problem is not None:
         return problem.replace(f'its "{name}"', "the query")
+    value = searchable(value, claim)
     said, stated = words(value), words(claim)
-    if len(said) > max(QUERY_MAX_WORDS, len(stated) + 6):
-        return f"the query is {len(said)} words, a sentence rather than a search; write a few key words"
     if extra := sorted((set(said) - set(stated)) & FILLER_WORDS):
         return (f'the query "{value.strip()[:80]}" talks to the reader ("{extra[0]}"), it is not a search; '
                 "write only the words to search for")
@@ -222,6 +222,19 @@ def query_problem(value: str, prompt: str, *, claim: str, sources: Iterable[str]
         return (f'the query "{value.strip()[:80]}" comments on the claim ("{comment}") instead of naming what to '
                 "look up; write only the words to search for")
     return None
+
+
+def searchable(value: str, claim: str) -> str:
+    """``value`` as searched: as written when it is no longer than a search (the claim plus a few words, or
+    :data:`QUERY_MAX_WORDS`), else its key words: the content words (:func:`content`) in the order written,
+    each once, to that length. A small model often writes its query as a sentence that names the right
+    things; the sentence's names are the search."""
+    limit = max(QUERY_MAX_WORDS, len(words(claim)) + 6)
+    if len(words(value)) <= limit:
+        return value
+    kept = content(value)
+    keys = list(dict.fromkeys(w for w in _WORD.findall(value) if w.lower() in kept))
+    return " ".join(keys[:limit])
 
 
 def commentary(value: str, claim: str) -> str:
@@ -249,11 +262,13 @@ def _without(instructions: Sequence[str], claim: str) -> tuple[str, ...]:
 
 
 def check_query(value: str, prompt: str, *, claim: str, sources: Iterable[str] = (),
-                earlier: Iterable[str] = (), name: str = "query") -> None:
-    """:func:`query_problem`; raises :class:`~factdebate.llm.ask.Unreadable` with the problem."""
+                earlier: Iterable[str] = (), name: str = "query") -> str:
+    """The query to search (:func:`searchable`: a sentence cut to its key words); raises
+    :class:`~factdebate.llm.ask.Unreadable` with :func:`query_problem`'s problem."""
     problem = query_problem(value, prompt, claim=claim, sources=sources, earlier=earlier, name=name)
     if problem is not None:
         raise Unreadable(problem)
+    return searchable(value, claim)
 
 
 def free_field(value: str, prompt: str, name: str) -> str:

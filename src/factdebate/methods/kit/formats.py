@@ -116,5 +116,5 @@ def grounded_query(text: str, claim: str, *sources: str, earlier: Sequence[str] 
     query = clean_query(found) if found is not None else None
     if query is None or not query.text:
         raise Unreadable("the query was not inside square brackets")
-    check_query(query.text, "query_select", claim=claim, sources=sources, earlier=earlier)
-    return query
+    searched = check_query(query.text, "query_select", claim=claim, sources=sources, earlier=earlier)
+    return query if searched == query.text else CleanQuery(searched, query.written or query.text)

@@ -95,7 +95,9 @@ def parse_step(text: str, three_way: bool, *, answer_only: bool = False, claim: 
     arguments = action.get("input")
     query = arguments.get("query") if isinstance(arguments, dict) else arguments
     if isinstance(query, str):
-        check_query(query, prompt, claim=claim)
+        searched = check_query(query, prompt, claim=claim)
+        if searched != query:  # a sentence cut to its key words
+            arguments = {**arguments, "query": searched} if isinstance(arguments, dict) else searched
     return StepReply(thought, tool=name, reason=reason, input=arguments)
 
 
