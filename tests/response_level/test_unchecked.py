@@ -100,3 +100,25 @@ async def test_check_response_counts_a_partly_checked_sentence_as_not_checked() 
     assert [(u.reason, u.partly) for u in verdict.unchecked] == [("claim limit", True)]
     assert coverage_line(verdict) == ("2 claims from 1 of 2 sentences; 1 not checked: claim limit; "
                                       "1 of them partly checked")
+
+
+async def test_check_response_names_the_sentence_an_extractor_filled_its_room_on() -> None:
+    """One sentence of more facts than its parts: room for four claims, and an extractor that writes five (the
+    false fifth dropped by the room) has filled it. The sentence is listed as partly checked, with the claims
+    checked of it, not counted as covered by the four; an extractor that stays within the room is taken at its
+    reading."""
+    dense = ("The Eiffel Tower opened in 1889 in Paris on the Champ de Mars for the World's Fair and was the "
+             "tallest structure in the world until 1950.")
+    five = ["The Eiffel Tower opened in 1889.", "The Eiffel Tower is in Paris.",
+            "The Eiffel Tower is on the Champ de Mars.", "The Eiffel Tower opened for the World's Fair.",
+            "The Eiffel Tower was the tallest structure in the world until 1950."]
+
+    def drawn(claims: list[str]) -> list[str]:
+        return [json.dumps({"claims": [{"claim": claim, "sentences": [1]} for claim in claims]})]
+
+    verdict, _, _ = await check(script(extractor=drawn(five)), response=dense)
+    assert [c.claim for c in verdict.claims] == five[:4]
+    assert [(u.text, u.reason, u.partly) for u in verdict.unchecked] == [(dense, "claim limit", True)]
+    fewer = five[:2] + five[4:]  # within the room: the extractor's reading of the sentence is taken
+    verdict, _, _ = await check(script(extractor=drawn(fewer)), response=dense)
+    assert [c.claim for c in verdict.claims] == fewer and verdict.unchecked == []

@@ -47,10 +47,15 @@ def json_value(line: str) -> bool:
     return True
 
 
+def json_line(line: str) -> bool:
+    """Whether ``line`` is JSON: a whole object or array, or an object's member on a line of its own."""
+    return _JSON_MEMBER.match(line) is not None or json_value(line)
+
+
 def member(line: str) -> bool:
     """Whether ``line`` states a key's value: a JSON object's member (or a whole object on one line) or a YAML
     mapping's entry."""
-    return _JSON_MEMBER.match(line) is not None or json_value(line) or _YAML_MEMBER.match(line) is not None
+    return json_line(line) or _YAML_MEMBER.match(line) is not None
 
 
 def members(line: str) -> int:
@@ -62,4 +67,4 @@ def structured(line: str) -> bool:
     """Whether ``line`` is a table row or a line of a JSON object: the extractor is shown it on a line of its
     own, as the reply writes it, never joined to the line before it."""
     text = line.strip()
-    return table_row(text) or _JSON_MEMBER.match(text) is not None or json_value(text)
+    return table_row(text) or json_line(text)

@@ -40,7 +40,7 @@ from factdebate.response_level.lemmas import inflected_verb
 from factdebate.response_level.links import URL, without_urls
 from factdebate.response_level.scripts import word_count
 from factdebate.response_level.spans import sentences
-from factdebate.response_level.structured import member, structured, table_row
+from factdebate.response_level.structured import json_line, member, structured, table_row
 
 _GREETING = re.compile(
     r"^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening)|thanks?\b|thank you|you'?re welcome|sure\b|"
@@ -228,7 +228,7 @@ def code_line(text: str) -> bool:
     line = text.strip()
     if re.match(r"^(?:```|~~~)[\w+-]*$", line):
         return True
-    if member(line):  # a JSON object or member ('{"city": "Paris"}', '"completed": 1859}'): data that states
+    if json_line(line):  # a JSON object or member ('{"city": "Paris"}', '"completed": 1859}'): data that states
         return False
     comment = _COMMENT.search(line)
     if comment is not None and re.search(r"[^\W\d_]{2,}", comment.group(1)):
