@@ -64,7 +64,7 @@ def members(line: str) -> int:
 
 
 def structured(line: str) -> bool:
-    """Whether ``line`` is a table row or a line of a JSON object: the extractor is shown it on a line of its
-    own, as the reply writes it, never joined to the line before it."""
+    """Whether ``line`` is a table row or a line of a JSON object or a YAML mapping: the extractor is shown it
+    on a line of its own, as the reply writes it, never joined to the line before it."""
     text = line.strip()
-    return table_row(text) or json_line(text)
+    return table_row(text) or member(text)

@@ -8,8 +8,8 @@ client receives (test_conversations.judge):
   parts count (five facts, two parts) fills the call's room: the sentence is unchecked, said why, never passed;
 - a Markdown table whose middle row is false: each row is a unit of its own for the extractor, with room for
   its cells, so every row gets its claims (the true twin is not flagged for a row left without one);
-- a JSON object, on one line and pretty-printed (as a ``response_format: json_object`` answer is): what its keys
-  and values state is checked, not passed as code;
+- a JSON object, on one line and pretty-printed (as a ``response_format: json_object`` answer is), and a YAML
+  mapping: what their keys and values state is checked, not passed as code or as too short to state anything;
 - a Japanese reply, whose sentences end at "。" with no space after it and whose extractor writes its claims in
   English: the translated claim is held to the text's numbers and names, not dropped;
 - a year written as "the following year" or "two years later", which the extractor resolves to the year it
@@ -67,19 +67,21 @@ SKYSCRAPERS = ("| Building | City | Completed |\n|---|---|---|\n| Chrysler Build
                "| Empire State Building | New York City | {} |\n| Willis Tower | Chicago | 1973 |")
 BIG_BEN = '{{"landmark": "Big Ben", "city": "{}", "completed": 1859}}'
 BIG_BEN_PRETTY = '{{\n  "landmark": "Big Ben",\n  "city": "{}",\n  "completed": 1859\n}}'
+BIG_BEN_YAML = "landmark: Big Ben\ncity: {}\ncompleted: 1859"
 FUJI = "富士山は日本で一番高い山です。富士山の高さは{}メートルです。"
 
 
-def _big_ben(name: str, shape: str, form: str) -> Conversation:
-    """Big Ben's facts as a JSON object (``form``), its city false or true: a claim for each member, the
-    object's subject in each."""
-    city = '"city": "{}"'
+def _big_ben(name: str, shape: str, form: str, city: str = '"city": "{}"') -> Conversation:
+    """Big Ben's facts as a JSON object or a YAML mapping (``form``; ``city``: how it writes the city), its city
+    false or true: a claim for each member, the object's subject in each."""
+    landmark, completed = ("landmark: Big Ben", "completed: 1859") if "YAML" in shape else (
+        '"landmark": "Big Ben"', '"completed": 1859')
     return Conversation(name, _ask("Give me Big Ben's key facts as a JSON object."), form.format("Paris"),
                         form.format("London"), city.format("Paris"), (
-        Said('"landmark": "Big Ben"', "Big Ben is a landmark.", True),
+        Said(landmark, "Big Ben is a landmark.", True),
         Said(city.format("Paris"), "Big Ben is in Paris.", False, ("Big Ben",)),
         Said(city.format("London"), "Big Ben is in London.", True, ("Big Ben",)),
-        Said('"completed": 1859', "Big Ben was completed in 1859.", True, ("Big Ben",))), shape=shape)
+        Said(completed, "Big Ben was completed in 1859.", True, ("Big Ben",))), shape=shape)
 
 
 LIMITS: list[Conversation] = [
@@ -108,6 +110,7 @@ LIMITS: list[Conversation] = [
         shape="table, the middle row false"),
     _big_ben("big-ben-json", "a JSON object on one line", BIG_BEN),
     _big_ben("big-ben-json-pretty", "a JSON object, pretty-printed", BIG_BEN_PRETTY),
+    _big_ben("big-ben-yaml", "a YAML mapping", BIG_BEN_YAML, "city: {}"),
     Conversation("fuji-japanese", _ask("富士山の高さはどれくらいですか？"), FUJI.format("4,776"), FUJI.format("3,776"),
                  "富士山の高さは4,776メートルです。", (
         Said("富士山は日本で一番高い山です。", "Mount Fuji is the highest mountain in Japan.", True),
@@ -192,15 +195,23 @@ def test_block_refuses_and_hold_withholds_the_false_statement(world: World, mcp:
     assert not problems, "\n".join(problems)
 
 
-def test_a_json_object_answer_asked_for_with_response_format_is_checked(world: World) -> None:
-    """A chat request that asks for ``response_format: json_object`` gets a pretty-printed object back: under
-    ``block`` the client receives no "Paris" for Big Ben; its true twin comes back as written."""
+LANDMARK_SCHEMA = {"type": "json_schema", "json_schema": {"name": "landmark", "schema": {
+    "type": "object", "properties": {"landmark": {"type": "string"}, "city": {"type": "string"},
+                                     "completed": {"type": "integer"}}}}}
+
+
+@pytest.mark.parametrize("response_format", [{"type": "json_object"}, LANDMARK_SCHEMA], ids=["object", "schema"])
+def test_a_json_object_answer_asked_for_with_response_format_is_checked(world: World,
+                                                                        response_format: dict[str, Any]) -> None:
+    """A chat request that asks for ``response_format`` (``json_object`` or ``json_schema``) gets a
+    pretty-printed object back: under ``block`` the client receives no "Paris" for Big Ben; its true twin comes
+    back as written."""
     convo = next(c for c in LIMITS if c.name == "big-ben-json-pretty")
     for twin, reply in (("false", convo.false), ("true", convo.true)):
         case = scenario(convo, twin, "block")
         prepare(world, case)
         body = {"model": "scripted", "messages": conversation(case), "factdebate": options_of(case),
-                "response_format": {"type": "json_object"}}
+                "response_format": response_format}
         answer = HTTP.post(f"{world.guard_url}/v1/chat/completions", json=body, headers=AUTH)
         assert answer.status_code == 200, answer.text
         content = answer.json()["choices"][0]["message"].get("content") or ""
