@@ -454,7 +454,7 @@ def main() -> None:
             port = free_port()
             guard = start_guard(args, f"http://127.0.0.1:{upstream_port}/v1", port, share)
             url = f"http://127.0.0.1:{port}"
-            key = "off" if share is None else f"{share:g}"
+            key = "off" if share is None else "default" if share == 0 else f"{share:g}"
             name = (f"shedding on (the adaptive limit, max_cpu_share {share:g}, max_loop_lag_ms "
                     f"{args.max_lag_ms:g}, checks_at_once {args.checks_at_once})" if share is not None
                     else "shedding off (checks_at_once 100000, which lifts the adaptive limit's floor past any "
@@ -491,7 +491,7 @@ def main() -> None:
                       "unshed_at_deadline": rows["off open"]["at_deadline"]}), flush=True)
     for key, row in rows.items():
         if key.endswith(" open"):
-            print(json.dumps({"max_cpu_share": key.split()[0],
+            print(json.dumps({"guard": key.split()[0],  # off, default (the adaptive limits), or a max_cpu_share
                               "offered_over_capacity": round(row["offered_per_s"] / capacity_per_s, 2),
                               "admitted_per_s": row["per_s"], "shed": row["shed"],
                               "goodput_per_s": row["goodput_per_s"],
@@ -507,7 +507,7 @@ def main() -> None:
                                      "uncontended_ttft_p99_s": round(uncontended, 4)}
         for key, row in rows.items():
             if key.endswith(" open"):
-                share = "unshed" if key.startswith("off") else f"share_{key.split()[0]}"
+                share = {"off": "unshed", "default": "default"}.get(key.split()[0], f"share_{key.split()[0]}")
                 figures.update({f"{share}_admitted_per_s": row["per_s"], f"{share}_goodput_per_s": row["goodput_per_s"],
                                 f"{share}_ttft_p50_s": row["ttft_p50_s"],
                                 f"{share}_ttft_p99_s": row["ttft_p99_s"],
