@@ -135,13 +135,14 @@ def alone(url: str, key: str, text: str, options: dict[str, Any]) -> float:
     return float(reply.json()["usage"]["seconds"])
 
 
-def guard_app(work: Path, upstream_url: str, backend: Any, key: str) -> Any:
+def guard_app(work: Path, upstream_url: str, backend: Any, key: str, *more_keys: str) -> Any:
     from factdebate.server.app import create_app
     from tests.server.conftest import PLAIN, offline_build
 
     os.environ["FACTDEBATE_GUARD__UPSTREAM"] = upstream_url
-    return create_app(api_keys=[key], defaults=PLAIN, db_path=work / "service.sqlite", rate_limit_per_minute=0,
-                      claims_per_minute=0, build=lambda settings: offline_build(settings, backend))
+    return create_app(api_keys=[key, *more_keys], defaults=PLAIN, db_path=work / "service.sqlite",
+                      rate_limit_per_minute=0, claims_per_minute=0,
+                      build=lambda settings: offline_build(settings, backend))
 
 
 def run_tiers(url: str, key: str, repeats: int, method: str) -> list[dict[str, Any]]:

@@ -29,6 +29,9 @@ guard's one-stream run.
 
     .venv/bin/python benchmarks/guard_load.py --seconds 20 --first 0.3 --max-cpu-share 0 0.5
 
+``--flood`` then runs the default guard with one key offering ``--offered`` times the capacity while a second key
+keeps ``--flood-light`` streams in flight beside it, and reports what each key had admitted and shed.
+
 ``--first`` (default 0: at once) is the upstream's time to its first token. At 0 a first token's time is the
 guard's own; a served model's 0.1-1 s is part of what a client reads (benchmarks/guard_vs_litellm.py's upstream
 waits 0.3 s), and the ratios are then the client's.
@@ -69,6 +72,7 @@ from benchmarks.raw_http import Pool
 from benchmarks.results_log import add_record_flag, record
 
 KEY = "bench-key-0123456789abcdef"
+LIGHT_KEY = "bench-light-key-0123456789"  # --flood: the key that sends a few streams beside the flood
 ANSWER = ("Paris is the capital of France. The Louvre is a museum in Paris. The Eiffel Tower is in Rome. "
           "The Seine flows through Paris. Montmartre is a hill in Paris. The Pantheon stands in Paris.")
 FIRST_TOKEN = re.compile(rb'"content": ?"[^"]')  # a chunk that carries text (the role chunk's is "")
@@ -88,7 +92,7 @@ def serve(args: argparse.Namespace) -> None:
         loop_watch.install(Path(f"{watch}.{args.port}.json"),
                            float(os.environ.get("FACTDEBATE_BENCH_LOOP_WATCH_MS", "5")))
     backend = ScriptedBackend(responder(), latency=args.latency, record=False)
-    app = guard_app(Path(tempfile.mkdtemp()), args.upstream, backend, KEY)
+    app = guard_app(Path(tempfile.mkdtemp()), args.upstream, backend, KEY, LIGHT_KEY)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 
@@ -198,12 +202,13 @@ def request_body(deadline_s: float) -> bytes:
     return BODY.replace(b'"deadline_s": 0', f'"deadline_s": {deadline_s}'.encode())
 
 
-async def closed(url: str, concurrency: int, seconds: float, deadline_s: float) -> list[dict[str, Any]]:
+async def closed(url: str, concurrency: int, seconds: float, deadline_s: float, key: str = KEY
+                 ) -> list[dict[str, Any]]:
     """``concurrency`` streams kept in flight for ``seconds`` (a 503 waits its Retry-After, as an OpenAI client
     does)."""
     done: list[dict[str, Any]] = []
     stop = time.perf_counter() + seconds
-    pool = Pool(url, {"Authorization": f"Bearer {KEY}"}, timeout=600, keep=concurrency + 4)
+    pool = Pool(url, {"Authorization": f"Bearer {key}"}, timeout=600, keep=concurrency + 4)
     body = request_body(deadline_s)
 
     async def worker() -> None:
@@ -394,6 +399,40 @@ def floor_runs(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upst
                 process.wait(30)
 
 
+def flood_run(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream_url: str,
+              capacity_per_s: float) -> None:
+    """``--flood``: the default guard offered ``--offered`` times the capacity by one key while a second key keeps
+    ``--flood-light`` streams in flight (back to back, a 503 waiting its Retry-After): the light key's requests are
+    admitted while the flood's are shed (max-min fair admission)."""
+    from tests.server.conftest import free_port
+
+    port = free_port()
+    guard = start_guard(args, upstream_url, port, 0.0)
+    url = f"http://127.0.0.1:{port}"
+    rate = args.offered * capacity_per_s
+
+    async def both() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        flood, light = await asyncio.gather(open_loop(url, rate, args.seconds, args.deadline),
+                                            closed(url, args.flood_light, args.seconds, args.deadline, LIGHT_KEY))
+        return flood, light
+
+    try:
+        asyncio.run(closed(url, 1, 3, args.deadline))  # warm-up
+        cpu = Cpu(guard.pid, upstream.pid)
+        flood, light = asyncio.run(both())
+        flooding = summary(f"default guard, one key flooding at {args.offered:g} x capacity ({rate:.1f}/s)", flood,
+                           args.seconds, cpu)
+        light_row = summary(f"default guard, a light key's {args.flood_light} streams beside it", light,
+                            args.seconds, cpu)
+        print(json.dumps({"flood_shed_share": round(flooding["shed"] / max(1, flooding["answered"]), 2),
+                          "light_answered": light_row["answered"], "light_shed": light_row["shed"],
+                          "light_goodput_per_s": light_row["goodput_per_s"],
+                          "light_ttft_p99_s": light_row["ttft_p99_s"]}), flush=True)
+    finally:
+        guard.terminate()
+        guard.wait(30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--concurrency", type=int, default=64, help="streams in flight in the capacity run")
@@ -414,6 +453,9 @@ def main() -> None:
                         "run (0: not watched)")
     parser.add_argument("--max-cpu-share", type=float, nargs="+", default=[0.0], help="guard.max_cpu_share of "
                         "the shedding runs, one guard each (0: not watched, the default: the adaptive limit alone)")
+    parser.add_argument("--flood", action="store_true", help="then the default guard with one key flooding at "
+                        "--offered times the capacity and a second key's --flood-light streams beside it")
+    parser.add_argument("--flood-light", type=int, default=2, help="the light key's streams in flight (--flood)")
     parser.add_argument("--floor", action="store_true", help="benchmarks/relay_floor.py in place of the guards "
                         "(its loads: each --max-cpu-share value of a core)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
@@ -480,6 +522,8 @@ def main() -> None:
             finally:
                 guard.terminate()
                 guard.wait(30)
+        if args.flood:
+            flood_run(args, upstream, f"http://127.0.0.1:{upstream_port}/v1", capacity_per_s)
     finally:
         upstream.terminate()
         upstream.wait(30)
