@@ -35,8 +35,11 @@ def latin(text: str) -> bool:
 def word_count(text: str) -> int:
     """How many words ``text`` writes: its runs of letters and digits between spaces, where a run of letters
     of a script written without spaces counts one word for every :data:`CHARACTERS_A_WORD` of them."""
+    runs = _SPACED_WORD.findall(text)
+    if not UNSPACED.search(text):  # the common case, read once: words between spaces
+        return len(runs)
     count = 0
-    for run in _SPACED_WORD.findall(text):
+    for run in runs:
         joined = unspaced_letters(run)
         if not joined:
             count += 1

@@ -36,7 +36,9 @@ _STOPS = ".!?\u3002\uff01\uff1f\uff61"
 CLOSING = "\"'\u201d\u2019)]\u300d\u300f\uff09\u3011\u3015\u3009\u300b"
 # Scripts written without spaces (Japanese, Chinese) end a sentence at a full-width stop ("\u3002", "\uff01",
 # "\uff1f") whether or not a space follows: "...\u3067\u3059\u3002\u5bcc\u58eb\u5c71..." is two sentences.
-_FULL_STOP = re.compile("[\u3002\uff01\uff1f\uff61][" + re.escape(CLOSING) + "]*")
+_FULL_STOPS = "\u3002\uff01\uff1f\uff61"
+_FULL_STOP = re.compile(f"[{_FULL_STOPS}][{re.escape(CLOSING)}]*")
+_ANY_FULL_STOP = re.compile(f"[{_FULL_STOPS}]")
 _PIECE = re.compile(r"\s+|\S+")
 _SPACES = re.compile(r"\s+")
 _LONG_SPACES = re.compile(r"\s{2,}")
@@ -113,6 +115,8 @@ class SentenceEnds:
         """The sentence ends inside the word ``part`` (at ``at``) continues: after each full-width stop and its
         closing marks that more of the word follows, an empty gap. A stop the word ends with is remembered,
         since the next piece of a stream may go on with the next sentence."""
+        if self._full < 0 and _ANY_FULL_STOP.search(part) is None:  # most words hold none
+            return []
         out: list[tuple[int, int]] = []
         skip = 0
         if self._full >= 0:  # a stop ended the last piece: its closing marks may go on here

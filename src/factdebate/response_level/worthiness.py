@@ -399,25 +399,25 @@ def layout(text: str, pieces: Sequence[tuple[int, int, str | None]],
     at: list[tuple[int, int]] = []
     length = 0
     current: tuple[int, int] | None = None
-    previous = ""
+    shaped = False  # the sentence before is a table row or a line of a JSON object or YAML mapping
     for start, end in chosen:
         at_piece = bisect_left(starts, start)
         own = at_piece < len(pieces) and pieces[at_piece][:2] == (start, end) and pieces[at_piece][2] == "heading"
         # A heading chosen itself is numbered on its own line, and the sentences under it are not given it again.
         title = (start, end) if own else _heading_of(text, pieces, at_piece)
         sentence = text[start:end].strip()
+        shaped_before, shaped = shaped, structured(sentence)
         if own:
             lead = "\n" if out else ""
         elif title is not None and title != current:
             lead = "\n" + text[title[0]:title[1]].strip() + "\n"
-        elif title is not None or (out and (structured(sentence) or structured(previous))):
+        elif title is not None or (out and (shaped or shaped_before)):
             # A table row or a line of a JSON object is shown on a line of its own, as the reply writes it: rows
             # joined into one line read as one "sentence", a table's cells as one fact's words.
             lead = "\n"
         else:
             lead = " " if out else ""
         out.append(lead + sentence)
-        previous = sentence
         at.append((length + len(lead), length + len(lead) + len(sentence)))
         length += len(lead) + len(sentence)
         current = title
