@@ -53,6 +53,9 @@ def test_the_room_counts_what_each_unit_states() -> None:
     assert unit_room("| Empire State Building | New York City | 1931 | 443 m | 102 |") == 5
     assert unit_room('{"landmark": "Big Ben", "city": "London", "completed": 1859, "height_m": 96}') == 4
     assert unit_room("Paris is in France.") == 3
+    # Text without spaces: its enumeration commas, and the spaces Thai puts between clauses.
+    assert unit_room("東京タワーは東京にあり、1958年に完成し、高さは333メートルで、赤と白に塗られている。") == 4
+    assert unit_room("หอไอเฟลอยู่ในปารีส เปิดให้เข้าชมทุกวัน มีร้านอาหารสองแห่ง และเป็นสัญลักษณ์ของฝรั่งเศส") == 4
     # The units the extractor is shown, each with its own room, not the sentences of the text they make.
     shown = "| Paris | France |\n| Rome | Italy |"
     assert claim_room(shown.replace("\n", " "), 20, [(0, 18), (19, 35)]) == 7

@@ -17,8 +17,10 @@ from factdebate.response_level.structured import cells, members, table_row
 CLAIMS_PER_SENTENCE = 3
 # What parts a sentence states one fact each: a clause or an apposition after a comma, a semicolon, "and",
 # "but", "while" ("The Eiffel Tower, in Paris, opened in 1889, is 330 metres tall and remained ..." is five),
-# or an enumeration comma of text written without spaces ("、", "，").
-_PART = re.compile(r"[,;]\s|\s(?:and|but|while|whereas|as well as)\s|[\u3001\uff0c\uff1b]")
+# an enumeration comma of text written without spaces ("、", "，"), or a space between Thai words (Thai puts
+# one between clauses and sentences, and none between words).
+_PART = re.compile(r"[,;]\s|\s(?:and|but|while|whereas|as well as)\s|[\u3001\uff0c\uff1b]|"
+                   r"(?<=[\u0e00-\u0e7f])\s+(?=[\u0e00-\u0e7f])")
 
 
 def unit_room(unit: str) -> int:
