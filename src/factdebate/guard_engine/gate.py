@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from factdebate.core.types import Span
-from factdebate.response_level.structured import structured
+from factdebate.response_level.structured import json_line, punctuation, structured
 from factdebate.response_level.worthiness import FENCE, answers, gated, list_item, reason_to_skip
 
 __all__ = ["Sentence", "answers", "ends_reach", "fenced_after", "gate", "reads_on", "reason_to_skip", "runs_on"]
@@ -71,8 +71,10 @@ def fenced_after(sentences: Iterable[str], fenced: bool = False) -> bool:
 
 
 def _item(sentence: Sentence) -> bool:
-    """A list item that is no heading itself: the extractor reads it under the heading above the list."""
-    return sentence.reason != "heading" and list_item(sentence.text)
+    """A list item that is no heading itself (or a JSON member, or the brackets between them): the extractor
+    reads it under the heading above the list (or the key that opens the object)."""
+    return sentence.reason != "heading" and (list_item(sentence.text) or json_line(sentence.text)
+                                             or punctuation(sentence.text))
 
 
 def reads_on(pieces: Sequence[Sentence]) -> bool:

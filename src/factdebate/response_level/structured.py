@@ -16,6 +16,8 @@ _TABLE_RULE = re.compile(r"^\s*\|(?:\s*:?-{2,}:?\s*\|)+\s*$")
 _JSON_MEMBER = re.compile(r'^\s*[\[{]*\s*"[^"\n]{1,80}"\s*:\s*(?:"|-?\d|true\b|false\b|null\b|\[|\{)')
 _YAML_MEMBER = re.compile(r"^\s*(?:-\s+)?[A-Za-z_][\w -]{0,40}:\s+\S")
 # The members of a JSON object on one line: each '"key":' after an opening brace or a comma.
+_OPENS = re.compile(r'^\s*"[^"\n]{1,80}"\s*:\s*[\[{]\s*$')
+_PUNCTUATION = re.compile(r"^\s*[\[\]{},]+\s*$")
 _KEY = re.compile(r'(?:^|[{,])\s*"[^"\n]{1,80}"\s*:')
 _LONGEST_JSON = 20_000  # characters: a longer line is not parsed (what it states is read as prose)
 
@@ -45,6 +47,18 @@ def json_value(line: str) -> bool:
     except (json.JSONDecodeError, RecursionError):
         return False
     return True
+
+
+def opens_container(line: str) -> bool:
+    """Whether ``line`` is a JSON key that opens an object or an array ('"landmarks": ['): it states nothing
+    itself, and heads the members under it, as a heading heads its list."""
+    return _OPENS.match(line) is not None
+
+
+def punctuation(line: str) -> bool:
+    """Whether ``line`` is only JSON's brackets and commas ("{", "},", "]"): it neither states nor ends what
+    a key above it heads."""
+    return _PUNCTUATION.match(line) is not None
 
 
 def json_line(line: str) -> bool:

@@ -40,7 +40,14 @@ from factdebate.response_level.lemmas import inflected_verb
 from factdebate.response_level.links import URL, without_urls
 from factdebate.response_level.scripts import word_count
 from factdebate.response_level.spans import sentences
-from factdebate.response_level.structured import json_line, member, structured, table_row
+from factdebate.response_level.structured import (
+    json_line,
+    member,
+    opens_container,
+    punctuation,
+    structured,
+    table_row,
+)
 
 _GREETING = re.compile(
     r"^(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening)|thanks?\b|thank you|you'?re welcome|sure\b|"
@@ -276,7 +283,7 @@ def reason_to_skip(sentence: str, *, asked: bool = False) -> str | None:
     # table's or object's subject, however short.
     item = list_item(sentence) or member(sentence) or table_row(sentence)
     text = LIST_MARKER.sub("", sentence.strip(), count=1).strip()
-    if _HEADING_MARK.match(text):
+    if _HEADING_MARK.match(text) or opens_container(text):
         return "heading"
     if code_line(text):
         return "code"
@@ -428,15 +435,22 @@ def layout(text: str, pieces: Sequence[tuple[int, int, str | None]],
 
 def _heading_of(text: str, pieces: Sequence[tuple[int, int, str | None]], at: int) -> tuple[int, int] | None:
     """The heading the sentence ``pieces[at]`` is under: the nearest before it with only list items between
-    (or none, for a sentence that is no list item)."""
-    item = at < len(pieces) and list_item(text[pieces[at][0]:pieces[at][1]])
+    (or none, for a sentence that is no list item). A JSON object's members are its items, under the key that
+    opens it ('"landmarks": ['), its brackets between them read past."""
+    item = at < len(pieces) and _item_of(text[pieces[at][0]:pieces[at][1]])
     for back in range(at - 1, -1, -1):
         start, end, reason = pieces[back]
         if reason == "heading":
             return start, end
-        if not (item and list_item(text[start:end])):
+        if not (item and (_item_of(text[start:end]) or punctuation(text[start:end]))):
             return None
     return None
+
+
+def _item_of(sentence: str) -> bool:
+    """Whether ``sentence`` is read under a heading above it with others like it: a list item, or a JSON
+    member (a whole object on its line, too)."""
+    return list_item(sentence) or json_line(sentence)
 
 
 def worthy_text(text: str, *, asked: bool = False) -> str:

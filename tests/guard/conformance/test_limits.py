@@ -8,8 +8,9 @@ client receives (test_conversations.judge):
   parts count (five facts, two parts) fills the call's room: the sentence is unchecked, said why, never passed;
 - a Markdown table whose middle row is false: each row is a unit of its own for the extractor, with room for
   its cells, so every row gets its claims (the true twin is not flagged for a row left without one);
-- a JSON object, on one line and pretty-printed (as a ``response_format: json_object`` answer is), and a YAML
-  mapping: what their keys and values state is checked, not passed as code or as too short to state anything;
+- a JSON object, on one line and pretty-printed (as a ``response_format: json_object`` answer is), an array
+  of objects under a key, and a YAML mapping: what their keys and values state is checked, not passed as code
+  or as too short to state anything;
 - a Japanese reply, whose sentences end at "。" with no space after it and whose extractor writes its claims in
   English: the translated claim is held to the text's numbers and names, not dropped;
 - a year written as "the following year" or "two years later", which the extractor resolves to the year it
@@ -68,6 +69,8 @@ SKYSCRAPERS = ("| Building | City | Completed |\n|---|---|---|\n| Chrysler Build
 BIG_BEN = '{{"landmark": "Big Ben", "city": "{}", "completed": 1859}}'
 BIG_BEN_PRETTY = '{{\n  "landmark": "Big Ben",\n  "city": "{}",\n  "completed": 1859\n}}'
 BIG_BEN_YAML = "landmark: Big Ben\ncity: {}\ncompleted: 1859"
+LANDMARKS = ('{{\n  "landmarks": [\n    {{"name": "Big Ben", "city": "{}"}},\n'
+             '    {{"name": "Colosseum", "city": "Rome"}}\n  ]\n}}')
 FUJI = "富士山は日本で一番高い山です。富士山の高さは{}メートルです。"
 
 
@@ -111,6 +114,12 @@ LIMITS: list[Conversation] = [
     _big_ben("big-ben-json", "a JSON object on one line", BIG_BEN),
     _big_ben("big-ben-json-pretty", "a JSON object, pretty-printed", BIG_BEN_PRETTY),
     _big_ben("big-ben-yaml", "a YAML mapping", BIG_BEN_YAML, "city: {}"),
+    Conversation("landmarks-json-array", _ask("List two landmarks and their cities as JSON."),
+                 LANDMARKS.format("Paris"), LANDMARKS.format("London"), '{"name": "Big Ben", "city": "Paris"}', (
+        Said('{"name": "Big Ben", "city": "Paris"}', "Big Ben is in Paris.", False),
+        Said('{"name": "Big Ben", "city": "London"}', "Big Ben is in London.", True),
+        Said('{"name": "Colosseum", "city": "Rome"}', "The Colosseum is in Rome.", True)),
+        shape="a JSON array of objects under a key"),
     Conversation("fuji-japanese", _ask("富士山の高さはどれくらいですか？"), FUJI.format("4,776"), FUJI.format("3,776"),
                  "富士山の高さは4,776メートルです。", (
         Said("富士山は日本で一番高い山です。", "Mount Fuji is the highest mountain in Japan.", True),
