@@ -12,9 +12,12 @@ which is checked or marked unchecked with its reason (guard_engine/coverage.py, 
 - ``question``;
 - ``instruction`` (an imperative addressed to the reader that states nothing after its verb) and ``opinion``
   (the writer's own view, or praise, that states nothing once its stance or praise is set aside);
-- ``code``: a line of code with no comment;
-- ``heading`` (read into what follows it), ``link`` (it only points to a link) and ``no content`` (too short
-  to say anything, outside an answer to a question);
+- ``code``: a line of code with no comment, never a line for ending in a brace: a JSON object, its members and
+  a YAML mapping's entries state what their keys and values say, and are statements however short, as list
+  items and table rows are (response_level/structured.py);
+- ``heading`` (read into what follows it; a JSON key that opens an object or array heads its members),
+  ``link`` (it only points to a link) and ``no content`` (too short to say anything, outside an answer to a
+  question; words are counted by script, so a sentence of Japanese or Chinese is never one word);
 - ``table header``: a table's header row, known once the row after it is read (:func:`table_header`).
 
 A short answer to a question ("Yes.", "The latter.", "In 1991.", "Shorter.") is always a statement. Framing
@@ -419,8 +422,8 @@ def layout(text: str, pieces: Sequence[tuple[int, int, str | None]],
         elif title is not None and title != current:
             lead = "\n" + text[title[0]:title[1]].strip() + "\n"
         elif title is not None or (out and (shaped or shaped_before)):
-            # A table row or a line of a JSON object is shown on a line of its own, as the reply writes it: rows
-            # joined into one line read as one "sentence", a table's cells as one fact's words.
+            # A table row or a line of a JSON object or YAML mapping is shown on a line of its own, as the reply
+            # writes it: rows joined into one line read as one "sentence", a table's cells as one fact's words.
             lead = "\n"
         else:
             lead = " " if out else ""
