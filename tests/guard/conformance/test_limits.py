@@ -19,20 +19,25 @@ client receives (test_conversations.judge):
   kept (its names and numbers are the conversation's), not dropped for a verb written nowhere;
 - a sentence wrapped across a line break: checked whole, streamed as plain, and marked on both its lines.
 
+Each false reply and its twin also go through ``factdebate.aguard_stream`` under ``hold`` one character a delta.
+
 The extractor double writes the claims a capable model writes, each with the number of the sentence it is
 drawn from (conversations.WorldChecker).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
+import factdebate as fd
 from tests.guard.conformance.conversations import Conversation, Said, WorldChecker
 from tests.guard.conformance.test_conformance import (
+    FOOTNOTES,
     HTTP,
     McpDoor,
     Outcome,
@@ -240,3 +245,33 @@ def test_what_the_room_cut_off_is_unchecked_never_passed(world: World, mcp: McpD
         reasons = [c.get("reason") or "" for c in out.result["claims"] if c["status"] == "unchecked"]
         assert any("as many claims as one call allows" in why for why in reasons), (out.door, out.result["claims"])
         assert out.door == "mcp" or out.delivered != DENSE, (out.door, out.delivered)
+
+
+@pytest.mark.parametrize("twin", ["false", "true"])
+@pytest.mark.parametrize("convo", LIMITS, ids=lambda c: c.name)
+def test_a_stream_cut_one_character_at_a_time_reads_as_the_whole_reply(world: World, convo: Conversation,
+                                                                       twin: str) -> None:
+    """``factdebate.aguard_stream`` under ``hold``, the reply one character a delta (a full-width stop, a
+    table's bar, a JSON brace and a line break each arriving alone): the false statement is never shown, and
+    the true twin is shown as written, every claim supported."""
+    case = scenario(convo, twin, "hold")
+
+    async def deltas() -> AsyncIterator[str]:
+        for character in case.reply:
+            yield character
+
+    async def run() -> tuple[str, Any]:
+        shown, result = "", None
+        async for out in fd.aguard_stream(deltas(), messages=case.messages, backends={"debater": world.checker},
+                                          config_file=world.config_file, **options_of(case)):
+            shown += out.text if out.kind == "text" else ""
+            if out.result is not None:
+                result = out.result
+        return shown, result
+
+    shown, result = asyncio.run(run())
+    assert result is not None
+    if twin == "false":
+        assert result.label != "SUPPORTS" and convo.wrong not in shown.split(FOOTNOTES)[0], (shown, result)
+    else:
+        assert result.label == "SUPPORTS" and shown == convo.true, (shown, result)
