@@ -161,8 +161,11 @@ class ServiceAdmission(Admission):
     (``overloaded``)."""
 
     def __init__(self, slot: RunSlot, charge: ClaimCharge, end: Callable[[], None] | None,
-                 overloaded: str | None = None) -> None:
+                 overloaded: str | None = None, teaches: bool = False) -> None:
         self.slot, self.charge_of, self.end, self.overloaded = slot, charge, end, overloaded
+        # Whether its end says something of the checker (CheckLoad.check_ended): admitted to be checked, at a
+        # deadline no shorter than the operator's.
+        self.teaches = teaches
 
     def charge(self, claims: int) -> None:
         if self.charge_of.claims is None:
@@ -190,7 +193,8 @@ def admit_check(service: Service, who: str, settings: Settings, deadline_s: floa
     slot, charge = claimed_slot(service, who, settings)
     if shed is not None:
         return ServiceAdmission(slot, charge, None, shed.why)
-    return ServiceAdmission(slot, charge, load.start(guard.checks_at_once, guard.max_loop_lag_ms, who, past))
+    return ServiceAdmission(slot, charge, load.start(guard.checks_at_once, guard.max_loop_lag_ms, who, past),
+                            teaches=deadline >= min(default_deadline_s(settings), guard.max_deadline_s))
 
 
 def _shed(service: Service, on_overload: str, shed: Shed) -> HTTPException | None:

@@ -64,6 +64,8 @@ def test_the_checkers_limit_falls_on_checks_past_their_deadlines_and_grows_back_
     checker = CheckedLimit()
     checker.checked(3)
     assert checker.limit == CEILING  # nothing missed: no limit
+    checker.missed(CHECKED_FLOOR)  # a few slow checks say nothing of the checker's slots
+    assert checker.limit == CEILING
     checker.missed(20)
     assert checker.limit == pytest.approx(20 * BACKOFF)
     for _ in range(50):
@@ -100,15 +102,15 @@ def test_past_the_limit_a_request_is_shed_with_a_forecast_and_a_light_key_still_
 
 def test_checks_past_their_deadlines_shed_what_the_checker_would_not_answer_in_time() -> None:
     load = CheckLoad()
-    ends = [load.start(0, who="k") for _ in range(3)]
+    ends = [load.start(0, who="k") for _ in range(CHECKED_FLOOR + 2)]
     assert load.shed_now(0) is None  # under the loop's floor
     for _ in range(3):
         load.check_ended(past_deadline=True)
     shed = load.shed_now(0)
     assert shed is not None and shed.capacity == CHECKED_FLOOR
-    assert shed.why.startswith(f"the service is checking 3 replies at once, as many as its checker answers within "
-                               f"their deadlines now (checks that ran past their deadlines brought it to "
-                               f"{CHECKED_FLOOR})"), shed.why
+    assert shed.why.startswith(f"the service is checking {CHECKED_FLOOR + 2} replies at once, as many as its "
+                               f"checker answers within their deadlines now (checks that ran past their deadlines "
+                               f"brought it to {CHECKED_FLOOR})"), shed.why
     for end in ends:
         end()
     assert load.shed_now(0) is None  # nothing running: the next check is admitted

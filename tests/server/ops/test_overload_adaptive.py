@@ -18,7 +18,7 @@ import pytest
 from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.server.ops import shedding
-from factdebate.server.ops.adaptive import CHECKED_FLOOR, TARGET_S
+from factdebate.server.ops.adaptive import CEILING, CHECKED_FLOOR, TARGET_S
 from factdebate.server.service import Service
 from tests.guard.support import script
 from tests.server.conftest import AUTH, LiveServer
@@ -37,8 +37,8 @@ FLOOD = 4  # the flooding key's open streams
 LIMIT = 2  # the adaptive limit in the flooding test
 
 
-CALL_S = 0.3  # each call of the one-slot checker
-DEADLINE_S = 2.0  # two checks of two calls each fit it one after the other (1.2 s); eight do not
+CALL_S = 0.2  # each call of the one-slot checker
+DEADLINE_S = 2.0  # the operator's: four checks of two calls each fit it one after the other (1.6 s); twelve do not
 
 
 class OneSlotBackend(ScriptedBackend):
@@ -140,17 +140,29 @@ def test_a_light_key_is_admitted_and_checked_while_a_flooding_keys_requests_are_
 def test_behind_a_checker_of_one_slot_what_it_cannot_answer_in_time_is_shed_and_what_is_admitted_is_checked(
         guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     monkeypatch.setenv("FACTDEBATE_GUARD__ON_OVERLOAD", "503")
+    monkeypatch.setenv("FACTDEBATE_GUARD__DEADLINE_S", str(DEADLINE_S))  # misses at the operator's deadline count
     server, _ = guard(backend=OneSlotBackend(script(claims=[PARIS])))
     service: Service = server.server.config.app.state.service
-    first = _burst(server, 8)  # sixteen calls of 0.3 s in one slot: the checks queue past their deadlines
+    first = _burst(server, 12)  # 24 calls of 0.2 s in one slot: the checks queue past their deadlines
     assert all(reply.status_code == 200 for reply in first), [reply.text for reply in first]
-    assert sum(_past_deadline(reply) for reply in first) >= 3  # admitted, not checked
-    assert service.load.checked.limit == CHECKED_FLOOR  # halved at each: 8 at most, then 4, then 2
-    second = _burst(server, 6)
+    assert sum(_past_deadline(reply) for reply in first) >= 4  # admitted, not checked
+    assert service.load.checked.limit == CHECKED_FLOOR  # halved at each miss with more than that running
+    second = _burst(server, 8)
     shed = [reply for reply in second if reply.status_code == 503]
     admitted = [reply for reply in second if reply.status_code == 200]
-    assert len(shed) + len(admitted) == 6 and shed and admitted, [reply.text for reply in second]
+    assert len(shed) + len(admitted) == 8 and shed and admitted, [reply.text for reply in second]
     assert all("as many as its checker answers within their deadlines now" in reply.json()["detail"]
                and int(reply.headers["Retry-After"]) >= 1 for reply in shed), [reply.text for reply in shed]
     assert not any(_past_deadline(reply) for reply in admitted)  # what was admitted was checked
     assert all(reply.json()["factdebate"]["claims"][0]["status"] == "checked" for reply in admitted)
+
+
+def test_a_caller_asking_for_deadlines_shorter_than_the_operators_does_not_lower_the_checkers_limit(
+        guard: Guard, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Its misses are the deadline it chose: counted, they would let one key shed every other key's requests."""
+    monkeypatch.setenv("FACTDEBATE_GUARD__DEADLINE_S", "30")
+    server, _ = guard(backend=OneSlotBackend(script(claims=[PARIS])))
+    service: Service = server.server.config.app.state.service
+    replies = _burst(server, 12)  # at DEADLINE_S, shorter than the operator's 30 s
+    assert sum(_past_deadline(reply) for reply in replies) >= 4
+    assert service.load.checked.limit == CEILING

@@ -33,7 +33,7 @@ from factdebate.facade.core import ConfigError, EventSink, FactDebateError, Inpu
 from factdebate.facade.models import breaker
 from factdebate.facade.running import Resources
 from factdebate.facade.settings import Settings
-from factdebate.server.admission import admit_check
+from factdebate.server.admission import ServiceAdmission, admit_check
 from factdebate.server.guard.chat_request import ChatRequest, checked_conversation
 from factdebate.server.guard.check_id import check_id_of, mark_kept, mark_not_kept
 from factdebate.server.guard.prepare import (
@@ -64,6 +64,7 @@ class ServiceHost(Host):
         self.scope = scope  # the request's, where a check that could not be kept is marked for its headers
         self._settings: Settings | None = None
         self._deadline_s: float | None = None  # the deadline the request asked for (admission reckons with it)
+        self._admission: ServiceAdmission | None = None
 
     async def settings(self, options: GuardOptions) -> Settings:
         self._deadline_s = options.deadline_s
@@ -78,7 +79,8 @@ class ServiceHost(Host):
     def admit(self, settings: Settings) -> Admission:
         """The service's admission (server/admission.py): shed past its load, a run slot, the claims."""
         assert self.caller is not None
-        return admit_check(self.service, self.caller, settings, self._deadline_s)
+        self._admission = admit_check(self.service, self.caller, settings, self._deadline_s)
+        return self._admission
 
     def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:
         return given_resources(self.service.resources(settings))
@@ -98,8 +100,9 @@ class ServiceHost(Host):
         assert self.caller is not None
         unchecked = [(c.status, c.reason) for c in result.claims if c.status != "checked"]
         # Admitted is not checked: a check that ran past its deadline lowers what the admission lets in.
-        self.service.load.check_ended("deadline" in (result.degraded_reason or "") or any(
-            status == "unchecked" and "deadline" in (reason or "") for status, reason in unchecked))
+        if self._admission is not None and self._admission.teaches:
+            self.service.load.check_ended("deadline" in (result.degraded_reason or "") or any(
+                status == "unchecked" and "deadline" in (reason or "") for status, reason in unchecked))
         self.service.metrics.guard_check(result.label, result.action_taken, result.tier, unchecked,
                                          checker_down=(result.degraded or bool(unchecked)) and bool(breaker.down()))
         try:

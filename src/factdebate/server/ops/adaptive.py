@@ -21,7 +21,9 @@ high lifts the floor past any load, which turns the limit off.
 
 The loop does not see the checker's capacity: checks waiting for a checker's slots leave it idle, and the limit
 would admit checks that end at their deadlines unchecked. :class:`CheckedLimit` is the second limit, learnt from
-the checks' ends: a check that ran past its deadline lowers it, one checked within it raises it while it binds.
+the checks' ends: a check that ran past its deadline with more than a few running lowers it, one checked within it
+raises it while it binds. Only deadlines at least the operator's count (server/admission.py): a caller asking for
+a shorter one accepts its misses, and must not lower what every other caller is admitted to.
 
 The ticks run only while enough checks run for the limit to matter (half its floor), or where the operator
 watches the loop's lateness itself (``guard.max_loop_lag_ms``, :class:`LoopLag`'s moving average)."""
@@ -39,7 +41,8 @@ TARGET_S = 0.005  # the loop's mean lateness the limit holds (CoDel's target)
 INTERVAL_S = 0.2  # the limit steps once per interval, on the mean lateness of its ticks
 BACKOFF = 0.5  # a deadline missed: the checker's limit to this share of the checks running (TCP's halving: a
 # miss is seen a whole deadline late, and every check admitted meanwhile may miss too)
-CHECKED_FLOOR = 2  # the checker's limit never sheds a second check (one alone is its deadline's to cut)
+CHECKED_FLOOR = 4  # the checker's limit never sheds with fewer running: a few slow checks are their deadlines'
+# to cut, not a checker out of slots (and a few chats are never shed for a reply the checker found hard)
 CEILING = 100_000  # as guard.checks_at_once's own bound
 LAG_TICK_S = 0.02  # how often the loop's lateness is sampled while it is watched
 LAG_LEARN = 0.3  # weight of the newest sample in the lateness's moving average
@@ -93,8 +96,10 @@ class CheckedLimit:
         self.limit = float(CEILING)  # nothing known of the checker until a check misses its deadline
 
     def missed(self, running: int) -> None:
-        """A check ended past its deadline with ``running`` checks in flight (itself counted)."""
-        self.limit = max(float(CHECKED_FLOOR), min(self.limit, running) * BACKOFF)
+        """A check ended past its deadline with ``running`` checks in flight (itself counted); with no more than
+        the floor running it says nothing of the checker's slots."""
+        if running > CHECKED_FLOOR:
+            self.limit = max(float(CHECKED_FLOOR), min(self.limit, running) * BACKOFF)
 
     def checked(self, running: int) -> None:
         """A check ended within its deadline with ``running`` in flight: a fraction of one more while the limit
