@@ -95,3 +95,7 @@ def test_text_without_spaces_is_cut_into_sentences_and_is_a_statement() -> None:
     text = "富士山は日本で一番高い山です。富士山の高さは4,776メートルです。"
     assert [(text[a:b], why) for a, b, why in gated(text)] == [
         ("富士山は日本で一番高い山です。", None), ("富士山の高さは4,776メートルです。", None)]
+    # A quotation closed after its stop goes on into its sentence ("と言った": "..., he said").
+    quoted = "彼は「東京タワーは1958年に完成した。」と言った。高さは333メートルです。"
+    assert [quoted[a:b] for a, b, _ in gated(quoted)] == ["彼は「東京タワーは1958年に完成した。」と言った。",
+                                                           "高さは333メートルです。"]

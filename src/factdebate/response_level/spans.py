@@ -39,6 +39,15 @@ CLOSING = "\"'\u201d\u2019)]\u300d\u300f\uff09\u3011\u3015\u3009\u300b"
 _FULL_STOPS = "\u3002\uff01\uff1f\uff61"
 _FULL_STOP = re.compile(f"[{_FULL_STOPS}][{re.escape(CLOSING)}]*")
 _ANY_FULL_STOP = re.compile(f"[{_FULL_STOPS}]")
+# A quotation closed after its stop that its sentence goes on from: "「はい。」と言った。" is one sentence (the
+# quotation particle "と", or "って", follows the closing bracket).
+_QUOTE_CLOSES = "\u300d\u300f"
+_QUOTED_ON = "\u3068\u3063"
+
+
+def _quoted_on(marks: str, following: str) -> bool:
+    """Whether the sentence goes on after a full-width stop and its closing ``marks``, with ``following``."""
+    return following in _QUOTED_ON and any(mark in marks for mark in _QUOTE_CLOSES)
 _PIECE = re.compile(r"\s+|\S+")
 _SPACES = re.compile(r"\s+")
 _LONG_SPACES = re.compile(r"\s{2,}")
@@ -78,6 +87,7 @@ class SentenceEnds:
         self._blank_open = False  # it is all spaces and tabs so far (they may go on)
         self._newline = -1  # the last line break in it
         self._full = -1  # just after a full-width stop (and its closing marks) the text ends with, else -1
+        self._marks = ""  # that stop and its closing marks
 
     def feed(self, piece: str) -> list[tuple[int, int]]:
         """Add ``piece`` to the text; the gaps it settles (those before its last word)."""
@@ -113,7 +123,8 @@ class SentenceEnds:
 
     def _full_stops(self, part: str, at: int) -> list[tuple[int, int]]:
         """The sentence ends inside the word ``part`` (at ``at``) continues: after each full-width stop and its
-        closing marks that more of the word follows, an empty gap. A stop the word ends with is remembered,
+        closing marks that more of the word follows, an empty gap, unless a quotation it closes goes on into
+        its sentence (:func:`_quoted_on`). A stop the word ends with is remembered, with the marks after it,
         since the next piece of a stream may go on with the next sentence."""
         if self._full < 0 and _ANY_FULL_STOP.search(part) is None:  # most words hold none
             return []
@@ -121,16 +132,17 @@ class SentenceEnds:
         skip = 0
         if self._full >= 0:  # a stop ended the last piece: its closing marks may go on here
             skip = len(part) - len(part.lstrip(CLOSING))
-            if skip < len(part) and at + skip >= self.cursor:
+            self._marks += part[:skip]
+            if skip < len(part) and at + skip >= self.cursor and not _quoted_on(self._marks, part[skip]):
                 out.append((at + skip, at + skip))
             self._full = -1 if skip < len(part) else at + len(part)
         for match in _FULL_STOP.finditer(part, skip):
             end = at + match.end()
             if match.end() < len(part):
-                if end >= self.cursor:
+                if end >= self.cursor and not _quoted_on(match.group(), part[match.end()]):
                     out.append((end, end))
             else:
-                self._full = end
+                self._full, self._marks = end, match.group()
         return out
 
     def pending(self) -> list[tuple[int, int]]:
