@@ -83,3 +83,23 @@ async def test_the_result_says_the_deadline_the_check_ran_under() -> None:
     assert result.deadline_s == 120 and result.claims
     result, _ = await run_check(script(), tier="fast", guard={"deadline_s": 15})
     assert result.deadline_s == 15
+
+
+@pytest.mark.parametrize("debater", ["llama-cpp:qwen2.5-coder-1.5b", "llama-cpp:/models/mine.gguf"])
+def test_an_in_process_checker_starts_at_the_fast_tier_and_climbs_only_when_asked(debater: str) -> None:
+    """The offline model's debate round did not end within the deadline after its fast call, and read the
+    evidence worse than the fast tier's quoted verdict: it decides at the tier asked."""
+    settings = _settings({"debater": debater})
+    resolved = resolve_options(GuardOptions(), settings)
+    assert (resolved.tier, resolved.max_tier) == ("fast", "fast")
+    assert resolve_options(GuardOptions(tier="standard"), settings).max_tier == "standard"
+    assert resolve_options(GuardOptions(max_tier="deep"), settings).max_tier == "deep"  # the caller asks to climb
+    operator = _settings({"debater": debater}, tier="standard", max_tier="deep")
+    assert (resolve_options(GuardOptions(), operator).tier, resolve_options(GuardOptions(), operator).max_tier) == \
+        ("standard", "deep")  # the operator's tiers, where set
+
+
+@pytest.mark.parametrize("debater", ["llama-cpp:builtin", "openai:gpt-4o-mini"])
+def test_other_checkers_keep_the_operators_tiers(debater: str) -> None:
+    resolved = resolve_options(GuardOptions(), _settings({"debater": debater}))
+    assert (resolved.tier, resolved.max_tier) == ("standard", "deep")

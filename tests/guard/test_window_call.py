@@ -216,3 +216,17 @@ async def test_the_conversation_world_gets_the_same_verdicts_either_way(convo: C
             results.append((_verdicts(result), result.label, result.degraded, result.text))
         assert results[0] == results[1], reply
         assert results[1][1] == ("REFUTES" if reply == convo.false else "SUPPORTS"), (reply, results[1])
+
+
+def test_a_checker_on_this_machine_reads_each_passage_cut_to_the_sentences_about_the_window() -> None:
+    """An in-process or loopback checker pays for every prompt token: each passage is cut to about 600
+    characters, the sentences sharing most words with the window kept in the passage's order."""
+    from factdebate.guard_engine.window_call import LOCAL_PASSAGE_CHARS, excerpt
+
+    filler = "Local markets sell bread, cheese and wine every morning of the week in the old town. " * 8
+    passage = filler + "The Eiffel Tower was completed in 1889 for the World's Fair. " + filler
+    wanted = {"eiffel", "tower", "finished", "1899"}
+    cut = excerpt(passage, wanted, LOCAL_PASSAGE_CHARS)
+    assert len(cut) <= LOCAL_PASSAGE_CHARS and "The Eiffel Tower was completed in 1889" in cut
+    assert cut.index("Local markets") < cut.index("Eiffel")  # the passage's own order
+    assert excerpt("A short passage.", wanted, LOCAL_PASSAGE_CHARS) == "A short passage."

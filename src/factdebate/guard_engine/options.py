@@ -30,7 +30,8 @@ def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardO
     guard = settings.guard
     asked = options.deadline_s if options.deadline_s is not None else default_deadline_s(settings)
     deadline = min(asked, guard.max_deadline_s)
-    tier = options.tier or guard.tier
+    local = reads_in_process(settings)
+    tier = options.tier or (guard.tier if "tier" in guard.model_fields_set or not local else "fast")
     if TIERS.index(tier) > TIERS.index(guard.max_tier):
         raise InputError(f"tier '{tier}' is above what this server allows (guard.max_tier = {guard.max_tier}); "
                          f"ask for {' or '.join(TIERS[:TIERS.index(guard.max_tier) + 1])}")
@@ -40,6 +41,11 @@ def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardO
     if options.tier is not None and TIERS.index(tier) > TIERS.index(max_tier):
         raise InputError(f"tier '{tier}' is above the max_tier '{max_tier}' asked for: ask for a tier at or below it")
     tier = TIERS[min(TIERS.index(tier), TIERS.index(max_tier))]
+    if local and options.max_tier is None and "max_tier" not in guard.model_fields_set:
+        # An in-process checker climbs no tier unless asked: a debate round of the offline model did not end
+        # within the deadline after its fast call, and its verdict read the evidence worse than the fast tier's
+        # quoted one (docs/guard.md, "What the guard catches").
+        max_tier = tier
     evidence = list(options.evidence or [])
     if len(evidence) > guard.max_evidence_items:
         raise InputError(f"{len(evidence)} evidence passages sent; the limit is {guard.max_evidence_items} "
@@ -63,6 +69,17 @@ def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardO
                                 on_unchecked=options.on_unchecked or guard.on_unchecked,
                                 question=options.question, conversation_evidence=conversation,
                                 dialogue=list(options._dialogue), on_not_enough_info=guard.on_not_enough_info)
+
+
+def reads_in_process(settings: Settings) -> bool:
+    """Whether the guard's checker is a GGUF model run in this process other than the embedded SmolLM2 (the
+    offline model, a file of the user's): its default tier is fast and it climbs no tier unless asked. The
+    embedded model only proves the pipeline, and its runs keep the operator's tiers."""
+    from factdebate.llm.near_chance import EMBEDDED_MODELS
+
+    spec = settings.llm_for("debater")
+    provider, _, target = spec.partition(":")
+    return provider in ("llama-cpp", "llamacpp", "llama_cpp") and f"llama-cpp:{target}" not in EMBEDDED_MODELS
 
 
 def evidence_from_messages(messages: list[dict[str, Any]]) -> list[GuardEvidence]:

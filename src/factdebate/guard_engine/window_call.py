@@ -35,6 +35,7 @@ from typing import Any
 from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import count_reply, span
 from factdebate.core.types import Document
+from factdebate.guard_engine.deadline import checker_runs_here
 from factdebate.guard_engine.evidence import tier_resources, tier_settings
 from factdebate.guard_engine.fast import EXAMPLE_QUOTE, LABELS, read_value, searched, shown_passages, verdict_of
 from factdebate.guard_engine.tiers import Context, TierOutcome, fast_outcome
@@ -68,6 +69,15 @@ CORRECTION_CHARS = 300
 # fast tier gives a claim (k given, k searched), six sentences read the best two of each, and a long reply's
 # prompt stays within a small model's context (12 passages of retrieval.max_doc_chars at the defaults).
 PASSAGES_PER_K = 4
+# A checker on this machine (guard_engine/deadline.py: an in-process llama.cpp model, a loopback server) reads a
+# prompt at about 44 tokens a second on two cores and writes about 17 (the offline model, docs/performance.md):
+# a real answer's window prompt of 12 whole passages (about 1,500 tokens) and its quotes (about 380 tokens out)
+# took two minutes, past the deadline. Such a checker is shown half the passages, each cut to the sentences
+# that share most words with the window (about 600 characters), and quotes a shorter span.
+LOCAL_PASSAGES_PER_K = 2
+LOCAL_PASSAGE_CHARS = 600
+LOCAL_QUOTE_CHARS = 160
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 # The prompt's worked example (guard_window.j2): the extraction prompt's invented bridge, so that a copied
 # claim is dropped as the extraction's example is (response_level/grounding.py), and the fast tier's
@@ -82,7 +92,8 @@ EXAMPLE = json.dumps({"claims": [
      "quote": "The Quorvel Bridge opened to traffic in 1881.", "correction": EXAMPLE_CORRECTION}]})
 
 
-def window_schema(max_items: int, count: int, claim_chars: int, passages: int) -> dict[str, Any]:
+def window_schema(max_items: int, count: int, claim_chars: int, passages: int,
+                  quote_chars: int = QUOTE_CHARS) -> dict[str, Any]:
     """The extraction's schema (response_level/extract.py's ``claims_schema``) with each claim's verdict and
     correction (empty unless the claim is refuted)."""
     numbers = {"type": "integer", "minimum": 1, "maximum": max(1, count)}
@@ -93,7 +104,7 @@ def window_schema(max_items: int, count: int, claim_chars: int, passages: int) -
                                          "items": numbers},
                            "label": {"type": "string", "enum": LABELS},
                            "passage": {"type": "integer", "minimum": 0, "maximum": max(0, passages)},
-                           "quote": {"type": "string", "maxLength": QUOTE_CHARS},
+                           "quote": {"type": "string", "maxLength": quote_chars},
                            "correction": {"type": "string", "maxLength": CORRECTION_CHARS}}}
     return {"type": "object", "additionalProperties": False, "required": ["claims"],
             "properties": {"claims": {"type": "array", "minItems": 1, "maxItems": max_items, "items": item}}}
@@ -220,7 +231,16 @@ class WindowCall:
             found = await asyncio.gather(*(searched(q, resources, mode) for q in queries)) if mode != "given" \
                 else [[] for _ in queries]
         lists = [_interleaved(g, f) for g, f in zip(ranked, found, strict=True)]
-        return shown_passages(merged(lists, PASSAGES_PER_K * k), resources)
+        if not self.local:
+            return shown_passages(merged(lists, PASSAGES_PER_K * k), resources)
+        wanted = _words(text)
+        return [d.model_copy(update={"text": excerpt(d.text, wanted, LOCAL_PASSAGE_CHARS)})
+                for d in shown_passages(merged(lists, LOCAL_PASSAGES_PER_K * k), resources)]
+
+    @property
+    def local(self) -> bool:
+        """Whether the checker runs on this machine, where every prompt token costs (:data:`LOCAL_PASSAGES_PER_K`)."""
+        return checker_runs_here(self.ctx.settings)
 
     async def _ask(self, text: str, units: Sequence[tuple[int, int]], room: int, shown: list[Document], *,
                    question: str | None, context: str | None) -> ClaimsReply | None:
@@ -238,7 +258,8 @@ class WindowCall:
             reply = await checker.complete(
                 [{"role": "user", "content": prompt.text}],
                 GenParams(temperature=0.0, max_tokens=max_tokens,
-                          json_schema=window_schema(room, len(units), claim_chars, len(shown))),
+                          json_schema=window_schema(room, len(units), claim_chars, len(shown),
+                                                    LOCAL_QUOTE_CHARS if self.local else QUOTE_CHARS)),
                 agent=AGENT, prompt=prompt.name)
         items, _ = parse_claims(reply.text, len(units))
         if items is None:
@@ -267,6 +288,24 @@ class WindowCall:
     def outcome_of(self, claim: str) -> Decided | None:
         """The verdict the window's call gave ``claim`` (each claim's once), or None."""
         return self.decided.pop(_folded(claim), None)
+
+
+def excerpt(text: str, wanted: set[str], chars: int) -> str:
+    """``text`` cut to about ``chars`` characters: its sentences that share most words with ``wanted`` (words of
+    four letters or more), in the passage's own order; the whole text when it is short enough."""
+    if len(text) <= chars:
+        return text
+    sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
+    keys = {w for w in wanted if len(w) > 3}
+    ranked = sorted(range(len(sentences)), key=lambda i: (-len(keys & _words(sentences[i])), i))
+    kept: set[int] = set()
+    used = 0
+    for i in ranked:
+        if kept and used + len(sentences[i]) + 1 > chars:
+            continue
+        kept.add(i)
+        used += len(sentences[i]) + 1
+    return " ".join(sentences[i] for i in sorted(kept))[:chars]
 
 
 def _correction(item: dict[str, Any]) -> str | None:
