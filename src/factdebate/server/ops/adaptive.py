@@ -110,7 +110,7 @@ class CheckedLimit:
 
 class LoopLag:
     """How late this process's event loop runs: a moving average of how much later than asked a 20 ms sleep
-    wakes (``late_s``, for ``guard.max_loop_lag_ms``), and each interval's least lateness given to
+    wakes (``late_s``, for ``guard.max_loop_lag_ms``), and each interval's mean lateness given to
     ``on_interval`` (the adaptive limit's signal). Sampled only while ``busy()``; an idle loop counts as on
     time."""
 
