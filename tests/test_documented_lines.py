@@ -83,8 +83,9 @@ RULES: dict[str, Rule] = {
     'factdebate verify "The Eiffel Tower is in Paris." --json > verdict.json': Run(),
     'factdebate verify "The Eiffel Tower is in Paris." --method mermaid': Run(),
     'factdebate verify "The Eiffel Tower is in Paris." --brief': Run(),
-    'factdebate check-response --question "Tell me about the Eiffel Tower." "The Eiffel Tower stands in Paris. It '
-    'was finished in 1899 and is made of wrought iron." --method madke --madke-rounds 1': Run(),
+    'factdebate check-response --llm openai:gpt-4o-mini --question "Tell me about the Eiffel Tower." "The Eiffel '
+    'Tower stands in Paris. It was finished in 1899 and is made of wrought iron." --method madke --madke-rounds 1':
+        Run(2, "OPENAI_API_KEY", why=NEEDS_KEY),
     "factdebate check-response --file answer.md": Parse(USER_FILE),
     "factdebate serve --no-auth": Parse(SERVER),
     "factdebate serve --guard-upstream https://api.openai.com/v1": Parse(SERVER),
@@ -301,6 +302,7 @@ RULES: dict[str, Rule] = {
 
 PYTHON: dict[str, Rule] = {
     "README.md: import factdebate as fd": PyRun(),
+    "README.md: import factdebate as fd  # the guard, without a server": PyRun(),
     "docs/architecture.md: class EchoSettings(MethodSettings):                # methods.<name>.*, "
     "--<name>-<field> flags, API": PyImports("the outline of a method; tests/methods/test_plugin_example.py "
                                              "registers a whole one"),
