@@ -125,3 +125,15 @@ def test_a_claim_drawn_from_another_language_is_held_to_its_digits_only() -> Non
     assert grounded([owens], french, translated={owens}) == ([owens], [])
     invented = "The Berlin Wall fell in 1961."
     assert grounded([invented], german, translated={invented}) == ([], [invented])
+
+
+def test_a_recommended_amount_and_a_language_named_with_a_hash_are_facts() -> None:
+    """Two shapes of real chatbot answers (Factcheck-Bench) whose claims, copied word for word, were dropped as
+    ungrounded: "recommended" read as advice, and the "#" of "C#" read as markup."""
+    text = ("The recommended daily allowance of magnesium for adult women is 310 mg. F# is a functional language "
+            "developed by Microsoft. We recommend visiting in spring. It is recommended to book early.")
+    claims = ["The recommended daily allowance of magnesium for adult women is 310 mg.",
+              "F# is a functional language developed by Microsoft.", "We recommend visiting in spring.",
+              "It is recommended to book early."]
+    kept, dropped = grounded(claims, text)
+    assert kept == claims[:2] and dropped == claims[2:]

@@ -69,7 +69,9 @@ _NUMERAL_I = re.compile(r"\b(?!(?:If|When|As|So|And|But|Then|Now|Here|Well|Yes|N
 _ADVICE = re.compile(
     r"\b(?:(?:you|everyone|everybody|anyone|visitors|travell?ers|one|we)\s+(?:really\s+)?(?:should|must|ought to|"
     r"have to|need to)|you'll love|you will love|can'?t miss|don'?t miss|not to be missed|worth (?:a |the )?"
-    r"(?:visit|trip|seeing|it)|recommend\w*|a must\b|must-see|keep in mind|bear in mind)\b", re.I)
+    r"(?:visit|trip|seeing|it)|(?:i|we)\s+(?:would\s+|strongly\s+|highly\s+)?recommend\w*|highly recommended|"
+    r"(?:is|are)\s+(?:strongly\s+)?recommended\s+(?:to|that)|a must\b|must-see|keep in mind|bear in mind)\b", re.I)
+# ("recommended" alone is no advice: "the recommended daily allowance of magnesium is 310 mg" states a fact.)
 _JUDGING = re.compile(
     r"(?i:\b(?:honestly|frankly|personally|arguably|nothing (?:compares|beats)|like no other|second to none)\b)|"
     r"^(?:Overall|In summary|In conclusion|In short|To sum up),|\bmay seem\b|"
@@ -224,7 +226,8 @@ _FUNCTION = frozenset((
     "place", "became", "become", "remained", "remains", "still", "later", "around", "approximately", "nearly",
     "exactly", "some", "least")) | COMMON
 _NAME_RUN = re.compile(r"[A-Z][\w'-]*(?:\s+(?:(?:of|de|du|da|van|von|the|la|le)\s+)?[A-Z][\w'-]*)*")
-_IDENTIFIER = re.compile(r"\w+_\w+|\b[a-z]+[A-Z]\w*|[{}<>=|`#]|\s-\s|^[-*•>]")
+# A "#" after a letter names a language (C#, F#), not markup.
+_IDENTIFIER = re.compile(r"\w+_\w+|\b[a-z]+[A-Z]\w*|[{}<>=|`]|(?<![A-Za-z])#|\s-\s|^[-*•>]")
 # Words that make a sentence a statement: forms of be and have, modal verbs, and common irregular verbs of the
 # past (a regular one ends in -ed; a verb in the present is found by what follows it: _VERB_BEFORE).
 _FINITE = re.compile(
