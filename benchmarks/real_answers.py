@@ -25,7 +25,8 @@ score the datasets' own claims, a different task on a far stronger model, and on
 ``--llm`` checks with any model (``openai:gpt-4o-mini`` with ``OPENAI_API_KEY``, or a local server's
 ``openai:NAME`` with ``OPENAI_BASE_URL``); without it, the settings' default (the offline model where setup
 installed it). Rows are appended to ``--output``/rows.jsonl as each answer is checked; a second run on the
-same folder skips the answers already there, so a cut run resumes."""
+same folder skips the answers already there, so a cut run resumes. The model cache is off: every answer's
+calls are made and timed."""
 
 from __future__ import annotations
 
@@ -113,7 +114,8 @@ def cpu_seconds() -> float:
 
 async def check(way: str, sample: Sample, args: argparse.Namespace) -> dict[str, Any]:
     """One answer checked one way: the row the table is made of."""
-    options: dict[str, Any] = {"llm": args.llm} if args.llm else {}
+    # No model cache: an answer checked again must cost its calls again, or a second run measures nothing.
+    options: dict[str, Any] = {"cache": False, **({"llm": args.llm} if args.llm else {})}
     question = sample.meta.get("question") if sample.meta else None
     meter, started, cpu = Meter(), time.monotonic(), cpu_seconds()
     claims: list[dict[str, Any]] = []

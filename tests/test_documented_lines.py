@@ -146,7 +146,7 @@ RULES: dict[str, Rule] = {
     # docs/guard.md and docs/service.md
     "export FACTDEBATE_API_KEYS=\"$(python -c 'import secrets; print(secrets.token_urlsafe(24))')\"": Export(),
     "export FACTDEBATE_GUARD_UPSTREAM_KEY=sk-...": Export(),
-    "factdebate serve --guard-upstream https://api.openai.com/v1 --search wikipedia": Parse(SERVER),
+    "factdebate serve --guard-upstream https://api.openai.com/v1 --llm openai:gpt-4o-mini --search wikipedia": Parse(SERVER),
     "factdebate serve": Parse(SERVER),
     "factdebate serve --config factdebate.yaml --service-config service.yaml --port 8080": Parse(SERVER),
     "factdebate serve --workers 4": Parse(SERVER),
@@ -238,6 +238,9 @@ RULES: dict[str, Rule] = {
     'echo "claims were still refuted after $attempt tries; giving up" >&2': Skip(LOOP),
     "exit 1": Skip(LOOP),
     ".venv/bin/python benchmarks/test_suite.py [--top 60] [--workers 3]": Script("runs the whole suite"),
+    ".venv/bin/python benchmarks/real_answers.py --answers 20 --tiers fast,standard --methods madke --llm "
+    "openai:gpt-4o-mini": Script("the real-answer table with a served "
+                                                                     "model: hundreds of its calls"),
     ".venv/bin/python benchmarks/guard_load.py --first 0.3 --seconds 20 --alone-seconds 20 --max-cpu-share 0 "
     "0.5": Script("a load benchmark of three processes (minutes, both cores)"),
     "PYTHONPATH=. .venv/bin/python benchmarks/guard_sizing.py --replies 20": Script(
