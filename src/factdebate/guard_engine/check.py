@@ -46,6 +46,7 @@ from factdebate.guard_engine.types import (
 from factdebate.guard_engine.window import turns_of, unresolved, window
 from factdebate.guard_engine.window_call import WindowCall, done
 from factdebate.llm.calls import CallCount, cache_scope, counting, current_count
+from factdebate.llm.failure_budget import FailureBudget, sharing
 from factdebate.llm.near_chance import CLAIMS, model_warnings
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import response_label
@@ -59,6 +60,9 @@ from factdebate.settings.model import Settings
 
 SHORT_ANSWER = "the short answer this claim states in full, read with the person's question"
 DRAWN_FROM = "the sentence the extractor said this claim is drawn from"
+# Failed checker tries one reply may spend in all (its extraction and every claim's tiers together): a transient
+# failure or two is retried; a checker that fails everything is given up on at the fourth.
+REPLY_FAILED_TRIES = 4
 
 
 class Shown(str):
@@ -132,6 +136,9 @@ class Check:
                  messages: Sequence[Any] = ()) -> None:
         self.options = options if isinstance(options, ResolvedGuardOptions) else resolve_options(options, settings)
         self.settings = settings
+        # The checker's failed tries, for the whole reply: a checker that fails every call is given up on once,
+        # plain or streamed, not once per call (llm/failure_budget.py).
+        self.failures = FailureBudget(REPLY_FAILED_TRIES)
         # The caller's factdebate.question names the person's question when the face's guess is not it.
         # The conversation before the reply (OpenAI messages, as the door read them: guard_engine/call.py), whole: what
         # the extractor is shown of it is chosen where its input is built (guard_engine/window.py).
@@ -246,7 +253,7 @@ class Check:
         kept for :meth:`add_claim` and the coverage."""
         if self.window.text is not None:
             context = self.window.text + (f"\nAssistant (this reply, so far): {context}" if context else "")
-        with span("claims", "extraction"):
+        with sharing(self.failures), span("claims", "extraction"):
             try:
                 # The reply's first check-worthy sentence: a leading "It" added as written stands for its
                 # subject on every door, a whole reply and a streamed part alike.
@@ -377,7 +384,8 @@ class Check:
             progress.first.set()
             return
         try:
-            await self._decide(progress, context, head, given.correction if given is not None else None)
+            with sharing(self.failures):
+                await self._decide(progress, context, head, given.correction if given is not None else None)
         finally:
             drop(head)  # a head the claim's check never reached (cancelled while it waited its turn)
             progress.first.set()  # however it ended (an error, cancelled by the deadline): nothing waits on

@@ -29,6 +29,7 @@ from factdebate.llm.base import (
 )
 from factdebate.llm.cache import ResponseCache, cache_key
 from factdebate.llm.calls import CallInfo, count_call, current_sample, reset_call, set_call
+from factdebate.llm.failure_budget import current_budget
 from factdebate.llm.in_flight import learn, limit_for, slot, wants_asking
 from factdebate.llm.transcript import call_text, transcript_call_chars, transcript_chars
 from factdebate.util.scrub import redact_text
@@ -159,6 +160,10 @@ class LLM:
         state = hung_calls.endpoint(self.backend.endpoint) if limited else None
         endpoint = self.backend.endpoint
         policy = self.retry
+        shared = current_budget()
+        if shared is not None and shared.spent:
+            raise EndpointUnavailableError(endpoint or self.backend.name, 0, f"{shared.failed} tries of this work's "
+                                           "model calls failed already: not called again")
 
         async def one_try(attempt: int) -> tuple[Completion, int, float]:
             nonlocal spent, last_error, timed_out, given_up
@@ -218,6 +223,11 @@ class LLM:
             """No try after the last allowed, after the error's own limit, or past the time budget."""
             nonlocal last_error
             attempt, give_up_after = retry_state.attempt_number, failed(retry_state).give_up_after
+            if shared is not None:
+                shared.failed += 1
+                if shared.spent:
+                    last_error += f" ({shared.failed} tries of this work's model calls failed: no more tries)"
+                    return True
             if attempt >= policy.attempts or (give_up_after and attempt >= give_up_after):
                 return True
             if spent + retry_state.upcoming_sleep > policy.budget:

@@ -1,0 +1,42 @@
+"""Failed tries shared by every model call of one piece of work (a guard's reply), so that a model server that
+fails every call is given up on once for the whole reply, not once for each of its calls.
+
+A reply's calls run in tasks of their own (its extraction, each claim's tiers, a stream's windows). With each
+call retrying on its own until the deadline, a checker answering 500 to everything was called 8 times for one
+plain reply and 15 times for the same reply streamed (two windows retrying side by side). Code that runs the
+calls enters :func:`sharing` with one :class:`FailureBudget`; ``llm/model.py`` counts each failed try against
+it, stops retrying once it is spent, and makes no further call of that work."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+
+@dataclass
+class FailureBudget:
+    tries: int  # failed tries the work may spend in all
+    failed: int = 0
+
+    @property
+    def spent(self) -> bool:
+        return self.failed >= self.tries
+
+
+_current: ContextVar[FailureBudget | None] = ContextVar("factdebate_failure_budget", default=None)
+
+
+def current_budget() -> FailureBudget | None:
+    return _current.get()
+
+
+@contextmanager
+def sharing(budget: FailureBudget) -> Iterator[FailureBudget]:
+    """The model calls made inside (this task and the tasks it starts) spend ``budget``."""
+    token = _current.set(budget)
+    try:
+        yield budget
+    finally:
+        _current.reset(token)
