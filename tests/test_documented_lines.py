@@ -146,7 +146,8 @@ RULES: dict[str, Rule] = {
     # docs/guard.md and docs/service.md
     "export FACTDEBATE_API_KEYS=\"$(python -c 'import secrets; print(secrets.token_urlsafe(24))')\"": Export(),
     "export FACTDEBATE_GUARD_UPSTREAM_KEY=sk-...": Export(),
-    "factdebate serve --guard-upstream https://api.openai.com/v1 --llm openai:gpt-4o-mini --search wikipedia": Parse(SERVER),
+    "factdebate serve --guard-upstream https://api.openai.com/v1 --llm openai:gpt-4o-mini --search wikipedia":
+        Parse(SERVER),
     "factdebate serve": Parse(SERVER),
     "factdebate serve --config factdebate.yaml --service-config service.yaml --port 8080": Parse(SERVER),
     "factdebate serve --workers 4": Parse(SERVER),
