@@ -113,6 +113,22 @@ def through_python_stream(world: World, case: Scenario) -> Outcome:
     return asyncio.run(run())
 
 
+def every_door(world: World, mcp: McpDoor, convo: Conversation, twin: str, policy: str) -> list[Outcome]:
+    """The conversation's reply through every door at once (each check is the scripted checker's, in
+    milliseconds; the requests' round trips are the time); MCP's ``check_answer`` only under ``flag``, the
+    policy it reports under."""
+    case = scenario(convo, twin, policy)
+    prepare(world, case)
+    with ThreadPoolExecutor(7) as pool:
+        doors = [pool.submit(through_proxy, world, case), pool.submit(lambda: [through_stream(world, case)]),
+                 pool.submit(lambda: [through_check(world, case)]), pool.submit(lambda: [through_python(world, case)]),
+                 pool.submit(lambda: [through_litellm(world, case)]),
+                 pool.submit(lambda: [through_python_stream(world, case)])]
+        if policy == "flag":
+            doors.append(pool.submit(lambda: [through_mcp(mcp, convo, case.reply)]))
+        return [out for door in doors for out in door.result()]
+
+
 def _fold(text: str) -> str:
     return " ".join(text.casefold().split()).rstrip(".")
 

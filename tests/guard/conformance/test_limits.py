@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -40,24 +39,17 @@ from tests.guard.conformance.test_conformance import (
     FOOTNOTES,
     HTTP,
     McpDoor,
-    Outcome,
     World,
     conversation,
     open_world,
     options_of,
     prepare,
-    through_check,
-    through_proxy,
-    through_python,
-    through_stream,
 )
 from tests.guard.conformance.test_conformance import mcp as mcp  # the fixture, opened on this world
 from tests.guard.conformance.test_conversations import (
+    every_door,
     judge,
     scenario,
-    through_litellm,
-    through_mcp,
-    through_python_stream,
 )
 from tests.server.conftest import AUTH
 
@@ -173,26 +165,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         yield opened
 
 
-def _doors(world: World, mcp: McpDoor, convo: Conversation, twin: str, policy: str) -> list[Outcome]:
-    case = scenario(convo, twin, policy)
-    prepare(world, case)
-    with ThreadPoolExecutor(7) as pool:
-        doors = [pool.submit(through_proxy, world, case), pool.submit(lambda: [through_stream(world, case)]),
-                 pool.submit(lambda: [through_check(world, case)]), pool.submit(lambda: [through_python(world, case)]),
-                 pool.submit(lambda: [through_litellm(world, case)]),
-                 pool.submit(lambda: [through_python_stream(world, case)])]
-        if policy == "flag":
-            doors.append(pool.submit(lambda: [through_mcp(mcp, convo, case.reply)]))
-        return [out for door in doors for out in door.result()]
-
-
 CASES = [pytest.param(convo, twin, id=f"{convo.name}-{twin}") for convo in LIMITS for twin in ("false", "true")]
 
 
 @pytest.mark.parametrize(("convo", "twin"), CASES)
 def test_every_door_refutes_the_false_statement_and_passes_its_twin(world: World, mcp: McpDoor,
                                                                     convo: Conversation, twin: str) -> None:
-    outcomes = _doors(world, mcp, convo, twin, "flag")
+    outcomes = every_door(world, mcp, convo, twin, "flag")
     problems = [problem for out in outcomes for problem in judge(convo, twin, out)]
     assert not problems, "\n".join(problems)
     if twin == "false":  # refuted, not only unchecked: the claim was taken and checked
@@ -204,7 +183,7 @@ def test_every_door_refutes_the_false_statement_and_passes_its_twin(world: World
 @pytest.mark.parametrize("convo", LIMITS, ids=lambda c: c.name)
 def test_block_refuses_and_hold_withholds_the_false_statement(world: World, mcp: McpDoor,
                                                               convo: Conversation, policy: str) -> None:
-    outcomes = _doors(world, mcp, convo, "false", policy)
+    outcomes = every_door(world, mcp, convo, "false", policy)
     problems = [problem for out in outcomes for problem in judge(convo, "false", out)]
     assert not problems, "\n".join(problems)
 
@@ -239,7 +218,7 @@ def test_a_json_object_answer_asked_for_with_response_format_is_checked(world: W
 def test_what_the_room_cut_off_is_unchecked_never_passed(world: World, mcp: McpDoor, policy: str) -> None:
     """The claims kept do not cover the sentence: it is unchecked, said why, on every door, and no door but
     MCP's (which hands the agent its own reply back, annotated) delivers it as if it had been checked."""
-    for out in _doors(world, mcp, CROWDED, "false", policy):
+    for out in every_door(world, mcp, CROWDED, "false", policy):
         assert out.result is not None, out.problem
         assert out.result["label"] != "SUPPORTS", (out.door, out.result)
         reasons = [c.get("reason") or "" for c in out.result["claims"] if c["status"] == "unchecked"]

@@ -19,7 +19,6 @@ drawn from (conversations.WorldChecker).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -27,21 +26,16 @@ import pytest
 from tests.guard.conformance.conversations import Conversation, Said, WorldChecker
 from tests.guard.conformance.test_conformance import (
     McpDoor,
-    Outcome,
     World,
     open_world,
     prepare,
-    through_check,
-    through_proxy,
     through_python,
-    through_stream,
 )
 from tests.guard.conformance.test_conformance import mcp as mcp  # the fixture, opened on this world
 from tests.guard.conformance.test_conversations import (
+    every_door,
     judge,
     scenario,
-    through_litellm,
-    through_mcp,
     through_python_stream,
 )
 
@@ -109,26 +103,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         yield opened
 
 
-def _doors(world: World, mcp: McpDoor, convo: Conversation, twin: str, policy: str) -> list[Outcome]:
-    case = scenario(convo, twin, policy)
-    prepare(world, case)
-    with ThreadPoolExecutor(7) as pool:
-        doors = [pool.submit(through_proxy, world, case), pool.submit(lambda: [through_stream(world, case)]),
-                 pool.submit(lambda: [through_check(world, case)]), pool.submit(lambda: [through_python(world, case)]),
-                 pool.submit(lambda: [through_litellm(world, case)]),
-                 pool.submit(lambda: [through_python_stream(world, case)])]
-        if policy == "flag":
-            doors.append(pool.submit(lambda: [through_mcp(mcp, convo, case.reply)]))
-        return [out for door in doors for out in door.result()]
-
-
 CASES = [pytest.param(convo, twin, id=f"{convo.name}-{twin}") for convo in STATEMENTS for twin in ("false", "true")]
 
 
 @pytest.mark.parametrize(("convo", "twin"), CASES)
 def test_every_door_marks_the_false_statement_and_passes_its_twin(world: World, mcp: McpDoor,
                                                                    convo: Conversation, twin: str) -> None:
-    outcomes = _doors(world, mcp, convo, twin, "flag")
+    outcomes = every_door(world, mcp, convo, twin, "flag")
     problems = [problem for out in outcomes for problem in judge(convo, twin, out)]
     assert not problems, "\n".join(problems)
     if twin == "false":  # refuted, not only unchecked: the claim was kept and checked
@@ -140,7 +121,7 @@ def test_every_door_marks_the_false_statement_and_passes_its_twin(world: World, 
 @pytest.mark.parametrize("convo", STATEMENTS, ids=lambda c: c.name)
 def test_block_refuses_and_hold_withholds_the_false_statement(world: World, mcp: McpDoor,
                                                               convo: Conversation, policy: str) -> None:
-    outcomes = _doors(world, mcp, convo, "false", policy)
+    outcomes = every_door(world, mcp, convo, "false", policy)
     problems = [problem for out in outcomes for problem in judge(convo, "false", out)]
     assert not problems, "\n".join(problems)
 

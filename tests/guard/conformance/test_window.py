@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -33,19 +32,11 @@ from tests.guard.conformance.test_conformance import (
     McpDoor,
     World,
     open_world,
-    prepare,
-    through_check,
-    through_proxy,
-    through_python,
-    through_stream,
 )
 from tests.guard.conformance.test_conformance import mcp as mcp  # the fixture, opened on this world
 from tests.guard.conformance.test_conversations import (
+    every_door,
     judge,
-    scenario,
-    through_litellm,
-    through_mcp,
-    through_python_stream,
 )
 
 SUBJECT_SET = "I'm writing a report about the Eiffel Tower."
@@ -149,29 +140,17 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         yield opened
 
 
-def _doors(world: World, mcp: McpDoor, convo: Conversation, twin: str, policy: str) -> list[Any]:
-    case = scenario(convo, twin, policy)
-    prepare(world, case)
-    with ThreadPoolExecutor(7) as pool:
-        doors = [pool.submit(through_proxy, world, case), pool.submit(lambda: [through_stream(world, case)]),
-                 pool.submit(lambda: [through_check(world, case)]), pool.submit(lambda: [through_python(world, case)]),
-                 pool.submit(lambda: [through_litellm(world, case)]),
-                 pool.submit(lambda: [through_python_stream(world, case)])]
-        if policy == "flag":
-            doors.append(pool.submit(lambda: [through_mcp(mcp, convo, case.reply)]))
-        return [out for door in doors for out in door.result()]
-
-
 @pytest.mark.parametrize("twin", ["false", "true"])
 @pytest.mark.parametrize("convo", WINDOW_WORLD, ids=lambda c: c.name)
 def test_the_subject_is_kept_through_every_door(world: World, mcp: McpDoor, convo: Conversation,
                                                 twin: str) -> None:
-    outcomes = _doors(world, mcp, convo, twin, "flag")
+    outcomes = every_door(world, mcp, convo, twin, "flag")
     problems = [problem for out in outcomes for problem in judge(convo, twin, out)]
     assert not problems, "\n".join(problems)
     wanted = {s.claim for s in convo.said if s.sentence in (convo.false if twin == "false" else convo.true)
               and s.needs == convo.said[0].needs}
     for out in outcomes:  # the claim about the subject the conversation set, never the other landmark's
+        assert out.result is not None, out.door
         assert {c["claim"] for c in out.result["claims"]} == wanted, (out.door, out.result["claims"])
         if twin == "false":
             assert out.result["label"] == "REFUTES", (out.door, out.result["claims"])
@@ -181,7 +160,7 @@ def test_the_subject_is_kept_through_every_door(world: World, mcp: McpDoor, conv
 @pytest.mark.parametrize("convo", WINDOW_WORLD, ids=lambda c: c.name)
 def test_block_refuses_and_hold_withholds_what_the_subject_makes_false(world: World, mcp: McpDoor,
                                                                        convo: Conversation, policy: str) -> None:
-    outcomes = _doors(world, mcp, convo, "false", policy)
+    outcomes = every_door(world, mcp, convo, "false", policy)
     problems = [problem for out in outcomes for problem in judge(convo, "false", out)]
     assert not problems, "\n".join(problems)
 
@@ -189,7 +168,8 @@ def test_block_refuses_and_hold_withholds_what_the_subject_makes_false(world: Wo
 @pytest.mark.parametrize("convo", [UNRESOLVED, UNRESOLVED_SHORT], ids=lambda c: c.name)
 def test_a_subject_the_conversation_never_names_is_unchecked_not_checked_as_written(
         world: World, mcp: McpDoor, convo: Conversation) -> None:
-    for out in _doors(world, mcp, convo, "false", "flag"):
+    for out in every_door(world, mcp, convo, "false", "flag"):
+        assert out.result is not None, out.door
         claims = out.result["claims"]
         assert [(c["status"], c["label"]) for c in claims] == [("unchecked", None)], (out.door, claims)
         assert "could not be resolved" in claims[0]["reason"], (out.door, claims)
