@@ -123,7 +123,8 @@ class KeyCheck:
         for session, key in self.ledger.unused_and_idle():
             self.ledger.closed(session)
             headers = [(name, value) for name, value in scope.get("headers") or [] if name == b"host"]
-            ending = {**scope, "method": "DELETE", "user": principal(key), "query_string": b"",
+            ending = {**scope, "method": "DELETE", "path": MCP_PATH, "raw_path": MCP_PATH.encode(),
+                      "user": principal(key), "query_string": b"",
                       "headers": [*headers, (b"mcp-session-id", session.encode("latin-1"))],
                       "state": {**(scope.get("state") or {}), CALLER_STATE: key}}
             await self.app(ending, _no_body, _discard)
