@@ -57,8 +57,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
 
 
 def scenario(convo: Conversation, twin: str, policy: str) -> Scenario:
+    """The reply as a door's case; under ``rewrite`` the model asked to revise writes the all-true twin."""
     return Scenario(f"{convo.name}-{twin}-{policy}", reply=convo.false if twin == "false" else convo.true,
-                    options={"evidence": convo.evidence(), "policy": policy}, messages=convo.before)
+                    options={"evidence": convo.evidence(), "policy": policy}, messages=convo.before,
+                    revised=convo.true if policy == "rewrite" else None)
 
 
 def through_mcp(mcp: McpDoor, convo: Conversation, reply: str) -> Outcome:
@@ -101,10 +103,17 @@ def through_python_stream(world: World, case: Scenario) -> Outcome:
         for word in re.findall(r"\S+\s*|\s+", case.reply):
             yield word
 
+    revised = case.revised
+
+    async def reviser(answer: str, refuted: list[Any]) -> str:
+        assert revised is not None
+        return revised
+
     async def run() -> Outcome:
         shown, result = "", None
         async for out in fd.aguard_stream(deltas(), messages=case.messages, backends={"debater": world.checker},
-                                          config_file=world.config_file, **options_of(case)):
+                                          config_file=world.config_file, **options_of(case),
+                                          reviser=reviser if revised is not None else None):
             shown += out.text if out.kind == "text" else ""
             if out.result is not None:
                 result = out.result.model_dump(mode="json")

@@ -19,7 +19,9 @@ client receives (test_conversations.judge):
   kept (its names and numbers are the conversation's), not dropped for a verb written nowhere;
 - a sentence wrapped across a line break: checked whole, streamed as plain, and marked on both its lines.
 
-Each false reply and its twin also go through ``factdebate.aguard_stream`` under ``hold`` one character a delta.
+Each false reply and its twin also go through every door under ``annotate`` (delivered as written, the verdicts
+beside it) and ``rewrite`` (the revision, checked again, delivered instead), and through
+``factdebate.aguard_stream`` under ``hold`` one character a delta.
 
 The extractor double writes the claims a capable model writes, each with the number of the sentence it is
 drawn from (conversations.WorldChecker).
@@ -186,6 +188,28 @@ def test_block_refuses_and_hold_withholds_the_false_statement(world: World, mcp:
     outcomes = every_door(world, mcp, convo, "false", policy)
     problems = [problem for out in outcomes for problem in judge(convo, "false", out)]
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("policy", ["annotate", "rewrite"])
+@pytest.mark.parametrize(("convo", "twin"), CASES)
+def test_annotate_marks_and_rewrite_replaces_the_false_statement(world: World, mcp: McpDoor, convo: Conversation,
+                                                                 twin: str, policy: str) -> None:
+    """Under ``annotate`` the reply goes out as written with its verdicts beside it (the false statement's claim
+    refuted); under ``rewrite`` the model asked to revise writes the true twin, which is checked again and is
+    what every door delivers. The true twin passes either way, as written."""
+    outcomes = every_door(world, mcp, convo, twin, policy)
+    problems = [problem for out in outcomes for problem in judge(convo, twin, out)]
+    assert not problems, "\n".join(problems)
+    for out in outcomes:
+        assert out.result is not None, (out.door, out.problem)
+        if twin == "true":
+            continue
+        assert out.result["label"] == "REFUTES", (out.door, out.result)
+        if policy == "annotate":
+            assert out.result["action_taken"] == "annotated" and out.delivered == convo.false, (out.door, out.delivered)
+        else:
+            assert out.result["action_taken"] == "rewritten", (out.door, out.result.get("action_reason"))
+            assert out.delivered == convo.true, (out.door, out.delivered)
 
 
 LANDMARK_SCHEMA = {"type": "json_schema", "json_schema": {"name": "landmark", "schema": {
