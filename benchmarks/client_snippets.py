@@ -125,7 +125,7 @@ def main() -> None:
     try:
         _up(f"http://127.0.0.1:{model_port}/docs", model, "the scripted model")
         _up(f"{guard}/v1/health", server, "factdebate serve")
-        client_env = {**os.environ, "FACTDEBATE_URL": guard, "FACTDEBATE_API_KEY": KEY}
+        client_env = {**os.environ, "FACTDEBATE_URL": guard, "FACTDEBATE_API_KEYS": KEY}
         results["LangChain"] = run_snippet([str(args.work / "venv" / "bin" / "python"),
                                             str(CLIENTS / "langchain_guard.py")], args.work, client_env, guard)
         script = args.work / "ai-sdk-guard.mjs"  # beside node_modules, where Node resolves its imports

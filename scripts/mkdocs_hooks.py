@@ -379,7 +379,36 @@ def python_reference() -> str:
         lines.extend([f"## {title}", ""])
         for name in names:
             lines.extend([f"::: {paths[name]}", ""])
+    lines.extend(shared_keywords())
     return "\n".join(lines) + "\n"
+
+
+def shared_keywords() -> list[str]:
+    """The keywords every check function takes (``**options: Unpack[SharedOptions]``), one row each with its
+    type and the help its setting gives (the same text as ``factdebate verify --help``)."""
+    import html
+    import re
+    from typing import get_type_hints
+
+    from factdebate.settings.keywords import SharedOptions
+    from factdebate.settings.options import shared_options
+
+    said = {option.name: option.help for option in shared_options()}
+    said.setdefault("rounds", "Debate rounds of Tool-MAD, the default method (another method's rounds: "
+                              "`method_options`).")
+    lines = ["## Shared options (`SharedOptions`)", "",
+             "Every function above that checks a claim or a response (`verify`, `verify_many`, `check_response`, "
+             "`guard`, `guard_stream` and their `a` twins) takes these keywords (`**options: "
+             "Unpack[SharedOptions]`, from `factdebate.settings.keywords`), so `mypy` refuses a misspelt one. "
+             "`None`, or leaving one out, keeps the config file's value or the default. Each method's own options "
+             "go in `method_options` (`MethodOptions`).", "",
+             "| keyword | type | what it sets |", "| --- | --- | --- |"]
+    for name, hint in get_type_hints(SharedOptions).items():
+        shown = str(hint).replace("typing.", "")
+        shown = re.sub(r"^Optional\[(.*)\]$", r"\1", shown).replace(" | None", "").replace("|", "\\|")
+        text = html.escape(said.get(name, ""), quote=False).replace("|", "\\|")
+        lines.append(f"| `{name}` | `{shown}` | {text} |")
+    return [*lines, ""]
 
 
 # --- The latest benchmark figures: benchmarks/results/*.jsonl (benchmarks/results_log.py) ---

@@ -27,3 +27,9 @@ for name in "${names[@]}"; do
   if [ -n "$extra" ]; then $pip uninstall -y $extra; fi
   $check  # names what still differs, and fails
 done
+# LiteLLM's proxy imports soundfile at start, which loads Debian's libsndfile1 (the lock holds the wheel without
+# the library): without it `litellm` stops at start. scripts/ci-system-deps.sh installs it; this says so.
+if [ -x .venv-litellm/bin/python ] && ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libsndfile\.so'; then
+  echo "note: LiteLLM's proxy (.venv-litellm) needs Debian's libsndfile1 to start: sudo apt-get install" \
+       "libsndfile1 (or scripts/ci-system-deps.sh)" >&2
+fi

@@ -131,6 +131,19 @@ def test_the_python_reference_shows_every_public_name_with_its_docstring(site: P
     assert ":class:`" not in page and ":func:`" not in page
 
 
+def test_the_python_reference_lists_the_shared_keywords(site: Path) -> None:
+    """The keywords every check function takes (``SharedOptions``: ``method``, ``llm``, ``rounds``, ...) each have
+    their row in the Python reference, with their type."""
+    from typing import get_type_hints
+
+    from factdebate.settings.keywords import SharedOptions
+
+    page = (site / "reference" / "python" / "index.html").read_text(encoding="utf-8")
+    table = page.split('id="shared-options-sharedoptions"', 1)[1]
+    for name in get_type_hints(SharedOptions):
+        assert f"<td><code>{name}</code></td>" in table, name
+
+
 def _figures_row(page: str, benchmark: str) -> str:
     row = next(row for row in re.findall(r"<tr>.*?</tr>", page, re.S) if f"<td>{benchmark}</td>" in row)
     return html.unescape(row)

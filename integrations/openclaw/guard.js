@@ -80,10 +80,11 @@ export function readSettings(config, env) {
       throw new Error(`factdebate plug-in: ${name} must be one of ${TIERS.join(", ")}, not ${JSON.stringify(c[name])}`);
     }
   }
-  const keyEnv = String(c.apiKeyEnv ?? "FACTDEBATE_API_KEY");
+  const keyEnv = String(c.apiKeyEnv ?? "FACTDEBATE_API_KEYS"); // the variable the service reads its keys from
+  const fromEnv = env[keyEnv]?.split(",")[0]?.trim() || undefined; // the first, where it holds several
   return {
     baseUrl,
-    apiKey: /** @type {string | undefined} */ (c.apiKey) ?? env[keyEnv] ?? undefined,
+    apiKey: /** @type {string | undefined} */ (c.apiKey) ?? fromEnv,
     policy,
     failClosed: Boolean(c.failClosed ?? false),
     tier: /** @type {Settings["tier"]} */ (c.tier),

@@ -57,6 +57,9 @@ def test_compare_gives_the_same_bytes_and_refuses_other_draws(tmp_path: Path, he
         assert (tmp_path / "c1" / name).read_bytes() == (tmp_path / "c2" / name).read_bytes(), name
     assert "Cost axis: dollars per claim" in (tmp_path / "c1" / "compare.md").read_text()
     assert "warning" not in done.stderr
+    said = done.stdout.splitlines()  # the verdict sentence first, as compare.json holds it, then the files
+    assert said[0] == json.loads((tmp_path / "c2" / "compare.json").read_text())["verdict"] and said[0].strip()
+    assert said[1:] == [str(Path("c2") / name) for name in ("compare.md", "compare.json")] + said[3:]
     other = ["--dataset", "countries", "--limit", "3", "--llm", "scripted:agree", "--no-cache"]
     assert here("eval", "--method", "single", "-o", "three", *other).returncode == 0
     refused = here("compare", "out/cot", "three", "-o", "c3")

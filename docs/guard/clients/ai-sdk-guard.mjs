@@ -5,7 +5,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, streamText } from 'ai';
 
 const GUARD = process.env.FACTDEBATE_URL ?? 'http://127.0.0.1:8000';
-const KEY = process.env.FACTDEBATE_API_KEY;
+const KEY = process.env.FACTDEBATE_API_KEYS?.split(',')[0]; // the service's key (its first)
 const conversation = `chat-${randomUUID().slice(0, 12)}`;
 
 const guard = createOpenAICompatible({

@@ -7,7 +7,7 @@ import httpx
 from langchain_openai import ChatOpenAI
 
 GUARD = os.environ.get("FACTDEBATE_URL", "http://127.0.0.1:8000")
-KEY = os.environ["FACTDEBATE_API_KEY"]
+KEY = os.environ["FACTDEBATE_API_KEYS"].split(",")[0]  # the service's key (its first)
 conversation = f"chat-{uuid.uuid4().hex[:12]}"
 
 llm = ChatOpenAI(

@@ -1,8 +1,9 @@
 """A NeMo Guardrails action: factdebate checks the bot's answer in its conversation, reading the chunks NeMo
 retrieved for it.
 
-Put this file beside config.yml (NeMo loads actions.py from the config folder). It needs FACTDEBATE_API_KEY
-(one of the service's keys) and, when the service is elsewhere, FACTDEBATE_URL."""
+Put this file beside config.yml (NeMo loads actions.py from the config folder). It reads the service's key
+from FACTDEBATE_API_KEYS, the variable the service reads its keys from (the first, when it holds several),
+and, when the service is elsewhere, FACTDEBATE_URL."""
 
 from __future__ import annotations
 
@@ -51,9 +52,11 @@ async def factdebate_check(context: dict[str, Any] | None = None,
     body = {"text": answer, "question": context.get("user_message") or None,
             "messages": conversation(events or [], answer), "factdebate": {**OPTIONS, "evidence": evidence}}
     url = os.environ.get("FACTDEBATE_URL", "http://127.0.0.1:8000").rstrip("/")
+    key = os.environ.get("FACTDEBATE_API_KEYS", "").split(",")[0].strip()
+    if not key:
+        raise RuntimeError("factdebate_check: set FACTDEBATE_API_KEYS to one of the factdebate service's keys")
     async with httpx.AsyncClient(timeout=OPTIONS["deadline_s"] + 30) as client:
-        reply = await client.post(f"{url}/v1/guard/check", json=body,
-                                  headers={"Authorization": f"Bearer {os.environ['FACTDEBATE_API_KEY']}"})
+        reply = await client.post(f"{url}/v1/guard/check", json=body, headers={"Authorization": f"Bearer {key}"})
     reply.raise_for_status()  # no check, no answer: NeMo stops the flow with the error
     found: dict[str, Any] = reply.json()  # the guard's answer: text, action_taken, claims
     return found

@@ -3,6 +3,7 @@ statistics live in eval/compare/__init__.py; this file only reads the flags)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -28,7 +29,7 @@ def compare_command(
     resamples: Annotated[int, Opt(min=100, max=100_000, help="Bootstrap resamples.")] = 1000,
 ) -> None:
     """Which method should I use? Accuracy and macro-F1 with intervals, paired tests, cost per correct verdict."""
-    from factdebate.eval.compare import COST_AXES, check_values, compare_runs
+    from factdebate.eval.compare import COMPARE_JSON, COST_AXES, check_values, compare_runs
     from factdebate.eval.pricing import parse_prices
 
     check_values(output, seed=seed, resamples=resamples)  # -o FILE: one line, before any run folder is read
@@ -38,7 +39,10 @@ def compare_command(
     prices = parse_prices(price or [])
     if cost_axis == "dollars" and not prices:
         raise InputError("--cost-axis dollars needs prices: give --price MODEL=IN,OUT")
-    for path in compare_runs(runs, output, intersection=intersection, seed=seed, resamples=resamples,
-                             prices=prices, cost_axis=cost_axis,
-                             warn=lambda line: typer.echo(f"warning: {line}", err=True)):
+    written = compare_runs(runs, output, intersection=intersection, seed=seed, resamples=resamples, prices=prices,
+                           cost_axis=cost_axis, warn=lambda line: typer.echo(f"warning: {line}", err=True))
+    verdict = json.loads((output / COMPARE_JSON).read_text(encoding="utf-8")).get("verdict")
+    if verdict:
+        typer.echo(verdict)  # the answer first (compare.md says it again, with its figures), then the files
+    for path in written:
         typer.echo(str(path))

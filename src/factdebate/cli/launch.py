@@ -39,10 +39,17 @@ def stdio_mcp(args: list[str]) -> tuple[str | None, list[str]] | None:
 
 def _serve_stdio(config: str | None, allowed: list[str]) -> int:
     """``factdebate mcp`` as the command line runs it: Ctrl-C and SIGTERM end it with "interrupted" and 130."""
-    from factdebate.cli.exits import INTERRUPTED, OK
+    from factdebate.cli.exits import INTERRUPTED, OK, USAGE
     from factdebate.cli.interrupts import terminate_as_interrupt, was_interrupted
+    from factdebate.core.errors import ConfigError
     from factdebate.server.mcp.server import run_stdio
+    from factdebate.settings.config_file import check_named
 
+    try:
+        check_named(config)  # as the command line says it: one line, exit 2
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE
     terminate_as_interrupt()
     try:
         run_stdio(config, allowed)

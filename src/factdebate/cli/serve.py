@@ -218,7 +218,9 @@ def mcp(
     except ImportError as exc:
         raise MissingDependencyError(exc.name or "mcp", "serve") from exc
     from factdebate.server.tool_allowlist import check_allow_entry
+    from factdebate.settings.config_file import check_named
 
+    check_named(config)  # the tools read it once the server runs: a missing file is said here, in one line
     try:
         allowed = [check_allow_entry(entry) for entry in allow_mcp_tool or []]
     except ValueError as exc:

@@ -193,7 +193,6 @@ class Check:
         self.beyond: int | None = None  # where the part past guard.max_message_chars starts (checked_length)
         self.taken = 0  # check-worthy sentences given to the extractor so far (take: the claim cap, in order)
         self.degraded_reasons: list[str] = []
-        self.deadline_cut = False  # the deadline ended the extraction (or came before it): GuardResult.deadline_missed
         self.passed_through: list[str] = [self.window.note] if self.window.note else []
         self.pieces: list[tuple[int, int, str | None]] = []  # every sentence gated so far, in order (headings)
         self.gate_semaphore = asyncio.Semaphore(settings.response.claim_concurrency)
@@ -441,10 +440,6 @@ class Check:
             self.degraded_reasons.append(failed)  # nothing was checked: no label can stand for the reply
         reason = "; ".join(self.degraded_reasons) or None
         degraded = degraded or bool(self.degraded_reasons)
-        # A claim still undecided when the deadline came is unchecked for it (Progress.final); the claims past
-        # the progress's are sentences no claim covers, unchecked for other reasons.
-        missed = self.deadline_cut or any(not p.done and c.status == "unchecked"
-                                          for p, c in zip(self.progress, claims, strict=False))
         if degraded:
             label: Label | None = None
             decided_by = "degraded"
@@ -454,7 +449,7 @@ class Check:
         o = self.options
         total, checked = sentence_counts(text, claims)
         result = GuardResult(
-            label=label, degraded=degraded, degraded_reason=reason, deadline_missed=missed,
+            label=label, degraded=degraded, degraded_reason=reason,
             usage=GuardUsage(model_calls=self.calls.sent, cached_calls=self.calls.cached,
                              tool_calls=self.usage.tool_calls, seconds=round(time.perf_counter() - self.started, 3)),
             claims=claims, skipped=sorted(self.skipped, key=lambda s: s.span.start),
@@ -595,7 +590,6 @@ async def check_text(text: str, settings: Settings, resources: Resources, *,
         claims: list[str] | None = []
         # The request's wait before the check may have used the whole deadline (clock.py).
         if (worthy or headings) and check.remaining(deadline) <= 0:
-            check.deadline_cut = True
             check.degraded_reasons.append(
                 f"the deadline ({check.options.deadline_s:g} s) ended before the check began: the request had "
                 f"waited {time.perf_counter() - check.started:.2f} s for the service by then")
@@ -604,7 +598,6 @@ async def check_text(text: str, settings: Settings, resources: Resources, *,
             extraction = asyncio.ensure_future(check.extract(check.extractor_text(worthy, text[:cut], headings)))
             await settle([extraction], check.remaining(deadline))
             if extraction.cancelled():
-                check.deadline_cut = True
                 check.degraded_reasons.append(f"the claims were not extracted within the deadline "
                                               f"({check.options.deadline_s:g} s)")
                 claims = None

@@ -399,7 +399,6 @@ class StreamingCheck:
         await settle(self._extractions, check.remaining(deadline))
         late = sum(self._parts[task] for task in self._extractions if task.cancelled())
         if late:
-            check.deadline_cut = True
             check.degraded_reasons.append(f"{late} part(s) of the answer had their claims not extracted within the "
                                           f"deadline ({check.options.deadline_s:g} s)")
         await settle(self._tasks, check.remaining(deadline))

@@ -41,6 +41,20 @@ class ConfigFile:
         return {"file": str(self.path.resolve()), "how": self.how, "sha256": digest}
 
 
+def check_named(config_file: str | Path | None) -> None:
+    """Refuse a named settings file that cannot be read, in the words ``verify`` uses: a server that reads its
+    settings after it has started (``factdebate mcp``) calls this first, so that a mistyped path stops it at the
+    start rather than failing each request."""
+    if config_file:
+        try:
+            read_bounded(config_file, what="config file", limit=64 * 2**20, pipes=False)
+        except InputError as exc:
+            said = str(exc)
+            # "config file F: no such file" reads as verify's "cannot read config file F: no such file"
+            raise ConfigError(f"cannot read {said}" if said.startswith(f"config file {config_file}:") else said) \
+                from None
+
+
 def find_config(config_file: str | Path | None, environ: dict[str, str]) -> ConfigFile | None:
     """The file the settings come from: the one named, else ``FACTDEBATE_CONFIG``, else ``factdebate.yaml``
     in the current folder if there is one."""

@@ -145,7 +145,7 @@ def gateways(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateways]:
             "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost",
             "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
             "FACTDEBATE_URL": world.guard_url, "FACTDEBATE_API_BASE": f"{world.guard_url}/v1",
-            "FACTDEBATE_API_KEY": KEY, "LITELLM_MASTER_KEY": MASTER_KEY,
+            "FACTDEBATE_API_KEYS": KEY, "LITELLM_MASTER_KEY": MASTER_KEY,
             "OPENAI_BASE_URL": f"{world.upstream_url}/v1", "OPENAI_API_KEY": "sk-scripted-upstream"})
         yield Gateways(world, recorder, env)
 

@@ -50,7 +50,7 @@ def test_the_documented_nemo_action_checks_the_answer_against_relevant_chunks(
     backend = ScriptedBackend(script(claims=[PARIS, ROME]))
     server, _ = guard(backend=backend)
     monkeypatch.setenv("FACTDEBATE_URL", server.url)
-    monkeypatch.setenv("FACTDEBATE_API_KEY", KEY)
+    monkeypatch.setenv("FACTDEBATE_API_KEYS", KEY)
     check = _load_action(monkeypatch)
     monkeypatch.setitem(check.__globals__, "OPTIONS", {**check.__globals__["OPTIONS"], "method": "single"})
     found = asyncio.run(check(context={"bot_message": ANSWER, "user_message": "Tell me about Paris.",
@@ -59,8 +59,11 @@ def test_the_documented_nemo_action_checks_the_answer_against_relevant_chunks(
     assert {c["claim"]: c["label"] for c in found["claims"]} == {PARIS: "SUPPORTS", ROME: "REFUTES"}
     fast = [m[0]["content"] for info, m in backend.calls if info.prompt == "guard_window"]
     assert fast and all("Champ de Mars" in prompt for prompt in fast)  # NeMo's chunks are what it read
-    monkeypatch.setenv("FACTDEBATE_API_KEY", "not-a-key-of-this-server")
+    monkeypatch.setenv("FACTDEBATE_API_KEYS", "not-a-key-of-this-server")
     with pytest.raises(Exception, match="401"):
+        asyncio.run(check(context={"bot_message": ANSWER}))
+    monkeypatch.delenv("FACTDEBATE_API_KEYS")  # no key: one line that names the variable, not a KeyError
+    with pytest.raises(RuntimeError, match="^factdebate_check: set FACTDEBATE_API_KEYS to one of"):
         asyncio.run(check(context={"bot_message": ANSWER}))
 
 
@@ -113,7 +116,7 @@ def test_the_documented_nemo_action_sends_the_conversation_so_a_follow_up_is_che
     backend = ScriptedBackend(_follow_up_checker)
     server, _ = guard(backend=backend)
     monkeypatch.setenv("FACTDEBATE_URL", server.url)
-    monkeypatch.setenv("FACTDEBATE_API_KEY", KEY)
+    monkeypatch.setenv("FACTDEBATE_API_KEYS", KEY)
     check = _load_action(monkeypatch)
     assert check.__globals__["conversation"](EVENTS, "It was finished in 1920.") == [
         {"role": "system", "content": "You are a travel guide for Paris."},

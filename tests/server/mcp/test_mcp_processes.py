@@ -117,6 +117,18 @@ def _tool_payload(answer: dict[str, Any]) -> Any:
     return content.get("result", content) if set(content) == {"result"} else content
 
 
+@pytest.mark.parametrize("extra", [(), ("--http", "--no-auth", "--port", "1")])
+def test_a_missing_settings_file_stops_it_at_the_start_in_one_line(tmp_path: Path, extra: tuple[str, ...]) -> None:
+    """``--config`` naming no file: one line and exit 2 before anything is served, as ``verify`` says it (stdio
+    through the console script's fast start, ``--http`` through the command line)."""
+    missing = tmp_path / "factdebate.yaml"
+    done = subprocess.run([*_command("--config", str(missing), *extra)], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=120, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == f"error: cannot read config file {missing}: no such file", done.stderr
+    assert done.stdout == ""
+
+
 def test_initialize_answers_before_anything_loads_and_requests_wait(tmp_path: Path) -> None:
     """The handshake (and the tool list) is answered before the MCP SDK is loaded (server/mcp/front.py) and
     before any index is built; requests written right behind it wait for the server instead of failing, and

@@ -20,6 +20,7 @@ async def refused(tool: str, arguments: dict[str, Any]) -> str:
         await server.call_tool(tool, arguments)
     text = str(info.value)
     assert "http" not in text and "pydantic" not in text, text
+    assert "\n" not in text and "validation error" not in text and "[type=" not in text, text  # one plain line
     return text
 
 
@@ -32,6 +33,8 @@ async def test_bad_argument_types_read_as_sentences(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("FACTDEBATE_LLM", "scripted:agree")
     assert "rounds: Input should be a valid integer" in await refused("verify_claim", {"claim": "x", "rounds": "a"})
     assert "rounds:" in await refused("verify_claim", {"claim": "x", "rounds": 99})
+    assert await refused("check_answer", {"answer": "x", "tier": "bogus"}) == \
+        "invalid arguments: tier: Input should be 'fast', 'standard' or 'deep'"
 
 
 async def test_search_queries_have_a_length_limit() -> None:

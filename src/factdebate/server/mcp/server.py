@@ -24,6 +24,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, INVALID_REQUEST, CallToolResult
+from pydantic import ValidationError
 
 from factdebate.facade.core import __version__
 from factdebate.facade.scrub import scrub, scrub_value
@@ -89,6 +90,10 @@ class AgentServer(MCPServer):
         try:
             result = await super().call_tool(name, arguments, context)
         except ToolError as exc:  # what the client reads of a failure: no secret, no address (util/scrub.py)
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):  # the SDK's check of the arguments: one line, as the tools say it
+                problems = "; ".join(str(error["msg"]) for error in cause.errors())
+                raise ToolError(scrub(f"invalid arguments: {problems}")) from cause
             raise ToolError(scrub(str(exc))) from exc
         if isinstance(result, CallToolResult):  # a tool's own answer: its error fields too
             return CallToolResult.model_validate(scrub_value(result.model_dump(by_alias=True, exclude_unset=True)))
