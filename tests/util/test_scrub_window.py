@@ -1,4 +1,4 @@
-"""util/scrub_window.py: a text that arrives a few characters at a time is scrubbed as the reader reads it, over
+"""util/scrub/window.py: a text that arrives a few characters at a time is scrubbed as the reader reads it, over
 a window that spans the pieces. A key, a host, a Bearer token, a pass phrase with spaces and the encoded forms of a
 secret, cut anywhere, come out masked; what holds nothing secret comes out exactly as it went in; what is held
 back stays bounded whatever comes."""
@@ -10,7 +10,7 @@ import base64
 import pytest
 
 from factdebate.util.scrub import remember_endpoints, remember_secrets, scrub_known
-from factdebate.util.scrub_window import MOST_HELD, ScrubWindow
+from factdebate.util.scrub.window import MOST_HELD, ScrubWindow
 from tests.server.secret_forms import gives_away, written
 
 SK_KEY = "sk-upstream-Qx81Zw27Lm55Rt09"

@@ -1,7 +1,7 @@
 """The scrub of a streamed chat answer as the caller reads it: each OpenAI ``chat.completion.chunk`` that goes
 out passes :meth:`ChunkScrub.chunk` in the order it goes out, and each text the answer streams in pieces (its
 content, a refusal, a reasoning model's reasoning, each tool call's arguments) is scrubbed over a window that
-spans the chunks (util/scrub_window.py): a key or a host the upstream writes a few characters a chunk reaches
+spans the chunks (util/scrub/window.py): a key or a host the upstream writes a few characters a chunk reaches
 the caller masked, as it would in one piece.
 
 The chunks stay the upstream's (its ids, its other fields); only their text moves: the end of a text that could
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.util.scrub_window import ScrubWindow
+from factdebate.util.scrub import ScrubWindow
 
 TEXT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")  # a delta's texts that stream in pieces
 _CALL = "tool_calls."  # a tool call's arguments: the window's key is this and the call's index

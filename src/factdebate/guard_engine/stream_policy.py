@@ -16,7 +16,7 @@ unchecked). Past it the text is only counted: shown as it comes under ``annotate
 every delta on), dropped under the policies that show the answer only after its check (a notice says the
 answer was cut there), and said in ``passed_through`` either way.
 
-What :func:`check_outs` yields to show is scrubbed as the reader sees it (util/scrub_window.py): a delta's end
+What :func:`check_outs` yields to show is scrubbed as the reader sees it (util/scrub/window.py): a delta's end
 that could still become part of a secret, a host or a key waits for the next delta, or the end, so a key written
 a few characters a delta is masked as it is in one piece.
 
@@ -44,7 +44,7 @@ from factdebate.guard_engine.stream import StreamingCheck
 from factdebate.guard_engine.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
-from factdebate.util.scrub_window import ScrubWindow
+from factdebate.util.scrub import ScrubWindow
 
 
 def kept_chars(settings: Settings) -> int:

@@ -8,7 +8,7 @@ A body sent in one piece (every JSON answer) is scrubbed whole and its ``Content
 (no length: its headers pass at once) is scrubbed frame by frame, as each frame is written whole
 (server/streaming.py's ``sse``, the guard's chunks). A frame alone cannot see a key cut across two, so a text
 that a stream writes in pieces (a chat answer's deltas, under every policy and on the overloaded relay) is scrubbed
-where its frames are made, over a window that spans them (guard_engine/chunk_scrub.py, util/scrub_window.py); each frame
+where its frames are made, over a window that spans them (guard_engine/chunk_scrub.py, util/scrub/window.py); each frame
 is scrubbed here all the same. Files (the page, its scripts) and binary bodies pass untouched."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ it. :class:`ScrubWindow` holds back the end of what came that could still become
 key-shaped token once more comes: the run after the last character that no such token holds (whitespace, or a
 letter beyond ASCII that no held value has), with a ``Bearer``/``Basic`` just before it (the credential after
 one is masked only with it), and the start of a held value that holds whitespace (a password with a space).
-What comes before that is released, scrubbed (:func:`~factdebate.util.scrub.scrub_known` unless told
+What comes before that is released, scrubbed (:func:`~factdebate.util.scrub.text.scrub_known` unless told
 otherwise). :meth:`ScrubWindow.flush` releases the rest, at a boundary that will see no more text (the end of the
 answer, before the chunk that ends it).
 
@@ -22,7 +22,8 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from factdebate.util.scrub import scrub_known, stream_terms
+from factdebate.util.scrub.forms import stream_terms
+from factdebate.util.scrub.text import scrub_known
 
 MOST_HELD = 4096  # an unbroken run of text held back at most (no key, host or encoded secret is this long)
 KEPT = 256  # of a run released at the bound, the end held on to (longer than any key a provider issues)

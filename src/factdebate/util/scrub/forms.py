@@ -1,0 +1,151 @@
+"""Every way a held value can be written, and where a text holds one: as it is and JSON-escaped, URL-encoded
+(upper- or lower-case escapes, ``+`` for a space), in hex, and in base64 (standard or URL-safe, padded or not,
+standing alone or inside a longer payload at any of the three byte alignments). An upstream that echoes a key
+through a query string or an encoded header hands it over as surely as one that quotes it."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from functools import lru_cache
+from typing import NamedTuple
+from urllib.parse import quote, quote_plus
+
+from factdebate.util.scrub.held import held
+
+
+def holds_any(text: str, parts: tuple[str, ...]) -> bool:
+    return any(map(text.__contains__, parts))  # no generator: this runs on every piece of every answer
+
+
+# A hex or base64 form shorter than this is not scrubbed. Inside a longer base64 payload only the middle of a
+# secret's encoding is known (the characters that depend on its bytes alone, not on those around it), and a short
+# middle turns up by chance: 4 characters are 24 bits, met in ordinary words and ids; 8 are 48 bits, met by chance
+# about once in 3 x 10^14 characters of random text. Every value long enough to be held (MIN_SECRET_CHARS) has
+# middles this long at all three alignments, so the limit only spares the encodings of short host names.
+MIN_FRAGMENT_CHARS = 8
+_URL_SAFE = str.maketrans("+/", "-_")
+_ESCAPE = re.compile(r"%[0-9A-F]{2}")
+
+
+class _Forms(NamedTuple):
+    """How one held value can be written. ``plain``: as it is, and as JSON escapes it (a quote or a backslash
+    in a password is escaped in a body). ``url``: URL-encoded (each holds a "%" or a "+"). ``coded``: hex and
+    base64. ``probes``: the fewest of ``coded`` that each of ``coded`` holds one of (a padded base64 holds its
+    unpadded self, which holds its first middle), so that a text is searched for few strings."""
+
+    plain: tuple[str, ...]
+    url: tuple[str, ...]
+    coded: tuple[str, ...]
+    probes: tuple[str, ...]
+
+
+def _url_forms(value: str) -> set[str]:
+    """``value`` URL-encoded: every character escaped (``quote(v, safe="")``), ``/`` left as it is (``quote``'s
+    default), JavaScript's ``encodeURIComponent`` set left alone; each with ``%20`` or ``+`` for a space and
+    upper- or lower-case escapes."""
+    out: set[str] = set()
+    for safe in ("", "/", "!'()*"):
+        for encoded in (quote(value, safe=safe), quote_plus(value, safe=safe)):
+            out |= {encoded, _ESCAPE.sub(lambda m: m.group().lower(), encoded)}
+    return out
+
+
+def _base64_forms(raw: bytes) -> set[str]:
+    """The base64 of ``raw`` standing alone (padded or not), and the middles of its base64 at the three byte
+    alignments it can have inside a longer payload: for ``k`` bytes before it, the characters of the base64
+    of ``k`` bytes and ``raw`` whose six bits lie within ``raw``; each in the standard and URL-safe alphabets."""
+    whole = base64.b64encode(raw).decode("ascii")
+    out = {whole, whole.rstrip("=")}
+    for k in range(3):
+        encoded = base64.b64encode(bytes(k) + raw).decode("ascii")
+        first = -(-8 * k // 6)  # the first character whose bits all come after the k bytes before
+        out.add(encoded[first:8 * (k + len(raw)) // 6])  # up to the last whose bits all come from raw
+    return out | {form.translate(_URL_SAFE) for form in out}
+
+
+def _forms_of(value: str) -> _Forms:
+    plain = tuple(dict.fromkeys((value, json.dumps(value, ensure_ascii=False)[1:-1])))
+    url = tuple(sorted(_url_forms(value) - set(plain)))
+    raw = value.encode("utf-8")
+    coded = {raw.hex(), raw.hex().upper(), *_base64_forms(raw)}
+    kept = sorted((c for c in coded - set(plain) - set(url) if len(c) >= MIN_FRAGMENT_CHARS), key=len)
+    probes: list[str] = []
+    for form in kept:  # shortest first: a form holding a probe already needs no search of its own
+        if not any(probe in form for probe in probes):
+            probes.append(form)
+    return _Forms(plain, url, tuple(kept), tuple(probes))
+
+
+class _HeldForms(NamedTuple):
+    forms: tuple[_Forms, ...]
+    probes: tuple[str, ...]  # every value's plain forms and probes: a text holding none holds no value, bar URL ones
+    url: tuple[str, ...]  # every value's URL-encoded forms, sought in a text with a "%" or a "+" only
+
+
+@lru_cache(maxsize=64)
+def _forms(values: frozenset[str]) -> _HeldForms:
+    """Every way the values may be written; computed once per set of values held."""
+    forms = tuple(_forms_of(v) for v in sorted(values))
+    probes = tuple(dict.fromkeys(p for f in forms for p in (*f.plain, *f.probes)))
+    return _HeldForms(forms, probes, tuple(dict.fromkeys(u for f in forms for u in f.url)))
+
+
+def present(values: frozenset[str], text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The forms of ``values`` that ``text`` holds: (plain, encoded). Substring tests first, which are far faster
+    than a pattern's scan: most texts hold none."""
+    if not values:
+        return (), ()
+    known = _forms(values)
+    coded = holds_any(text, known.probes)
+    url = bool(known.url) and ("%" in text or "+" in text) and holds_any(text, known.url)
+    if not coded and not url:
+        return (), ()
+    plain: list[str] = []
+    encoded: list[str] = []
+    for forms in known.forms:
+        plain += [p for p in forms.plain if p in text]
+        if coded:
+            encoded += [c for c in forms.coded if c in text]
+        if url:
+            encoded += [u for u in forms.url if u in text]
+    return tuple(plain), tuple(encoded)
+
+
+@lru_cache(maxsize=256)
+def pattern(forms: frozenset[str], bounded: bool) -> re.Pattern[str]:
+    """One pattern for all of them, longest first (a key that holds another is taken whole, a padded base64 with
+    its padding). ``bounded`` (hosts as written): a form that starts or ends with a letter or digit only where
+    that is a word's edge (a host "db.lan" is not cut out of "db.lanes"), with the port that follows it; a
+    secret, or an encoded form, goes wherever it stands (inside a longer base64 payload, say)."""
+    ordered = sorted(forms, key=lambda f: (-len(f), f))
+    if not bounded:
+        return re.compile("|".join(re.escape(v) for v in ordered))
+    # A host's port goes with it: "10.0.0.5:19530" must not become "the operator's host:19530" when only the
+    # host is held (a checker at http://10.0.0.5:8000, an error naming another of its ports).
+    return re.compile("|".join((r"(?<![\w.-])" if v[0].isalnum() else "") + re.escape(v) + r"(?::\d{1,5})?"
+                               + (r"(?![\w-])" if v[-1].isalnum() else "") for v in ordered))
+
+
+class StreamTerms(NamedTuple):
+    """What a window over a stream (:mod:`~factdebate.util.scrub.window`) must know of what is held: the
+    longest form of any value, the forms that hold whitespace (a password with a space is cut at no space of
+    it), and the characters beyond printable ASCII that some value holds (a word of them may become a value)."""
+
+    longest: int
+    spaced: tuple[str, ...]
+    letters: str
+
+
+def stream_terms() -> StreamTerms:
+    secrets, hosts = held()
+    return _stream_terms(secrets | hosts)
+
+
+@lru_cache(maxsize=16)
+def _stream_terms(values: frozenset[str]) -> StreamTerms:
+    every = [f for forms in _forms(values).forms for f in (*forms.plain, *forms.url, *forms.coded)]
+    spaced = tuple(f for f in every if any(c.isspace() for c in f))
+    letters = "".join(sorted({c for v in values for c in v if not c.isspace() and not "!" <= c <= "~"}))
+    return StreamTerms(max(map(len, every), default=0), spaced, letters)
