@@ -58,6 +58,7 @@ async def test_a_claim_not_decided_within_the_deadline_is_unchecked_never_suppor
     result, _ = await run_check(respond, backend=backend, tier="fast", deadline_s=0.5, guard=APART)
     slow, fast = result.claims
     assert slow.status == "unchecked" and slow.label is None and "deadline" in (slow.reason or "")
+    assert result.deadline_missed  # typed: a program counts it without reading the reason's words
     assert fast.status == "checked" and fast.label == Label.REFUTES
     assert result.label == Label.REFUTES  # one refuted claim decides, whatever the other is
     assert result.usage.seconds < 5
@@ -75,15 +76,19 @@ async def test_an_unchecked_claim_makes_the_reply_unlabelled_and_on_unchecked_bl
 
 
 @pytest.mark.parametrize("window_call", [True, False])
-async def test_extraction_past_the_deadline_is_degraded_and_the_text_unchecked(window_call: bool) -> None:
+async def test_extraction_past_the_deadline_leaves_each_sentence_unchecked_said_why(window_call: bool) -> None:
     respond = script()
     # the window's call (claims and verdicts), or the extraction's
     backend = SlowBackend(respond, {"in one pass": 30.0, "Break the text below": 30.0})
     result, _ = await run_check(respond, backend=backend, tier="fast", deadline_s=0.3,
                                 guard={"window_call": window_call})
-    assert result.degraded and "not extracted within the deadline" in (result.degraded_reason or "")
-    assert result.claims == [] and result.label is None and result.text == REPLY
-    assert result.action_taken == "annotated"
+    assert result.deadline_missed and not result.degraded
+    # Each check-worthy sentence on its own, its span and the deadline as its reason; never SUPPORTS.
+    assert [c.claim for c in result.claims] == ["Paris is the capital of France.", "The Eiffel Tower is in Rome."]
+    for claim in result.claims:
+        assert claim.status == "unchecked" and claim.label is None and claim.span is not None
+        assert "deadline (0.3 s) ended before this sentence's claims were extracted" in (claim.reason or "")
+    assert result.label is None and result.text == REPLY and result.action_taken == "annotated"
 
 
 async def test_an_unreadable_fast_reply_is_unchecked_and_counted_never_a_label() -> None:
@@ -93,6 +98,7 @@ async def test_an_unreadable_fast_reply_is_unchecked_and_counted_never_a_label()
     assert all(c.status == "unchecked" and c.label is None for c in result.claims)
     assert all("fast tier" in (c.reason or "") for c in result.claims)
     assert result.label is None
+    assert not result.deadline_missed  # unchecked, but not for the deadline
 
 
 async def test_unsettled_claims_go_up_a_tier_and_record_the_deciding_one() -> None:

@@ -94,6 +94,36 @@ async def test_a_streamed_claim_not_decided_within_the_deadline_after_the_answer
     assert sorted((c.index, c.status) for c in got) == [(0, "checked"), (1, "unchecked")]
 
 
+async def test_a_part_the_deadline_cut_before_its_extraction_is_unchecked_and_the_decided_part_kept() -> None:
+    """The first sentence is decided while the answer streams; the window asking about the second is still
+    out when the deadline ends: that sentence is unchecked, the deadline its reason, and the first keeps its
+    verdict (the reply is not degraded as a whole)."""
+    from factdebate.run.build import build_resources
+    from tests.guard.support import SlowBackend
+    from tests.helpers import BagOfWordsEncoder
+
+    tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
+    resources, _, _ = resources_for(_sentence_claims, method="single", tools=tools, guard=FAST)
+    backend = SlowBackend(_sentence_claims, {"The Eiffel Tower is in Rome.": 30.0})  # the second window's call
+    resources = build_resources(resources.settings, backends={"debater": backend},
+                                tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
+    async with resources:
+        check = StreamingCheck(resources.settings, resources, options=GuardOptions(deadline_s=0.5))
+        verdicts = check.verdicts()
+        check.feed("Paris is the capital of France. ")
+        first = await asyncio.wait_for(anext(verdicts), 60)  # decided before the rest arrives
+        check.feed("The Eiffel Tower is in Rome.")
+        result = await check.finish()
+        await verdicts.aclose()
+    assert first.status == "checked" and first.label is not None
+    assert not result.degraded and result.deadline_missed
+    paris, rome = result.claims
+    assert (paris.claim, paris.status, paris.label) == ("Paris is the capital of France.", "checked", first.label)
+    assert (rome.claim, rome.status, rome.label) == ("The Eiffel Tower is in Rome.", "unchecked", None)
+    assert "deadline (0.5 s) ended before this sentence's claims were extracted" in (rome.reason or "")
+    assert rome.span is not None and result.original_text[rome.span.start:] == "The Eiffel Tower is in Rome."
+
+
 async def test_an_answer_that_grows_past_the_limit_is_checked_as_a_whole_check_is_and_the_rest_unchecked() -> None:
     """The stream cuts where check_text() cuts (the last sentence ending within
     guard.max_message_chars) and says the rest unchecked, so both doors give the same verdicts."""

@@ -2,8 +2,10 @@
 within the deadline, spans, corrections, and the policy.
 
 The deadline covers everything from the call on: extraction, every claim's tiers, corrections. A claim
-not decided when it ends is ``unchecked`` (its work is cancelled); a text whose claims were not extracted
-in time, or could not be read from the extractor's reply, is ``degraded`` and unchecked as a whole. What
+not decided when it ends is ``unchecked`` (its work is cancelled), and so is each sentence whose claims were not
+extracted in time (the reason names the deadline), while the sentences decided before keep their verdicts; a
+text whose claims could not be read from the extractor's reply, or whose deadline was spent before the check
+began, is ``degraded`` and unchecked as a whole. What
 is unchecked is said in the result and handled by ``on_unchecked``; nothing is reported as supported
 that no tier supported.
 """
@@ -193,6 +195,10 @@ class Check:
         self.beyond: int | None = None  # where the part past guard.max_message_chars starts (checked_length)
         self.taken = 0  # check-worthy sentences given to the extractor so far (take: the claim cap, in order)
         self.degraded_reasons: list[str] = []
+        self.deadline_cut = False  # the deadline ended the extraction (or came before it): GuardResult.deadline_missed
+        # The sentences (by their start) whose claims were not extracted when the deadline ended, with why: each
+        # is unchecked on its own, and the sentences decided before keep their verdicts (coverage.py).
+        self.late: dict[int, str] = {}
         self.passed_through: list[str] = [self.window.note] if self.window.note else []
         self.pieces: list[tuple[int, int, str | None]] = []  # every sentence gated so far, in order (headings)
         self.gate_semaphore = asyncio.Semaphore(settings.response.claim_concurrency)
@@ -411,12 +417,20 @@ class Check:
     def remaining(self, deadline: float) -> float:
         return max(0.0, deadline - time.perf_counter())
 
+    def not_reached(self, worthy: Sequence[Sentence]) -> None:
+        """``worthy``'s claims were not extracted when the deadline ended: each of these sentences is unchecked,
+        said why, and the reply is not degraded as a whole for it."""
+        self.deadline_cut = True
+        why = (f"the deadline ({self.options.deadline_s:g} s) ended before this sentence's claims were extracted: "
+               "it was not checked")
+        self.late.update((s.start, why) for s in worthy)
+
     def _unchecked_sentences(self, claims: list[GuardClaim], text: str) -> list[GuardClaim]:
         """The check-worthy sentences no claim covers, as unchecked claims with why (guard_engine/coverage.py); a
         table's header row, known only now that the row after it is read, goes to ``skipped``."""
         missing, headers = uncovered(self.worthy, claims, text, dropped=self.dropped, capped=self.capped,
                                      max_claims=self.settings.response.max_claims, unresolved=self.unresolved_from,
-                                     cut=self.cut)
+                                     cut=self.cut, late=self.late)
         self.skipped += [SkippedSentence(span=s.span, text=s.text, reason="table header") for s in headers]
         if self.capped:
             self.passed_through.append(f"at most {self.settings.response.max_claims} claims are taken from one "
@@ -440,6 +454,10 @@ class Check:
             self.degraded_reasons.append(failed)  # nothing was checked: no label can stand for the reply
         reason = "; ".join(self.degraded_reasons) or None
         degraded = degraded or bool(self.degraded_reasons)
+        # A claim still undecided when the deadline came is unchecked for it (Progress.final); the claims past
+        # the progress's are sentences no claim covers, unchecked for other reasons.
+        missed = self.deadline_cut or any(not p.done and c.status == "unchecked"
+                                          for p, c in zip(self.progress, claims, strict=False))
         if degraded:
             label: Label | None = None
             decided_by = "degraded"
@@ -449,7 +467,7 @@ class Check:
         o = self.options
         total, checked = sentence_counts(text, claims)
         result = GuardResult(
-            label=label, degraded=degraded, degraded_reason=reason,
+            label=label, degraded=degraded, degraded_reason=reason, deadline_missed=missed,
             usage=GuardUsage(model_calls=self.calls.sent, cached_calls=self.calls.cached,
                              tool_calls=self.usage.tool_calls, seconds=round(time.perf_counter() - self.started, 3)),
             claims=claims, skipped=sorted(self.skipped, key=lambda s: s.span.start),
@@ -590,6 +608,7 @@ async def check_text(text: str, settings: Settings, resources: Resources, *,
         claims: list[str] | None = []
         # The request's wait before the check may have used the whole deadline (clock.py).
         if (worthy or headings) and check.remaining(deadline) <= 0:
+            check.deadline_cut = True
             check.degraded_reasons.append(
                 f"the deadline ({check.options.deadline_s:g} s) ended before the check began: the request had "
                 f"waited {time.perf_counter() - check.started:.2f} s for the service by then")
@@ -598,9 +617,7 @@ async def check_text(text: str, settings: Settings, resources: Resources, *,
             extraction = asyncio.ensure_future(check.extract(check.extractor_text(worthy, text[:cut], headings)))
             await settle([extraction], check.remaining(deadline))
             if extraction.cancelled():
-                check.degraded_reasons.append(f"the claims were not extracted within the deadline "
-                                              f"({check.options.deadline_s:g} s)")
-                claims = None
+                check.not_reached(worthy)
             else:
                 claims = extraction.result()
         await read_text(cut, _place, check, claims or [], text[:cut])

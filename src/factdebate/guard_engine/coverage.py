@@ -13,6 +13,10 @@ covered "... repainted in 1900." with a claim about 1889 and another that wrote 
 for word what a covered sentence says (a reply that repeats itself is checked once).
 One that is not is unchecked, first reason that applies:
 
+- ``deadline``: the deadline ended before its claims were extracted (a stream's later part, or the whole
+  reply's one extraction): each such sentence is unchecked on its own, and the sentences decided before it keep
+  their verdicts;
+
 - ``claim cap``: the reply had ``response.max_claims`` claims already (the extractor takes no more). At the
   cap, a sentence with claims placed on it is covered only when they hold it by the grounding rule
   (``grounding.holds``: most of its words, every name and number, as a response check's unchecked sentences
@@ -38,7 +42,7 @@ stream gates each line alone), so the check asks at its end and lists it in ``sk
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from factdebate.guard_engine.gate import Sentence
 from factdebate.guard_engine.types import GuardClaim
@@ -115,12 +119,15 @@ _FILLED = ("the extractor gave as many claims as one call allows (its room, coun
 def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], text: str, *,
               dropped: Sequence[tuple[str, Sequence[Sentence]]], capped: bool,
               max_claims: int, unresolved: Sequence[tuple[str, Sequence[Sentence]]] = (),
-              cut: Collection[int] = ()) -> tuple[list[tuple[Sentence, str]], list[Sentence]]:
+              cut: Collection[int] = (), late: Mapping[int, str] | None = None,
+              ) -> tuple[list[tuple[Sentence, str]], list[Sentence]]:
     """(each uncovered sentence, with why it is unchecked; the table header rows among them, which state
     nothing: ``text`` is the reply, read for the row under each). ``unresolved``: the extractor's claims set
     aside because their subject is still a pronoun, with the sentences each is drawn from. ``cut``: the
     sentences (by their start) whose claims the limit of their extraction's call may have cut short: such a
-    sentence is covered only by claims that hold all it says, as at the reply's claim cap."""
+    sentence is covered only by claims that hold all it says, as at the reply's claim cap. ``late``: the
+    sentences (by their start) whose claims the deadline left unextracted, with why."""
+    late = late or {}
     unplaced = [c.claim for c in claims if c.span is None and not c.sources]
     on = {id(s): [c.claim for c in claims if _overlaps(s, c)] for s in worthy}
     partly = {id(s) for s in worthy if (capped or s.start in cut) and on[id(s)] and not holds(s.text, on[id(s)])}
@@ -144,6 +151,8 @@ def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], text: st
             continue
         if table_header(text, sentence.end):  # it states nothing, at any limit
             headers.append(sentence)
+        elif sentence.start in late:
+            out.append((sentence, late[sentence.start]))
         elif capped:
             out.append((sentence, f"beyond the claim cap: at most {max_claims} claims are taken from one reply "
                                   "(response.max_claims); this sentence was not checked"))

@@ -11,7 +11,8 @@ each run goes at once (under ``hold``, a part that is one sentence standing alon
 beside its extraction: guard_engine/head_start.py). Claims are numbered in the answer's order (a window's claims wait
 for the previous window's to be numbered). ``verdicts`` yields each claim when it is decided; ``finish``
 (after the last delta) checks the rest and waits for everything within ``deadline_s``, counted from the
-answer's end: the client is reading until then.
+answer's end: the client is reading until then. A part whose claims were not extracted by then is unchecked
+sentence by sentence, said why, and the parts decided before it keep their verdicts.
 
 Each delta is read once, so a long stream costs in proportion to its length: the answer is kept in pieces,
 never copied whole per delta; the search for sentence ends goes on from where it stopped, and only the part up
@@ -176,7 +177,7 @@ class StreamingCheck:
         self._answer = AnswerSoFar()
         self._tasks: list[asyncio.Task[Any]] = []
         self._extractions: list[asyncio.Task[Any]] = []  # each window's task
-        self._parts: dict[asyncio.Task[Any], int] = {}  # how many parts of the answer each window asks about
+        self._parts: dict[asyncio.Task[Any], list[_Job]] = {}  # the parts of the answer each window asks about
         self._pending: list[_Job] = []  # parts waiting for the window's call in flight to end
         self._window: asyncio.Task[Any] | None = None  # the last window asked about
         self._registered: asyncio.Event | None = None  # set when the previous run's claims are numbered
@@ -266,7 +267,7 @@ class StreamingCheck:
         # them sets (the model call being made, the open span) must not be read by another.
         task = asyncio.create_task(self._run(jobs, previous, mine, (before, counted)), context=self._context.copy())
         self._window = task
-        self._parts[task] = len(jobs)
+        self._parts[task] = jobs
         self._extractions.append(task)
         if self._check.window_call is not None:
             task.add_done_callback(self._next_window)
@@ -348,6 +349,13 @@ class StreamingCheck:
         for progress in fresh:
             self._tasks.append(asyncio.create_task(self._decide(progress, adopted)))
 
+    async def _worthy(self, job: _Job) -> list[Sentence]:
+        """``job``'s check-worthy sentences, its long part gated now if its window's task was cut first."""
+        if job.worthy is None:
+            found = await asyncio.to_thread(gated, job.part, job.start, asked=self._check.asked, fenced=job.fenced)
+            job.worthy = self._check.skip(found)
+        return job.worthy
+
     async def _decide(self, progress: Progress, head: asyncio.Task[TierOutcome] | None = None) -> None:
         await self._check.decide(progress, head)
         self._send(progress.final(timed_out=False))
@@ -397,10 +405,9 @@ class StreamingCheck:
                 self._dispatch(end, end, final=True)
         self._open_window()  # the parts completed while the last window's call ran: asked now
         await settle(self._extractions, check.remaining(deadline))
-        late = sum(self._parts[task] for task in self._extractions if task.cancelled())
-        if late:
-            check.degraded_reasons.append(f"{late} part(s) of the answer had their claims not extracted within the "
-                                          f"deadline ({check.options.deadline_s:g} s)")
+        for task in self._extractions:
+            if task.cancelled():  # the parts it asked about are unchecked sentence by sentence, said why
+                check.not_reached([s for job in self._parts[task] for s in await self._worthy(job)])
         await settle(self._tasks, check.remaining(deadline))
         with recording(check.recorder):
             result = await check.result(text, degraded=False)
