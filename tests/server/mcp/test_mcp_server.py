@@ -11,7 +11,8 @@ pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not instal
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from factdebate.server.mcp.server import MAX_QUERY_CHARS, build_server
+from factdebate.server.mcp.server import build_server
+from factdebate.server.mcp.tools import MAX_QUERY_CHARS
 
 
 async def refused(tool: str, arguments: dict[str, Any]) -> str:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, INVALID_REQUEST, CallToolResult
+from mcp.types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, CallToolResult
 from pydantic import ValidationError
 
 from factdebate.facade.core import __version__
@@ -51,11 +51,16 @@ TOOLS_WAIT_S = 120.0  # the registration is imports and a few models: far less, 
 # The server offers tools only: advertising empty prompt and resource lists makes clients show empty menus.
 _UNOFFERED = ("prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read",
               "resources/subscribe", "resources/unsubscribe")
-# The SDK refuses a tool request sent before ``initialize`` with these words, which do not say what is wrong;
-# the client reads the sentence below instead (same code).
-_SDK_BEFORE_HANDSHAKE = "Invalid request parameters"
+# The capabilities the SDK advertises for the methods above (it derives them from its handlers), left out.
+_UNOFFERED_CAPABILITIES = ("prompts", "resources")
+# What a client reads of a tool request sent before ``initialize``: the SDK's own refusal does not say why.
 NOT_INITIALIZED = ("the connection is not initialized: send initialize first (MCP's handshake, answered at once), "
                    "then notifications/initialized, then your requests")
+
+
+def describe_errors(exc: ValidationError) -> str:
+    """``field: problem`` pairs, without pydantic's documentation links or the input echoed back."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors())
 
 
 class AgentServer(MCPServer):
@@ -63,10 +68,8 @@ class AgentServer(MCPServer):
     (listing or calling one waits for them)."""
 
     def __init__(self) -> None:
-        super().__init__(name=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
-        for method in _UNOFFERED:  # the SDK has no switch: a capability is advertised when its handler exists
-            self._lowlevel_server._request_handlers.pop(method, None)
-        self._lowlevel_server.middleware.append(_InWords(self))
+        super().__init__(name=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
+                         middleware=[_InWords(self)])
         self.tools_ready = threading.Event()
         self.tools_error: str | None = None
         self.index = Preparation()
@@ -88,16 +91,24 @@ class AgentServer(MCPServer):
                         context: Context[Any, Any] | None = None) -> Any:
         await self._tools_registered()
         try:
+            await self._refuse_unknown_arguments(name, arguments)
             result = await super().call_tool(name, arguments, context)
-        except ToolError as exc:  # what the client reads of a failure: no secret, no address (util/scrub.py)
+        except ToolError as exc:  # what the client reads of a failure: no secret, no address (util/scrub)
             cause = exc.__cause__
             if isinstance(cause, ValidationError):  # the SDK's check of the arguments: one line, as the tools say it
-                problems = "; ".join(str(error["msg"]) for error in cause.errors())
-                raise ToolError(scrub(f"invalid arguments: {problems}")) from cause
+                raise ToolError(scrub(f"invalid arguments: {describe_errors(cause)}")) from cause
             raise ToolError(scrub(str(exc))) from exc
         if isinstance(result, CallToolResult):  # a tool's own answer: its error fields too
             return CallToolResult.model_validate(scrub_value(result.model_dump(by_alias=True, exclude_unset=True)))
         return result
+
+    async def _refuse_unknown_arguments(self, name: str, arguments: dict[str, Any]) -> None:
+        """An argument the tool does not take is refused: the SDK would drop it silently, and an agent that
+        misspells ``evidence`` would get a check without its passages."""
+        tool = next((t for t in await super().list_tools() if t.name == name), None)
+        known = (tool.input_schema.get("properties") or {}) if tool is not None else {}
+        if unknown := sorted(set(arguments) - set(known)) if tool is not None else []:
+            raise ToolError("invalid arguments: " + "; ".join(f"{a}: Extra inputs are not permitted" for a in unknown))
 
     def prepare_in_background(self, config_file: str | Path | None, allowed_mcp_tools: list[str] | None, *,
                               after_first_request: bool = False) -> None:
@@ -132,8 +143,9 @@ class AgentServer(MCPServer):
 
 
 class _InWords:
-    """Middleware: the SDK's refusal of a tool request sent before the handshake, said in a sentence a person
-    can act on (same code); and, once any request has been answered, the held-back preparation started."""
+    """Middleware: tools only (the prompt and resource methods refused, their capabilities not advertised); a tool
+    request sent before the handshake refused in a sentence a person can act on (the SDK's code); and, once any
+    request has been answered, the held-back preparation started."""
 
     def __init__(self, server: AgentServer) -> None:
         self._server = server
@@ -142,18 +154,25 @@ class _InWords:
         if ctx.method == TOO_LONG:  # the stand-in for a request line dropped as too long (stdio_lines.py)
             said = (ctx.params or {}).get("said")
             raise MCPError(code=INVALID_REQUEST, message=str(said or "the request line was too long: dropped"))
+        if ctx.method in _UNOFFERED:
+            raise MCPError(code=METHOD_NOT_FOUND, message="Method not found", data=ctx.method)
         try:
-            return await call_next(ctx)
+            result = await call_next(ctx)
         except MCPError as exc:
-            # The SDK raises exactly this error at its gate for requests before ``initialize`` (a malformed
-            # request's is raised later, outside the middleware).
-            if exc.code == INVALID_PARAMS and exc.message == _SDK_BEFORE_HANDSHAKE \
-                    and ctx.method in ("tools/list", "tools/call"):
+            # The SDK's gate refuses a tool request on a connection that has not sent ``initialize`` (no client
+            # parameters recorded) with a generic "invalid parameters"; the code stays, the words say why.
+            if exc.code == INVALID_PARAMS and ctx.method in ("tools/list", "tools/call") \
+                    and ctx.session.client_params is None:
                 raise MCPError(code=INVALID_PARAMS, message=NOT_INITIALIZED) from None
             raise
         finally:
             if ctx.request_id is not None:
                 self._server.start_deferred()
+        if ctx.method in ("initialize", "server/discover") and isinstance(result, dict):
+            capabilities = result.get("capabilities", {})
+            result = {**result, "capabilities": {k: v for k, v in capabilities.items()
+                                                 if k not in _UNOFFERED_CAPABILITIES}}
+        return result
 
 
 def build_server(config_file: str | Path | None = None, pool: ResourcePool | None = None,
@@ -169,16 +188,6 @@ def build_server(config_file: str | Path | None = None, pool: ResourcePool | Non
     server.index = Preparation.finished()
     server.tools_ready.set()
     return server
-
-
-def __getattr__(name: str) -> Any:
-    """The tools' helpers under their former address (they moved to mcp_tools.py with the tools)."""
-    if name in {"MAX_QUERY_CHARS", "EXCERPT_CHARS", "summarize", "summarize_response", "summarize_answer",
-                "describe_errors"}:
-        from factdebate.server.mcp import tools as mcp_tools
-
-        return getattr(mcp_tools, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run_stdio(config_file: str | Path | None = None, allowed_mcp_tools: list[str] | None = None) -> None:

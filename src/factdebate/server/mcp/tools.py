@@ -8,15 +8,17 @@ settings and the guard's caps are the operator's."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
-from pydantic_core import PydanticCustomError, to_json
+from pydantic import ValidationError
+from pydantic_core import to_json
 
 from factdebate.facade.checking import (
     CheckCall,
@@ -56,6 +58,7 @@ from factdebate.server.mcp.results import (
     Round,
     Span,
 )
+from factdebate.server.mcp.server import describe_errors
 from factdebate.server.options import SettingsResolver, VerifyOptions
 from factdebate.server.resources import ResourcePool
 from factdebate.server.tool_allowlist import check_allow_entry
@@ -157,41 +160,12 @@ def summarize_answer(result: GuardResult) -> AnswerCheck:
             "models": result.models, "warnings": _cautions(result.warnings)}
 
 
-def describe_errors(exc: ValidationError) -> str:
-    """``field: problem`` pairs, without pydantic's documentation links or the input echoed back."""
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors())
-
-
 # What a tier costs, measured on a one-claim reply with the scripted models (docs/service.md): the fast tier's
 # check with the extraction and the correction, then what one round of the guard's method (tool-mad) adds; deep's
 # figure is a refuted claim checked with a real model.
 TIER_COSTS = ("fast: 1 model call per claim (a one-claim check, extraction and correction included: 4 calls); "
               "standard: one debate round of the guard's method (15 calls for that check, seconds); deep: the full "
               "method (about 40 calls for one refuted claim, the longest wait).")
-
-
-def _strict_arguments(server: MCPServer, name: str) -> None:
-    """Unknown arguments are refused (the SDK would drop them silently) and argument errors read as
-    ``field: problem`` (pydantic's own text carries documentation URLs and the input)."""
-    tool = server._tool_manager.get_tool(name)
-    if tool is None:  # pragma: no cover - registered just above
-        raise RuntimeError(f"tool {name} is not registered")
-    base: type[BaseModel] = tool.fn_metadata.arg_model
-
-    class Arguments(base):  # type: ignore[valid-type, misc]
-        model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
-
-        @model_validator(mode="wrap")
-        @classmethod
-        def _plain_errors(cls, data: Any, handler: Any) -> Any:
-            try:
-                return handler(data)
-            except ValidationError as exc:
-                raise PydanticCustomError("invalid_arguments", describe_errors(exc).replace("{", "(")
-                                          .replace("}", ")")) from None
-
-    tool.fn_metadata.arg_model = Arguments
-    tool.parameters = Arguments.model_json_schema(by_alias=True)
 
 
 def _passages_result(passages: list[Passage], note: str) -> CallToolResult:
@@ -291,44 +265,68 @@ def prepare_indexes(settings: Settings, pool: ResourcePool, index: Preparation) 
         pool.tool(kind, settings)  # opened now rather than at the first call
 
 
-def register_tools(server: MCPServer, config_file: str | Path | None = None, pool: ResourcePool | None = None,
-                   allowed_mcp_tools: list[str] | None = None, index: Preparation | None = None) -> SettingsResolver:
-    """Add the four tools to ``server``; the resolver of the operator's settings they use. ``index``: the
-    preparation tools that search the built-in corpus wait for (none: ready)."""
-    resolver = SettingsResolver({}, config_file, allowed_llms=[],
-                                allowed_mcp_tools=[check_allow_entry(entry) for entry in allowed_mcp_tools or []])
-    resources = pool if pool is not None else ResourcePool(size=4)  # an empty pool is falsy (it has a length)
-    prepared = index or Preparation.finished()
+@contextlib.contextmanager
+def _tool_errors() -> Iterator[None]:
+    """The one mapping of a tool's failures to what its caller reads: an argument the options refuse as
+    ``invalid arguments: field: problem``, the library's own errors in their words (the server scrubs both)."""
+    try:
+        yield
+    except ValidationError as exc:
+        raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
+    except FactDebateError as exc:
+        raise ToolError(str(exc)) from exc
 
-    @server.tool(annotations=READ_ONLY,
-                 description="Verify one factual claim by a debate between agents that retrieve evidence. Returns "
-                             "the label (SUPPORTS, REFUTES, NOT ENOUGH INFO), whether agents agreed or a judge "
-                             "decided, the reasons, and each round's queries and evidence.")
-    async def verify_claim(claim: str, context: Context, method: str | None = None,
+
+DESCRIPTIONS = {
+    "verify_claim": "Verify one factual claim by a debate between agents that retrieve evidence. Returns the label "
+                    "(SUPPORTS, REFUTES, NOT ENOUGH INFO), whether agents agreed or a judge decided, the reasons, "
+                    "and each round's queries and evidence.",
+    "search_evidence": "Search for evidence passages about a query, judging nothing. tool='search' uses the "
+                       "configured search engine, tool='rag' the vector database over the indexed corpus.",
+    "check_response": "Check a long answer claim by claim with the full method (no deadline): it is split into "
+                      "atomic claims, each is verified, and the answer is false if any claim is false. Returns the "
+                      "answer's label and each claim's label, span and reasons. For a fast check with quotes and "
+                      "corrections within a deadline, use check_answer.",
+    "check_answer": "Check your reply before sending it. Give the reply (and the passages you used as evidence, if "
+                    "any); get back each factual claim with its label (SUPPORTS, REFUTES, NOT ENOUGH INFO), its "
+                    "span (character offsets in the reply), the evidence quotes it rests on and, for a refuted "
+                    "claim, a correction grounded in a quote. to_fix lists the claims to rewrite. tier: where each "
+                    "claim starts; a claim not SUPPORTED climbs to the next tier, up to max_tier. What each costs "
+                    "per claim: " + TIER_COSTS + " max_tier caps the climb (the cost), within the operator's "
+                    "guard.max_tier (while a fresh install builds its vector index, checks run at the fast tier "
+                    "only, which note says); deadline_s: seconds for the whole check (claims not decided by then "
+                    "are unchecked), within the operator's cap. conversation: the messages before your reply "
+                    "({role, content}, optional), so that a short answer or a follow-up is read in its context.",
+}
+
+
+class Tools:
+    """The four tools over the operator's settings (``resolver``), the shared models and searches
+    (``resources``) and the built-in index's preparation (``prepared``); each method is one tool."""
+
+    def __init__(self, resolver: SettingsResolver, resources: ResourcePool, prepared: Preparation) -> None:
+        self.resolver = resolver
+        self.resources = resources
+        self.prepared = prepared
+
+    async def verify_claim(self, claim: str, context: Context, method: str | None = None,
                            agents: list[AgentTool] | None = None,
                            rounds: int | None = None, search: SearchEngine | None = None,
                            k: int | None = None, evidence: list[GuardEvidence] | None = None,
                            evidence_mode: EvidenceMode | None = None) -> ClaimVerdict:
-        try:
+        with _tool_errors():
             options = VerifyOptions.model_validate(
                 {"method": method, "agents": agents, "rounds": rounds, "search": search, "k": k})
-            settings, given = with_evidence(resolver.resolve(options),
+            settings, given = with_evidence(self.resolver.resolve(options),
                                             EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
             text = validate_claim(claim, settings)
-            await _index_ready(prepared, _needs_builtin(settings))
+            await _index_ready(self.prepared, _needs_builtin(settings))
             with given_evidence(given):
                 async with reporting(context, "verifying the claim") as progress:
-                    verdict = await run_claim(text, settings, resources.get(settings), sinks=[progress])
-        except ValidationError as exc:
-            raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
-        except FactDebateError as exc:
-            raise ToolError(str(exc)) from exc
+                    verdict = await run_claim(text, settings, self.resources.get(settings), sinks=[progress])
         return summarize(verdict)
 
-    @server.tool(annotations=READ_ONLY,
-                 description="Search for evidence passages about a query, judging nothing. tool='search' uses "
-                             "the configured search engine, tool='rag' the vector database over the indexed corpus.")
-    async def search_evidence(query: str, k: int = 5,
+    async def search_evidence(self, query: str, k: int = 5,
                               tool: RetrievalTool = "search") -> Annotated[CallToolResult, list[Passage]]:
         if not query.strip():
             raise ToolError("the query is empty")
@@ -338,99 +336,78 @@ def register_tools(server: MCPServer, config_file: str | Path | None = None, poo
             raise ToolError(f"the query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
         if not 1 <= k <= 20:
             raise ToolError("k must be between 1 and 20")
-        settings = resolver.base
-        try:
-            resolver.check_tools({"tool": tool})  # before anything starts: the same allow-list as verify_claim
-            kind, searched, note = await _search_now(prepared, settings, tool)
-            engine = await asyncio.to_thread(resources.tool, kind, searched)
+        with _tool_errors():
+            self.resolver.check_tools({"tool": tool})  # before anything starts: the same allow-list as verify_claim
+            kind, searched, note = await _search_now(self.prepared, self.resolver.base, tool)
+            engine = await asyncio.to_thread(self.resources.tool, kind, searched)
             documents = await engine.search(query.strip(), k)
-        except FactDebateError as exc:
-            raise ToolError(str(exc)) from exc
         passages: list[Passage] = [{**_doc(d, 2000), "id": d.id, "tool": engine.name} for d in documents]
         for passage in passages if note else []:
             passage["note"] = note
         return _passages_result(passages, note)
 
-    @server.tool(annotations=READ_ONLY,
-                 description="Check a long answer claim by claim with the full method (no deadline): it is split "
-                             "into atomic claims, each is verified, and the answer is false if any claim is false. "
-                             "Returns the answer's label and each claim's label, span and reasons. For a fast "
-                             "check with quotes and corrections within a deadline, use check_answer.")
-    async def check_response(response: str, context: Context, question: str | None = None,
+    async def check_response(self, response: str, context: Context, question: str | None = None,
                              method: str | None = None,
                              k: int | None = None, evidence: list[GuardEvidence] | None = None,
                              evidence_mode: EvidenceMode | None = None) -> ResponseCheck:
         from factdebate.facade.running import validate_question, validate_response
 
-        try:
-            settings, given = with_evidence(resolver.resolve(VerifyOptions.model_validate({"method": method, "k": k})),
+        with _tool_errors():
+            options = VerifyOptions.model_validate({"method": method, "k": k})
+            settings, given = with_evidence(self.resolver.resolve(options),
                                             EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
             text = validate_response(response, settings)
             asked = validate_question(question, settings)
-            await _index_ready(prepared, _needs_builtin(settings))
-            # The guard's one call, as check_answer makes it (guard_engine/call.py): the model cache scoped to the API
-            # key that calls, the operator's addresses hidden in a failure's message.
-            host = McpHost(resolver, resources, caller_of(context), settings=settings)
+            await _index_ready(self.prepared, _needs_builtin(settings))
+            # The guard's one call, as check_answer makes it (guard_engine/call.py): the model cache scoped to the
+            # API key that calls, the operator's addresses hidden in a failure's message.
+            host = McpHost(self.resolver, self.resources, caller_of(context), settings=settings)
             with given_evidence(given):
                 async with reporting(context, "extracting the claims") as progress:
                     verdict = await check_response_call(CheckCall((), GuardOptions(), asked), text, host,
                                                         sinks=[progress])
-        except ValidationError as exc:
-            raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
-        except FactDebateError as exc:
-            raise ToolError(str(exc)) from exc
         return summarize_response(verdict)
 
-    @server.tool(annotations=READ_ONLY,
-                 description="Check your reply before sending it. Give the reply (and the passages you used as "
-                             "evidence, if any); get back each factual claim with its label (SUPPORTS, REFUTES, NOT "
-                             "ENOUGH INFO), its span (character offsets in the reply), the evidence quotes it rests "
-                             "on and, for a refuted claim, a correction grounded in a quote. to_fix lists the "
-                             "claims to rewrite. tier: where each claim starts; a claim not SUPPORTED climbs to the "
-                             "next tier, up to max_tier. What each costs per claim: " + TIER_COSTS + " max_tier "
-                             "caps the climb (the cost), within the operator's guard.max_tier (while a fresh "
-                             "install builds its vector index, checks run at the fast tier only, which note says); "
-                             "deadline_s: seconds "
-                             "for the whole check (claims not decided by then are unchecked), within the "
-                             "operator's cap. conversation: the messages before your reply ({role, content}, "
-                             "optional), so that a short answer or a follow-up is read in its context.")
-    async def check_answer(answer: str, context: Context, question: str | None = None,
+    async def check_answer(self, answer: str, context: Context, question: str | None = None,
                            evidence: list[GuardEvidence] | None = None,
                            evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
                            max_tier: Tier | None = None, deadline_s: float | None = None,
                            conversation: list[dict[str, Any]] | None = None) -> AnswerCheck:
+        from factdebate.facade.checking import resolve_options
+
         started = time.monotonic()
-        settings = resolver.base
-        try:
+        with _tool_errors():
             options = GuardOptions.model_validate({"evidence": evidence, "evidence_mode": evidence_mode,
                                                    "tier": tier, "max_tier": max_tier, "deadline_s": deadline_s,
                                                    "policy": "annotate"})
-            from factdebate.facade.checking import resolve_options
-
+            settings = self.resolver.base
             resolved = resolve_options(options, settings)  # the operator's caps: a refusal before any wait
-            allowed = resolved.deadline_s
-            held = await _answer_tiers_now(prepared, settings, resolved, min(INDEX_WAIT_S, resolved.deadline_s))
+            held = await _answer_tiers_now(self.prepared, settings, resolved, min(INDEX_WAIT_S, resolved.deadline_s))
             left = resolved.deadline_s - (time.monotonic() - started)  # the wait counts against the deadline
             options = options.model_copy(update={"deadline_s": max(0.1, left)}
                                          | ({"tier": "fast", "max_tier": "fast"} if held else {}))
             # The guard's one call, as every door makes it (guard_engine/call.py): the caller's cache scope, the
-            # operator's addresses hidden in the result and in a failure's message.
-            host = McpHost(resolver, resources, caller_of(context))
-            # The conversation before the answer, when the agent gives it: the turns it is read in
-            # (guard_engine/window.py).
+            # operator's addresses hidden in the result and in a failure's message; the conversation before the
+            # answer, when the agent gives it, is what the answer is read in (guard_engine/window.py).
+            host = McpHost(self.resolver, self.resources, caller_of(context))
             async with reporting(context, "checking the reply"):  # seconds elapsed, every second
                 [result] = await check_replies(CheckCall(conversation or (), options, question), [Reply(answer)],
                                                host)
-        except ValidationError as exc:
-            raise ToolError(f"invalid arguments: {describe_errors(exc)}") from exc
-        except FactDebateError as exc:
-            raise ToolError(str(exc)) from exc
         summary = summarize_answer(result)
-        summary["deadline_s"] = allowed  # the deadline that applied (the check ran on what was left of it)
+        summary["deadline_s"] = resolved.deadline_s  # the deadline that applied (the check ran on what was left)
         if held:
             summary["note"] = held
         return summary
 
+
+def register_tools(server: MCPServer, config_file: str | Path | None = None, pool: ResourcePool | None = None,
+                   allowed_mcp_tools: list[str] | None = None, index: Preparation | None = None) -> SettingsResolver:
+    """Add the four tools to ``server``; the resolver of the operator's settings they use. ``index``: the
+    preparation tools that search the built-in corpus wait for (none: ready)."""
+    resolver = SettingsResolver({}, config_file, allowed_llms=[],
+                                allowed_mcp_tools=[check_allow_entry(entry) for entry in allowed_mcp_tools or []])
+    resources = pool if pool is not None else ResourcePool(size=4)  # an empty pool is falsy (it has a length)
+    tools = Tools(resolver, resources, index or Preparation.finished())
     for name in TOOLS:
-        _strict_arguments(server, name)
+        server.add_tool(getattr(tools, name), annotations=READ_ONLY, description=DESCRIPTIONS[name])
     return resolver
