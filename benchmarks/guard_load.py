@@ -191,8 +191,7 @@ async def one(pool: Pool, body: bytes, ended: Callable[[], float] = time.perf_co
     for line in tail.split(b"\n"):
         if line.startswith(b"data: {") and b'"factdebate"' in line:
             result = json.loads(line[6:]).get("factdebate") or {}
-    at_deadline = "deadline" in (result.get("degraded_reason") or "") or any(
-        c["status"] == "unchecked" and "deadline" in (c.get("reason") or "") for c in result.get("claims", []))
+    at_deadline = bool(result.get("deadline_missed"))  # admitted, not checked within its deadline
     # Goodput counts a reply answered and checked within its deadline: its result came, no claim was cut.
     return {"shed": False, "ttft": first, "seconds": seconds, "at_deadline": at_deadline,
             "good": bool(result) and not at_deadline and not result.get("degraded")}

@@ -252,6 +252,10 @@ class GuardResult(_Strict):
     check_id: str | None = None
     degraded: bool = False
     degraded_reason: str | None = None
+    deadline_missed: bool = Field(default=False, description="Whether the deadline ended the check before it "
+                                  "was done: the claims not extracted in time, or a claim left unchecked with no "
+                                  "tier's verdict. A reply admitted and not checked within its deadline; its "
+                                  "reasons say the same in words, this is what a program counts.")
     usage: GuardUsage = Field(default_factory=GuardUsage)
     claims: list[GuardClaim] = Field(default_factory=list)
     skipped: list[SkippedSentence] = Field(default_factory=list)

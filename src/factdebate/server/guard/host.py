@@ -101,10 +101,10 @@ class ServiceHost(Host):
         unchecked = [(c.status, c.reason) for c in result.claims if c.status != "checked"]
         # Admitted is not checked: a check that ran past its deadline lowers what the admission lets in.
         if self._admission is not None and self._admission.teaches:
-            self.service.load.check_ended("deadline" in (result.degraded_reason or "") or any(
-                status == "unchecked" and "deadline" in (reason or "") for status, reason in unchecked))
+            self.service.load.check_ended(result.deadline_missed)
         self.service.metrics.guard_check(result.label, result.action_taken, result.tier, unchecked,
-                                         checker_down=(result.degraded or bool(unchecked)) and bool(breaker.down()))
+                                         checker_down=(result.degraded or bool(unchecked)) and bool(breaker.down()),
+                                         deadline_missed=result.deadline_missed)
         try:
             verdict = result.model_dump(mode="json")
             if self.service.tracing is not None and (trace_id := self.service.tracing.trace_id()) is not None:

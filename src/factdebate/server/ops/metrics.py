@@ -7,9 +7,10 @@ What is counted, and from where:
   its latency (:class:`RequestMetrics`, an ASGI middleware); health probes and metric scrapes too, which traces
   and the access log leave out (server/ops/probes.py): their count is cheap, and a probe's ``503`` is what an
   alert on readiness reads;
-- every finished guard check by its label, the action the policy took and the tier asked for, and each claim it
-  left unchecked by why (a few fixed reasons: :func:`unchecked_reason`), from the host that keeps the checks
-  (server/guard/host.py);
+- every finished guard check by its label, the action the policy took and the tier asked for, each claim it
+  left unchecked by why (a few fixed reasons: :func:`unchecked_reason`), and the checks the deadline ended before
+  they were done (the result's typed ``deadline_missed``: admitted, not checked in time), from the host that keeps
+  the checks (server/guard/host.py);
 - every model call's latency and its failures by endpoint (the model's configured name, any address in it
   hidden, and the role that asked: core/observe.py's ``model_call``), the upstream's calls the same way under
   the role ``upstream``, and every search's latency by tool;
@@ -80,6 +81,9 @@ class Metrics:
                                     ["label", "action", "tier"], registry=r)
         self.unchecked_claims = Counter("factdebate_guard_unchecked_claims", "Claims a guard check left without "
                                         "a verdict, by why.", ["reason"], registry=r)
+        self.deadline_missed = Counter("factdebate_guard_deadline_missed_replies", "Guard checks admitted whose "
+                                       "deadline ended them before they were done (the claims not extracted, or a "
+                                       "claim left without a verdict): admitted, not checked in time.", registry=r)
         self.checker_down = Counter("factdebate_guard_checker_down_replies", "Guard checks answered without a "
                                     "verdict while a checker model's server was down (it refused connections, so "
                                     "it was not called).", registry=r)
@@ -116,8 +120,11 @@ class Metrics:
         return generate_latest(self.registry), CONTENT_TYPE_LATEST
 
     def guard_check(self, label: str | None, action: str, tier: str,
-                    unchecked: Sequence[tuple[str, str | None]], checker_down: bool = False) -> None:
+                    unchecked: Sequence[tuple[str, str | None]], checker_down: bool = False,
+                    deadline_missed: bool = False) -> None:
         self.guard_checks.labels(label or "none", action, tier).inc()
+        if deadline_missed:
+            self.deadline_missed.inc()
         if checker_down:
             self.checker_down.inc()
         for status, reason in unchecked:
