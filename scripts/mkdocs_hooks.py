@@ -449,6 +449,31 @@ def performance_figures(folder: Path = RESULTS) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The run outputs the results pages show as written (``factdebate report`` and ``compare`` wrote them): each opens on
+# the site with what it demonstrates, so that a reader does not take a small run on the tiny model for a result.
+RUN_OUTPUT_NOTES = {
+    "results/report.md": (
+        "The report `factdebate report` wrote for the runs of [the results page](README.md): 25 claims of "
+        "`countries` and 30 of `halueval-qa` per method, every role played by the embedded SmolLM2-135M. It "
+        "demonstrates the report and what each method costs in calls, tokens and seconds. Its accuracies are "
+        "about what answering SUPPORTS to every claim scores: they say nothing about which method checks facts "
+        "better."),
+    "results/compare/compare.md": (
+        "`factdebate compare` on 5 samples of `halueval-qa`, every run on the embedded SmolLM2-135M "
+        "([Which method?](../../compare.md) says how it was run). It demonstrates the comparison: the intervals, "
+        "the paired tests, the cost axis and the disagreements. On 5 samples every interval spans most of the "
+        "range; it says nothing about which method is better."),
+}
+
+
+def on_page_markdown(markdown: str, page: Any, config: MkDocsConfig, files: Files) -> str:
+    note = RUN_OUTPUT_NOTES.get(page.file.src_uri)
+    if note is None:
+        return markdown
+    title, _, rest = markdown.partition("\n")
+    return f"{title}\n\n!!! note \"What this page demonstrates\"\n    {note}\n{rest}"
+
+
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     pages = {

@@ -179,6 +179,14 @@ class PyImports:
 
 
 @dataclass(frozen=True)
+class PyTyped:
+    """A whole script that needs what the tests do not start here (a running service): its ``import``
+    statements run, and ``mypy --strict`` checks it as a reader's script (tests/test_documented_types.py)."""
+
+    why: str
+
+
+@dataclass(frozen=True)
 class Settings:
     """A factdebate settings file: it loads (unknown keys are errors); with ``defaults``, every value it shows
     is the default, but for the keys in ``resolved`` (settled when the settings are read)."""
@@ -202,7 +210,8 @@ class Copy:
     why: str
 
 
-Rule = Run | Parse | Make | Pip | Route | Export | Script | Skip | PyRun | PyImports | Copy | Settings | YamlOnly
+Rule = (Run | Parse | Make | Pip | Route | Export | Script | Skip | PyRun | PyImports | PyTyped | Copy | Settings
+        | YamlOnly)
 
 
 @dataclass

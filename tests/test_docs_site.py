@@ -35,6 +35,13 @@ def test_the_site_builds_strictly_with_every_page_of_the_navigation(site: Path) 
         assert (site / page / "index.html").is_file(), page
 
 
+def test_the_run_outputs_open_with_what_they_demonstrate(site: Path) -> None:
+    """The results pages written by ``report`` and ``compare`` open, on the site, with what they demonstrate."""
+    for page in ("results/report", "results/compare/compare"):
+        shown = (site / page / "index.html").read_text(encoding="utf-8")
+        assert "What this page demonstrates" in shown and "nothing about which method" in shown, page
+
+
 def test_the_command_line_reference_lists_each_command_and_its_options(site: Path) -> None:
     cli = (site / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
     for text in ("factdebate verify", "factdebate check-response", "--fail-on", "factdebate memory ls", "--method"):

@@ -47,6 +47,7 @@ from tests.documented_lines import (
     Pip,
     PyImports,
     PyRun,
+    PyTyped,
     Route,
     Rule,
     Run,
@@ -311,8 +312,8 @@ PYTHON: dict[str, Rule] = {
     "--<name>-<field> flags, API": PyImports("the outline of a method; tests/methods/test_plugin_example.py "
                                              "registers a whole one"),
     "docs/guard.md: import factdebate as fd": PyRun(),
-    "docs/guard.md: from collections.abc import AsyncIterator": PyRun(),
-    "docs/guard.md: from openai import OpenAI": PyImports(
+    "docs/guard.md: import asyncio": PyRun(),
+    "docs/guard.md: from typing import Any": PyTyped(
         "an OpenAI client of the running service: tests/server/guard/test_guard_chat.py makes the same calls"),
     "docs/guard.md: # LangChain (langchain-openai) through the guard: ChatOpenAI with the guard's /v1 as its base "
     "URL. LangChain": Copy("docs/guard/clients/langchain_guard.py", "LangChain is not installed here: "
@@ -699,7 +700,7 @@ def check_python(snippet: Snippet, rule: PyRun, folder: Path, monkeypatch: pytes
     assert "Traceback" not in said.err, f"{snippet.where}: {said.err[-3000:]}"
 
 
-def check_imports(snippet: Snippet, rule: PyImports, folder: Path, monkeypatch: pytest.MonkeyPatch,
+def check_imports(snippet: Snippet, rule: PyImports | PyTyped, folder: Path, monkeypatch: pytest.MonkeyPatch,
                   capsys: pytest.CaptureFixture[str]) -> None:
     tree = ast.parse(snippet.text.replace("await ", ""), snippet.where)
     imports = ast.Module([node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))], [])
@@ -711,8 +712,8 @@ def check_imports(snippet: Snippet, rule: PyImports, folder: Path, monkeypatch: 
 
 CHECKS: dict[type, Any] = {Run: check_run, Parse: check_parse, Make: check_make, Pip: check_pip, Route: check_route,
                            Export: check_export, Script: check_script, Skip: check_skip, PyRun: check_python,
-                           PyImports: check_imports, Copy: check_copy, Settings: check_settings,
-                           YamlOnly: check_yaml}
+                           PyImports: check_imports, PyTyped: check_imports, Copy: check_copy,
+                           Settings: check_settings, YamlOnly: check_yaml}
 
 
 FRAGMENT_WORDS = ("fragment", "outline", "sketch")

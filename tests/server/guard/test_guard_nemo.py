@@ -63,7 +63,7 @@ def test_the_documented_nemo_action_checks_the_answer_against_relevant_chunks(
     with pytest.raises(Exception, match="401"):
         asyncio.run(check(context={"bot_message": ANSWER}))
     monkeypatch.delenv("FACTDEBATE_API_KEYS")  # no key: one line that names the variable, not a KeyError
-    with pytest.raises(RuntimeError, match="^factdebate_check: set FACTDEBATE_API_KEYS to one of"):
+    with pytest.raises(RuntimeError, match=r"^factdebate_check: set FACTDEBATE_API_KEYS to one of"):
         asyncio.run(check(context={"bot_message": ANSWER}))
 
 
