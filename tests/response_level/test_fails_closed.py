@@ -99,3 +99,19 @@ def test_text_without_spaces_is_cut_into_sentences_and_is_a_statement() -> None:
     quoted = "彼は「東京タワーは1958年に完成した。」と言った。高さは333メートルです。"
     assert [quoted[a:b] for a, b, _ in gated(quoted)] == ["彼は「東京タワーは1958年に完成した。」と言った。",
                                                            "高さは333メートルです。"]
+
+
+def test_thai_sentences_end_at_the_space_between_thai_letters() -> None:
+    """Thai writes no stops: a space between two Thai letters ends a sentence, one before a number or a word of
+    another script does not, and a stream read a character at a time is cut where the whole text is."""
+    from factdebate.response_level.spans import SentenceEnds, boundaries
+
+    text = "ภูเขาไฟฟูจิเป็นภูเขาที่สูงที่สุดในญี่ปุ่น ภูเขาไฟฟูจิสูง 3,776 เมตร ตั้งอยู่บนเกาะ Honshu"
+    assert [(text[a:b], why) for a, b, why in gated(text)] == [
+        ("ภูเขาไฟฟูจิเป็นภูเขาที่สูงที่สุดในญี่ปุ่น", None), ("ภูเขาไฟฟูจิสูง 3,776 เมตร", None),
+        ("ตั้งอยู่บนเกาะ Honshu", None)]
+    ends, streamed = SentenceEnds(), []
+    for character in text:
+        streamed += ends.feed(character)
+    assert streamed + ends.pending() == boundaries(text)
+    assert boundaries("Mount Fuji is 3,776 m tall and stands on Honshu.") == []  # text with spaces: as before

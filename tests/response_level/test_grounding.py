@@ -111,20 +111,32 @@ def test_a_sentence_said_again_word_for_word_is_not_added_twice() -> None:
     assert uncovered_sentences(text, ["The Louvre is a museum in Paris."], 5) == ["Rome is in Italy."]
 
 
-def test_a_claim_drawn_from_another_language_is_held_to_its_digits_only() -> None:
+def test_a_claim_drawn_from_another_language_is_held_to_its_digits_and_names() -> None:
     from factdebate.response_level.grounding import in_english
 
-    german, french = "Die Berliner Mauer fiel im Jahr 1991.", "Jesse Owens a remporté quatre médailles d'or en 1948."
+    german = "Die Berliner Mauer fiel im Jahr 1991."
+    french = "Jesse Owens a remporté quatre médailles d'or olympiques en 1948."
     assert not in_english(german) and not in_english(french)
     assert in_english("The Berlin Wall fell in 1989.") and in_english("Yes, in 1931.")
     wall, owens = "The Berlin Wall fell in 1991.", "Jesse Owens won four Olympic gold medals in 1948."
     # Read as English text, the translation's words are not the source's: dropped.
     assert grounded([wall], german) == ([], [wall])
-    # Drawn from a sentence in another language: kept (checked), as long as its digits are the source's.
+    # Drawn from a sentence in another language: kept (checked), its digits and names the source's ("Berlin"
+    # meets "Berliner", "Olympic" meets "olympiques").
     assert grounded([wall], german, translated={wall}) == ([wall], [])
     assert grounded([owens], french, translated={owens}) == ([owens], [])
     invented = "The Berlin Wall fell in 1961."
     assert grounded([invented], german, translated={invented}) == ([], [invented])
+    # A name the text does not write, in letters it could have written it in: dropped, as a wrong number is.
+    elsewhere = "The Statue of Liberty is in Rome."
+    assert grounded([elsewhere], "La tour Eiffel est à Rome.", translated={elsewhere}) == ([], [elsewhere])
+    tower = "The Eiffel Tower is in Rome."
+    assert grounded([tower], "La tour Eiffel est à Rome.", translated={tower}) == ([tower], [])
+    # A name written in another script ("富士山") is the translation's: held to the text's digits there.
+    fuji = "Mount Fuji is 3,776 m tall."
+    assert grounded([fuji], "富士山の高さは3,776メートルです。", translated={fuji}) == ([fuji], [])
+    wrong = "Mount Fuji is 4,776 m tall."
+    assert grounded([wrong], "富士山の高さは3,776メートルです。", translated={wrong}) == ([], [wrong])
 
 
 def test_a_recommended_amount_and_a_language_named_with_a_hash_are_facts() -> None:

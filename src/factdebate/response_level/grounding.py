@@ -38,6 +38,7 @@ from factdebate.response_level.lemmas import lemmas
 from factdebate.response_level.relative import relative_years
 from factdebate.response_level.scripts import latin
 from factdebate.response_level.spans import claim_spans, sentences
+from factdebate.response_level.translated import names_held
 from factdebate.response_level.worthiness import LIST_MARKER, heading, without_urls
 
 _WORD = re.compile(r"[^\W_]+")
@@ -348,9 +349,10 @@ def grounded(claims: list[str], source: str, *, translated: Collection[str] = ()
     looked for by its lemmas and stem (:func:`among`). A claim that another kept claim contains word for word
     is left out (checked once, in the longer one), not counted as ungrounded.
 
-    ``translated``: claims drawn from sentences in another language (:func:`in_english`). Their words and
-    names are a translation's ("The Berlin Wall fell in 1991." of "Die Berliner Mauer fiel 1991."), so only
-    their numbers written in digits are held to the source: such a claim is checked rather than dropped.
+    ``translated``: claims drawn from sentences in another language (:func:`in_english`). Their words are a
+    translation's ("The Berlin Wall fell in 1991." of "Die Berliner Mauer fiel 1991."), so their numbers written
+    in digits and their names are held to the source, the names by the letters they are written in
+    (response_level/translated.py): such a claim is checked rather than dropped.
 
     ``answered``: claims drawn from short answers only ("In 1991." to "And the Berlin Wall?"). What they state
     of their names lives in the conversation, whose verb the extractor may put in other words ("fell" for
@@ -366,7 +368,8 @@ def grounded(claims: list[str], source: str, *, translated: Collection[str] = ()
     for claim in claims:
         if claim in translated:  # numbers in words are the translation's ("four" of "quatre"): digits only
             digits = numbers(" ".join(re.findall(r"\d[\d,.]*", claim)))
-            if is_statement(claim) and digits <= source_numbers and not echoes_example(claim, source):
+            if is_statement(claim) and digits <= source_numbers and names_held(claim, source, names(claim)) \
+                    and not echoes_example(claim, source):
                 kept.append(claim)
             continue
         words = content_words(claim)

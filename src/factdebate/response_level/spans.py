@@ -48,6 +48,16 @@ _QUOTED_ON = "\u3068\u3063"
 def _quoted_on(marks: str, following: str) -> bool:
     """Whether the sentence goes on after a full-width stop and its closing ``marks``, with ``following``."""
     return following in _QUOTED_ON and any(mark in marks for mark in _QUOTE_CLOSES)
+# Thai writes no sentence punctuation: a sentence (or a clause, which is checked alike) ends where it leaves a
+# space, and spaces stand between its words nowhere else but around numbers and words of other scripts (Royal
+# Institute's spacing rules). So spaces or tabs between two Thai letters end a sentence; "สูง 3,776 เมตร" does not.
+_THAI_FIRST, _THAI_LAST = "\u0e01", "\u0e5b"
+
+
+def _thai(character: str) -> bool:
+    return _THAI_FIRST <= character <= _THAI_LAST
+
+
 _PIECE = re.compile(r"\s+|\S+")
 _SPACES = re.compile(r"\s+")
 _LONG_SPACES = re.compile(r"\s{2,}")
@@ -88,6 +98,7 @@ class SentenceEnds:
         self._newline = -1  # the last line break in it
         self._full = -1  # just after a full-width stop (and its closing marks) the text ends with, else -1
         self._marks = ""  # that stop and its closing marks
+        self._last = ""  # the last word's last character (Thai's sentence ends: between two Thai letters)
 
     def feed(self, piece: str) -> list[tuple[int, int]]:
         """Add ``piece`` to the text; the gaps it settles (those before its last word)."""
@@ -107,17 +118,20 @@ class SentenceEnds:
             elif self._run >= 0 or at == 0:  # a new word: the whitespace before it is complete
                 opens = at == 0 or self._run == 0  # the text's start, after any whitespace it opens with
                 if self._run >= 0:
-                    opens = opens or self._ended()
-                    settled += self._gaps(at)
+                    between = _thai(self._last) and _thai(part[0]) and self._newline < self._run
+                    opens = opens or self._ended() or between
+                    settled += self._gaps(at, between=between)
                     self._run = -1
                 self._word, self._head, self._stop = at, part[:_HEAD], self._stop_in(part, at, -1)
                 self._opens = opens
                 settled += self._full_stops(part, at)
+                self._last = part[-1]
             else:  # the text's last word goes on
                 if len(self._head) < _HEAD:
                     self._head += part[:_HEAD - len(self._head)]
                 self._stop = self._stop_in(part, at, self._stop)
                 settled += self._full_stops(part, at)
+                self._last = part[-1]
         self.length = base + len(piece)
         return settled
 
@@ -168,8 +182,9 @@ class SentenceEnds:
         after it starts a sentence even when a stream has taken that gap already)."""
         return self._newline >= self._run or (self._stop >= 0 and self._blank_end > self._run and self._stop_ends())
 
-    def _gaps(self, end: int) -> list[tuple[int, int]]:
-        """The gaps in the whitespace [self._run, end)."""
+    def _gaps(self, end: int, *, between: bool = False) -> list[tuple[int, int]]:
+        """The gaps in the whitespace [self._run, end); ``between``: it stands between two Thai letters (and
+        holds no line break), so it ends a sentence as a stop's spaces do."""
         out = []
         if self._stop >= 0 and self._stop >= self.cursor and self._blank_end > self._run:
             # After . ! or ? and closing quotes: the quotes and the spaces or tabs are one gap, unless the word
@@ -180,6 +195,8 @@ class SentenceEnds:
                 out.append((self._blank_end, end))
         elif self._newline >= (start := max(self._run, self.cursor)):
             out.append((start, end))
+        elif between and self._run >= self.cursor:
+            out.append((self._run, end))
         return out
 
 

@@ -11,8 +11,9 @@ client receives (test_conversations.judge):
 - a JSON object, on one line and pretty-printed (as a ``response_format: json_object`` answer is), an array
   of objects under a key, and a YAML mapping: what their keys and values state is checked, not passed as code
   or as too short to state anything;
-- a Japanese reply, whose sentences end at "。" with no space after it and whose extractor writes its claims in
-  English: the translated claim is held to the text's numbers and names, not dropped;
+- a Japanese reply, whose sentences end at "。" with no space after it, a Thai one, whose sentences end at a
+  space between Thai letters, and a French one, each with its claims written in English: the translated claim
+  is held to the text's numbers and names (response_level/translated.py), not dropped;
 - a year written as "the following year" or "two years later", which the extractor resolves to the year it
   names: the claim's year is the text's, not dropped as a number the text does not write;
 - "In 1991." after "And the Berlin Wall?", whose claim says "fell" where the conversation said "collapse":
@@ -71,6 +72,8 @@ BIG_BEN_YAML = "landmark: Big Ben\ncity: {}\ncompleted: 1859"
 LANDMARKS = ('{{\n  "landmarks": [\n    {{"name": "Big Ben", "city": "{}"}},\n'
              '    {{"name": "Colosseum", "city": "Rome"}}\n  ]\n}}')
 FUJI = "富士山は日本で一番高い山です。富士山の高さは{}メートルです。"
+# Thai writes no sentence punctuation: its sentences are parted by a space between Thai letters.
+FUJI_THAI = "ภูเขาไฟฟูจิเป็นภูเขาที่สูงที่สุดในญี่ปุ่น ภูเขาไฟฟูจิสูง {} เมตร"
 
 
 def _big_ben(name: str, shape: str, form: str, city: str = '"city": "{}"') -> Conversation:
@@ -125,6 +128,17 @@ LIMITS: list[Conversation] = [
         Said("富士山の高さは4,776メートルです。", "Mount Fuji is 4,776 m tall.", False),
         Said("富士山の高さは3,776メートルです。", "Mount Fuji is 3,776 m tall.", True)),
         shape="Japanese, no spaces, claims in English"),
+    Conversation("fuji-thai", _ask("ภูเขาไฟฟูจิสูงเท่าไร"), FUJI_THAI.format("4,776"), FUJI_THAI.format("3,776"),
+                 "ภูเขาไฟฟูจิสูง 4,776 เมตร", (
+        Said("ภูเขาไฟฟูจิเป็นภูเขาที่สูงที่สุดในญี่ปุ่น", "Mount Fuji is the highest mountain in Japan.", True),
+        Said("ภูเขาไฟฟูจิสูง 4,776 เมตร", "Mount Fuji is 4,776 m tall.", False),
+        Said("ภูเขาไฟฟูจิสูง 3,776 เมตร", "Mount Fuji is 3,776 m tall.", True)),
+        shape="Thai, no sentence punctuation, claims in English"),
+    Conversation("eiffel-french", _ask("Où se trouve la tour Eiffel ?"), "La tour Eiffel se trouve à Rome.",
+                 "La tour Eiffel se trouve à Paris.", "La tour Eiffel se trouve à Rome.", (
+        Said("La tour Eiffel se trouve à Rome.", "The Eiffel Tower is in Rome.", False),
+        Said("La tour Eiffel se trouve à Paris.", "The Eiffel Tower is in Paris.", True)),
+        shape="French, the claim's names held to the text's"),
     Conversation("titanic-following-year", _ask("When did the Titanic sink?"),
                  "The Titanic was launched in 1911. It sank two years later.",
                  "The Titanic was launched in 1911. It sank the following year.", "It sank two years later.", (
@@ -210,6 +224,16 @@ def test_annotate_marks_and_rewrite_replaces_the_false_statement(world: World, m
         else:
             assert out.result["action_taken"] == "rewritten", (out.door, out.result.get("action_reason"))
             assert out.delivered == convo.true, (out.door, out.delivered)
+
+
+def test_hold_withholds_the_false_thai_sentence_alone(world: World, mcp: McpDoor) -> None:
+    """A Thai reply's sentences end at the space between them (it writes no stops): under ``hold`` every door
+    withholds the false one and shows the true one before it, as a reply with stops."""
+    convo = next(c for c in LIMITS if c.name == "fuji-thai")
+    kept = convo.false.split(" ")[0]
+    for out in every_door(world, mcp, convo, "false", "hold"):
+        shown = (out.delivered or "").split(FOOTNOTES)[0]
+        assert kept in shown and convo.wrong not in shown, (out.door, out.delivered)
 
 
 LANDMARK_SCHEMA = {"type": "json_schema", "json_schema": {"name": "landmark", "schema": {
