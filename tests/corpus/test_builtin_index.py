@@ -1,6 +1,6 @@
 """The front door: the README's first command on a machine that never saw factdebate.
 
-``make demo`` runs the Makefile's ``demo`` recipe after setup. These tests run that recipe's verify command
+``make demo`` runs the Makefile's ``demo`` recipe after setup. These tests run that recipe's commands
 through the installed console script against an empty data folder, with the scripted model and the builtin
 corpus cut to a few articles (``FACTDEBATE_RETRIEVAL__BUILTIN_DOCS``, a documented setting). The
 indexes must be built on the way, and the verdict printed.
@@ -34,14 +34,15 @@ DOCS = 10  # enough to build and search; the cost of these from-scratch builds g
 
 
 def demo_command() -> tuple[str, str]:
-    """The ``demo`` recipe's command line and the claim it checks, read from the Makefile."""
+    """The ``demo`` recipe's commands after setup (the verdict, then the vectors for the claims that follow), as
+    one command line, and the claim it checks, read from the Makefile."""
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     claim = re.search(r"^DEMO_CLAIM \?= (.+)$", makefile, re.M)
     recipe = re.search(r"^demo:.*\n((?:\t.*\n)+)", makefile, re.M)
     assert claim and recipe, "the Makefile lost its demo target"
-    lines = [line.strip() for line in recipe.group(1).splitlines() if "factdebate" in line]
-    assert len(lines) == 1, lines
-    return lines[0], claim.group(1).strip()
+    lines = [line.strip().removeprefix("@") for line in recipe.group(1).splitlines() if "setup.sh" not in line]
+    assert "verify" in lines[0] and "index --builtin" in lines[-1], lines
+    return " && ".join(lines), claim.group(1).strip()
 
 
 @pytest.fixture(scope="session")
@@ -75,6 +76,9 @@ def test_make_demo_command_indexes_the_builtin_corpus_then_prints_a_verdict(tmp_
     assert result.returncode == 0, result.stderr
     assert "indexing the built-in corpus" in result.stderr
     assert re.search(r"Verdict: (SUPPORTS|REFUTES|NOT ENOUGH INFO)", result.stdout), result.stdout
+    # The verdict did not wait for the vectors, and says so; they were built after it.
+    assert "the RAG agent's searches went to the full-text (BM25) index" in " ".join(result.stdout.split())
+    assert result.stderr.index("in the background") < result.stderr.index("the verdict is above")
     built = markers(data)
     assert built["local:builtin"]["entries"] == DOCS and built["local:builtin"]["limit"] == DOCS
     rag = built["rag:builtin:<data>/milvus.db"]
@@ -144,7 +148,8 @@ def test_an_interrupt_stops_a_command_that_is_building_the_index(tmp_path: Path,
     folder: the build stops at the batch it is in, says "interrupted", exits 130, and a later run finishes it
     (the build ran in a worker thread the interrupt could not reach, to its end)."""
     data = tmp_path / "data"
-    env = fresh_env(data, onnx_model, FACTDEBATE_RETRIEVAL__BUILTIN_DOCS="400", FACTDEBATE_LLM="scripted:agree")
+    env = fresh_env(data, onnx_model, FACTDEBATE_RETRIEVAL__BUILTIN_DOCS="400", FACTDEBATE_LLM="scripted:agree",
+                    FACTDEBATE_RETRIEVAL__WHILE_INDEXING="wait")  # the vectors before the claim
     # Ctrl-C's default restored in the command: a test run started in the background (`make test &`, nohup)
     # passes SIGINT on ignored, and the CLI then rightly leaves it ignored (it ran to its end and exited 0).
     proc = subprocess.Popen([EXE, command, "The Eiffel Tower is in Rome."], stderr=subprocess.PIPE,

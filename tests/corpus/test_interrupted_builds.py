@@ -5,7 +5,12 @@ is never run (its trace has no ``run_started``).
 A step that a native library runs in one call (the full-text commit, the vector index, the encoder's export)
 cannot be interrupted, and the build runs in a worker thread the interrupt cannot reach: each such step is
 held here for a while as it starts, so the signal comes while it runs. The wait for another process's build is
-the real one: the test holds the build lock itself and never lets go."""
+the real one: the test holds the build lock itself and never lets go.
+
+Each phase is interrupted as a command that waits for the vectors runs it (``retrieval.while_indexing: wait``);
+the phases that come before the claim under ``full_text`` (the encoder's export, the full-text index) also as
+such a command runs them; there the vectors are built in a child process while the claim runs, and Ctrl-C stops
+that child with the command."""
 
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.corpus.test_builtin_index import fresh_env
+from tests.corpus.test_builtin_index import fresh_env, markers, vectors_written
 
 HOLD_S = 3.0  # how long a held step lasts after it says it started: the signal comes meanwhile
 WAIT_S = 180  # the step that was held then runs to its end: the encoder's export took a minute on a busy machine
@@ -43,6 +48,7 @@ from factdebate.cli.main import main
 sys.argv = ["factdebate", *sys.argv[1:]]
 main()
 """
+WAIT = {"FACTDEBATE_RETRIEVAL__WHILE_INDEXING": "wait"}  # the vectors before the claim
 PHASES = {
     "the encoder's export": "factdebate.embeddings.onnx::_export",
     "the full-text index": "factdebate.corpus.lexical:LexicalIndex:add",
@@ -90,14 +96,18 @@ def _assert_stopped_before_the_claim(proc: subprocess.Popen[str], trace: Path, b
     assert "run_started" not in events, "the claim ran after the interrupt"
 
 
-@pytest.mark.parametrize("phase", list(PHASES))
+FOREGROUND = ("the encoder's export", "the full-text index")  # before the claim under full_text too
+
+
+@pytest.mark.parametrize(("phase", "mode"), [*((phase, "wait") for phase in PHASES),
+                                             *((phase, "full_text") for phase in FOREGROUND)])
 def test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim(tmp_path: Path, onnx_model: Path,
-                                                                     phase: str) -> None:
+                                                                     phase: str, mode: str) -> None:
     data = tmp_path / "data"
     exported = phase == "the encoder's export"  # an empty folder has no encoder: it is exported first
     env = fresh_env(data, None if exported else onnx_model, FACTDEBATE_RETRIEVAL__BUILTIN_DOCS="3",
                     FACTDEBATE_LLM="scripted:agree", TEST_HELD=PHASES[phase],
-                    TEST_HOLD_S=str(HOLD_S))
+                    TEST_HOLD_S=str(HOLD_S), FACTDEBATE_RETRIEVAL__WHILE_INDEXING=mode)
     data.mkdir(parents=True, exist_ok=True)  # the encoder is not copied there: the real export runs after its hold
     proc = _start(env, tmp_path / "trace.jsonl")
     before = _interrupt_when(proc, "held: ")
@@ -107,7 +117,7 @@ def test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim(tmp_path: P
 def test_sigterm_during_the_vector_index_stops_verify_before_its_claim(tmp_path: Path, onnx_model: Path) -> None:
     data = tmp_path / "data"
     env = fresh_env(data, onnx_model, FACTDEBATE_RETRIEVAL__BUILTIN_DOCS="3", FACTDEBATE_LLM="scripted:agree",
-                    TEST_HELD=PHASES["the vector index"], TEST_HOLD_S=str(HOLD_S))
+                    TEST_HELD=PHASES["the vector index"], TEST_HOLD_S=str(HOLD_S), **WAIT)
     proc = _start(env, tmp_path / "trace.jsonl")
     before = _interrupt_when(proc, "held: ", how="sigterm")
     _assert_stopped_before_the_claim(proc, tmp_path / "trace.jsonl", before)
@@ -123,6 +133,48 @@ def test_ctrl_c_while_waiting_for_another_processs_build_stops_at_once(tmp_path:
         sent = time.monotonic()
         _assert_stopped_before_the_claim(proc, tmp_path / "trace.jsonl", before)
         assert time.monotonic() - sent < 60  # the wait itself stopped: the lock is still held
+
+
+def test_ctrl_c_while_the_vectors_build_in_the_background_stops_them_with_the_command(tmp_path: Path,
+                                                                                     onnx_model: Path) -> None:
+    """Under ``full_text`` the claim runs on the full-text index while a child builds the vectors (400 articles,
+    seven batches): Ctrl-C once its first batch is written ends the command with 130 and no verdict, and the
+    child with it, before its build was complete (no marker; its log says it stopped)."""
+    data = tmp_path / "data"
+    # The claim's first RAG search is held for as long as the test may take: the verdict cannot come first.
+    env = fresh_env(data, onnx_model, FACTDEBATE_RETRIEVAL__BUILTIN_DOCS="400", FACTDEBATE_LLM="scripted:agree",
+                    TEST_HELD="factdebate.tools.rag_pending:PendingRagTool:search", TEST_HOLD_S=str(WAIT_S))
+    proc = _start(env, tmp_path / "trace.jsonl")
+    before = _interrupt_after_first_vectors(proc, data)
+    try:
+        out, rest = proc.communicate(timeout=WAIT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise AssertionError(f"still running {WAIT_S} s after the interrupt:\n{''.join(before)}") from None
+    said = "".join(before) + rest
+    assert proc.returncode == 130, said
+    assert "interrupted" in said and "Verdict" not in out
+    assert "in the background" in said  # the background phase said so
+    assert "rag:builtin:<data>/milvus.db" not in markers(data), "the vectors were built to their end"
+    assert "stopped" in (data / "vectors-build.log").read_text(encoding="utf-8")
+
+
+def _interrupt_after_first_vectors(proc: subprocess.Popen[str], data: Path) -> list[str]:
+    """Ctrl-C to the process group once the claim's search is held and the child's first batch is written."""
+    assert proc.stderr is not None
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        if "held: " in line:
+            break
+    deadline = time.monotonic() + WAIT_S
+    while not vectors_written(data):
+        assert proc.poll() is None, "".join(lines)
+        assert time.monotonic() < deadline, "no batch of vectors was written:\n" + "".join(lines)
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    return lines
 
 
 @pytest.fixture(scope="module")

@@ -102,15 +102,24 @@ def test_eval_of_a_method_without_rag_opens_no_milvus(tmp_path: Path, method: li
     assert ("local:builtin" in built) == local
 
 
-def test_python_api(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811
+@pytest.mark.parametrize("mode", ["full_text", "wait"])
+def test_python_api(tmp_path: Path, onnx_model: Path, mode: str) -> None:  # noqa: F811
+    """``full_text`` (the default): the verdict comes on the full-text index and says so, the vectors were begun
+    in the background; ``wait``: both indexes first, and the verdict searched the vectors."""
     data = tmp_path / "data"
     code = ("import factdebate as fd; v = fd.verify('The Eiffel Tower is located in Rome.', llm='scripted:agree');"
-            "print(v.label)")
+            "print(v.label, *(d.key for d in v.deviations))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            env=fresh_env(data, onnx_model), timeout=600)
+                            env=fresh_env(data, onnx_model, FACTDEBATE_RETRIEVAL__WHILE_INDEXING=mode), timeout=600)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() in ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
-    both_built(data)
+    label, *deviations = result.stdout.split()
+    assert label in ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")
+    assert ("rag_full_text" in deviations) == (mode == "full_text"), deviations
+    if mode == "wait":
+        both_built(data)
+    else:
+        assert markers(data)["local:builtin"]["entries"] == DOCS
+        assert "in the background" in result.stderr
 
 
 def _free_port() -> int:
@@ -119,7 +128,8 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def test_serve_builds_before_it_listens(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811
+def test_serve_builds_the_full_text_index_before_it_listens_and_the_vectors_behind_it(
+        tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811
     data = tmp_path / "data"
     port = _free_port()
     env = fresh_env(data, onnx_model, FACTDEBATE_LLM="scripted:agree")
@@ -132,13 +142,28 @@ def test_serve_builds_before_it_listens(tmp_path: Path, onnx_model: Path) -> Non
             return False
 
     try:
-        # It builds both indexes before it listens: by its state, not a clock (the output read once it ended)
+        # It builds the full-text index before it listens, the vectors behind it: by its state, not a clock (the
+        # output read once it ended)
         wait_until_ready(healthy, proc, "factdebate serve", every_s=0.5,
                          log=lambda: proc.stdout.read() if proc.stdout and proc.poll() is not None else "")
-        both_built(data)  # already there when the first request is answered
+        assert markers(data)["local:builtin"]["entries"] == DOCS  # already there when the first request is answered
         verdict = httpx.post(f"http://127.0.0.1:{port}/v1/verify", json={"claim": "Paris is in France."},
                              timeout=120).json()
         assert verdict["label"] == "SUPPORTS"
+        deadline = time.monotonic() + 300
+        while "rag:builtin:<data>/milvus.db" not in markers(data):
+            assert time.monotonic() < deadline and proc.poll() is None, "the vectors were never built"
+            time.sleep(0.5)
+        both_built(data)
+        # Searched once the child let go of the file: a later verdict says nothing of the full-text index.
+        while True:
+            later = httpx.post(f"http://127.0.0.1:{port}/v1/verify", json={"claim": "Paris is in France."},
+                               timeout=120).json()
+            if "rag_full_text" not in {d["key"] for d in later["deviations"]} or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert later["label"] == "SUPPORTS"
+        assert "rag_full_text" not in {d["key"] for d in later["deviations"]}, later["deviations"]
     finally:
         proc.terminate()
         proc.wait(timeout=30)

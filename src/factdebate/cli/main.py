@@ -130,6 +130,17 @@ def verify(
         # the near-chance note right under the label, not last after the paper's differences, where it is missed
         render.render_verdict(verdict, Console(), rounds=not brief and (live is None or live.printed == 0),
                               note=render.settings_note(settings), all_deviations=deviations)
+    _vectors_note()
+
+
+def _vectors_note() -> None:
+    """The vectors this command built in the background and did not finish: said, then stopped (at exit they
+    would be anyway); the next run takes them up."""
+    from factdebate.corpus import vectors_later
+
+    if (line := vectors_later.note()) is not None:
+        err.print(line, markup=False)
+    vectors_later.stop()
 
 
 def _embedded_note(settings: Any) -> None:

@@ -19,6 +19,7 @@ from factdebate.core.types import Document, Judgement, Label, Step, Turn, Verdic
 from factdebate.llm import near_chance
 from factdebate.methods.base import all_methods
 from factdebate.methods.view import MethodView, describe
+from factdebate.tools.retrieval_record import FULL_TEXT
 
 LABEL_STYLE = {Label.SUPPORTS: "bold green", Label.REFUTES: "bold red", Label.NOT_ENOUGH_INFO: "bold yellow",
                Label.CONFLICTING: "bold magenta"}
@@ -177,6 +178,7 @@ class LiveDebate:
 
 
 FOLD_DEVIATIONS_OVER = 3  # more ways a run differs from its paper than this: one line with the count
+PER_VERDICT = {FULL_TEXT.key}  # deviations of the verdict's own retrieval, not of the settings (never folded)
 
 
 def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True, note: str | None = None,
@@ -231,7 +233,11 @@ def deviation_lines(deviations: Sequence[Deviation], *, every: bool, also: str) 
     one): one line each, or, past :data:`FOLD_DEVIATIONS_OVER`, one line with their count that names where the
     whole list is (``also``)."""
     if len(deviations) > FOLD_DEVIATIONS_OVER and not every:
-        return [f"{len(deviations)} settings differ from the paper ({', '.join(d.key for d in deviations[:3])}, …): "
+        # What this verdict's own searches did (the full-text index while the vectors were built) is no setting a
+        # reader knows from the last run: written out whatever the fold.
+        own = [f"differs from the paper: {d.line()}" for d in deviations if d.key in PER_VERDICT]
+        rest = [d for d in deviations if d.key not in PER_VERDICT]
+        return [*own, f"{len(rest)} settings differ from the paper ({', '.join(d.key for d in rest[:3])}, …): "
                 f"--deviations lists them with the flags that restore the paper's way, {also}"]
     return [f"differs from the paper: {deviation.line()}" for deviation in deviations]
 

@@ -139,7 +139,9 @@ def serve(
                    "(FACTDEBATE_LLM__MAX_IN_FLIGHT): one at a time, checks wait on each other and a guarded reply "
                    "took twice the CPU (factdebate docs service#sizing)",
                    err=True)
-    ensure_indexes(app.state.service.resolver.base)  # before listening: no first request waits minutes
+    # Before listening: no first request waits minutes (the vectors come in the background, but for workers,
+    # which copy the index as they start).
+    ensure_indexes(app.state.service.resolver.base, wait=workers > 1)
     typer.echo(f"factdebate serving on http://{host}:{port}/ (API under /v1, reference at /docs)"
                + (f" with {workers} worker processes" if workers > 1 else "")
                + f"; state in {app.state.service.store.location}", err=True)

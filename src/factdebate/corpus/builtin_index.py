@@ -33,7 +33,7 @@ def _same_build(marker: dict[str, Any], engine: str, limit: int | None, encoder:
     return marker.get("limit") == limit and (engine != "rag" or marker.get("encoder", "fp32") == encoder)
 
 
-def _is_indexed(engine: str, uri: str, limit: int | None, encoder: str) -> bool:
+def is_indexed(engine: str, uri: str, limit: int | None, encoder: str) -> bool:
     """A finished-build marker for the same document limit and encoder, and the index actually there."""
     marker = get_marker(marker_key(engine, BUILTIN_CORPUS, uri))
     if marker is None or not marker.get("chunks") or not _same_build(marker, engine, limit, encoder):
@@ -74,6 +74,21 @@ def build_lock(name: str) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+def build_lock_free(name: str = f"build-{BUILTIN_CORPUS}") -> bool:
+    """Whether no process holds the build lock now (one that does is building: no second build is started)."""
+    try:
+        import fcntl
+    except ImportError:
+        return True
+    with (data_dir() / f".{name}.lock").open("w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        return True
+
+
 def _wait_for(fh: IO[str]) -> None:
     """Take the lock once the other process lets go, asking between tries whether this one was told to stop:
     a blocking wait in a worker thread (``run_claim``'s preparation) held Ctrl-C until the other build ended,
@@ -103,10 +118,10 @@ def ensure_builtin_indexed(
     """
     uri = milvus_uri or default_milvus_uri()
     engines = tuple(engines)
-    if all(_is_indexed(e, uri, limit, encoder) for e in engines):
+    if all(is_indexed(e, uri, limit, encoder) for e in engines):
         return None
     with build_lock(f"build-{BUILTIN_CORPUS}"):
-        missing = [e for e in engines if not _is_indexed(e, uri, limit, encoder)]  # another process may be done
+        missing = [e for e in engines if not is_indexed(e, uri, limit, encoder)]  # another process may be done
         if not missing:
             return None
         rebuild = any(_built_otherwise(e, uri, limit, encoder) for e in missing)

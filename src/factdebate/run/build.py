@@ -8,7 +8,7 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factdebate.core.errors import ConfigError
 from factdebate.core.storage_full import STORAGE, storage_problem
@@ -24,13 +24,17 @@ from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
 from factdebate.util.paths import data_dir
 
+if TYPE_CHECKING:
+    from factdebate.corpus.vectors_later import Build
+
 log = logging.getLogger("factdebate.run")
 
 
-def make_tool(kind: str, settings: Settings, llm: LLM | None = None) -> Tool:
+def make_tool(kind: str, settings: Settings, llm: LLM | None = None, *, wait: bool = False) -> Tool:
     """``rag``: Milvus over the configured corpus; ``search``: the configured search engine, or with
     ``medical.search`` set, the scholarly pipeline (keywords -> abstracts -> summaries written by ``llm``);
-    ``mcp:<server>/<tool>``: that tool of a configured MCP server, opened on first search."""
+    ``mcp:<server>/<tool>``: that tool of a configured MCP server, opened on first search. ``wait``: a ``rag``
+    tool of the built-in corpus waits for its vectors, whatever ``retrieval.while_indexing`` says (a batch)."""
     retrieval = settings.retrieval
     if kind.startswith("mcp:"):
         return _mcp_tool(kind, settings)
@@ -39,6 +43,8 @@ def make_tool(kind: str, settings: Settings, llm: LLM | None = None) -> Tool:
     if kind == "rag":
         from factdebate.tools.rag import RagTool
 
+        if not wait and (pending := _pending_rag(settings)) is not None:
+            return pending
         _ensure_builtin("rag", settings)
         tool = RagTool(corpus=retrieval.corpus, milvus_uri=retrieval.milvus_uri, encoder=retrieval.encoder)
         tool.store.open()  # opened with the other tools, before the first model call (not at the first search)
@@ -79,6 +85,38 @@ def _ensure_builtin(engine: str, settings: Settings) -> None:
 
     ensure_builtin_indexed(retrieval.milvus_uri, engines=(engine,), limit=retrieval.builtin_docs,
                            encoder=retrieval.encoder)
+
+
+def _vectors(settings: Settings) -> Build:
+    """The built-in corpus's vectors as these settings search them (corpus/vectors_later.py)."""
+    from factdebate.corpus.milvus import default_milvus_uri
+    from factdebate.corpus.vectors_later import Build
+
+    retrieval = settings.retrieval
+    return Build(retrieval.milvus_uri or default_milvus_uri(), retrieval.builtin_docs, retrieval.encoder)
+
+
+def _pending_rag(settings: Settings) -> Tool | None:
+    """With ``retrieval.while_indexing: full_text`` and the built-in corpus's vectors not complete: the full-text
+    index now (built first if need be: seconds), the vectors built in the background and searched once complete
+    (tools/rag_pending.py). None when the vectors are there or the settings wait for them."""
+    from factdebate.corpus import vectors_later
+
+    if settings.retrieval.corpus != BUILTIN_CORPUS or settings.retrieval.while_indexing != "full_text":
+        return None
+    build = _vectors(settings)
+    if vectors_later.ready(build):
+        return None
+    from factdebate.tools.rag_pending import PendingRagTool
+
+    _ensure_builtin("local", settings)
+    if build.encoder == "int8":
+        from factdebate.embeddings.onnx import ensure_onnx_model
+
+        # Here, before the claim (whose scores need it too), not in the child and the claim's scorer at once.
+        ensure_onnx_model()
+    vectors_later.start(build)
+    return PendingRagTool(build, settings.retrieval.corpus)
 
 
 def _mcp_tool(kind: str, settings: Settings) -> Tool:
@@ -171,8 +209,10 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
 
     from factdebate.tools.given import with_given_evidence
 
+    # A batch or an evaluation (``run``) waits for the vectors: its verdicts all search alike.
     tools = with_given_evidence(settings.retrieval.evidence,
-                                tool_factory or (lambda kind: make_tool(kind, settings, resources.debater)),
+                                tool_factory or (lambda kind: make_tool(kind, settings, resources.debater,
+                                                                        wait=run is not None)),
                                 lambda: resources.encoder)
     resources = Resources(settings=settings, llm_factory=llm,
                           encoder_factory=encoder_factory or (lambda: default_encoder(settings)), tool_factory=tools,
@@ -224,10 +264,13 @@ def builtin_engines(settings: Settings) -> list[str]:
     return [engine for engine in ("local", "rag") if engine in wanted]
 
 
-def ensure_indexes(settings: Settings, progress: bool = True) -> None:
+def ensure_indexes(settings: Settings, progress: bool = True, *, wait: bool = False) -> None:
     """Index the builtin corpus for the configured method if it is not yet (what serve and mcp call at
-    start-up, so the first request does not wait minutes)."""
+    start-up, so the first request does not wait minutes). Under ``retrieval.while_indexing: full_text`` (and
+    not ``wait``: a pool of workers that copy the index) the vectors are built in the background meanwhile."""
     engines = builtin_engines(settings)
+    if "rag" in engines and not wait and _pending_rag(settings) is not None:
+        engines = [engine for engine in engines if engine != "rag"]
     if engines:
         from factdebate.corpus.builtin_index import ensure_builtin_indexed
 

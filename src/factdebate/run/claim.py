@@ -21,6 +21,7 @@ from factdebate.methods.base import Method, get_method
 from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources, tools_needed
 from factdebate.settings.model import Settings
+from factdebate.tools.retrieval_record import recording_retrieval, retrieval_deviations
 from factdebate.util.scrub import redact_settings
 
 
@@ -78,7 +79,7 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
         await asyncio.to_thread(prepare, settings, resources)  # may build an index: off the event loop
     recorder = RunRecorder(sinks, run_id=uuid.uuid4().hex[:12])
     # charged: a failure carries the calls made before it (an evaluation's error record counts them).
-    with recording(recorder), charged(recorder):
+    with recording(recorder), charged(recorder), recording_retrieval() as retrieval:
         recorder.emit(RunStarted(claim=claim, method=settings.method, most_rounds=method.most_rounds(settings)))
         verdict = await method.run(await _with_inline_evidence(claim, method.tools(settings), settings, resources),
                                    resources)
@@ -90,7 +91,9 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
         verdict.warnings = with_model_warnings(verdict.warnings, verdict.usage_by_model)
         verdict.parse_counts = recorder.parse_counts
         verdict.config = public_config(settings)
-        verdict.deviations = method.paper_deviations(settings)
+        # How this claim's searches went is the verdict's own (the full-text index while the vectors are built),
+        # first, where a folded list of deviations still names it.
+        verdict.deviations = [*retrieval_deviations(retrieval), *method.paper_deviations(settings)]
         verdict.tools_heterogeneous = method.tools_heterogeneous(settings)
         recorder.emit(RunFinished(label=verdict.label, decided_by=verdict.decided_by,
                                   usage=verdict.usage.model_dump()))

@@ -64,7 +64,7 @@ class RayPool:
         check_lite_sharing(self.settings, self.builder)
         check_order(self.settings)
         if self.builder is None and builtin_engines(self.settings):
-            await asyncio.to_thread(ensure_indexes, self.settings)  # once, here, before any worker copies it
+            await asyncio.to_thread(ensure_indexes, self.settings, wait=True)  # once, here, before any worker copies it
             close_lite_clients()
         ray = _ray()
         if not ray.is_initialized():

@@ -118,6 +118,11 @@ class RetrievalSettings(_Strict):
     builtin_docs: int | None = Field(default=None, ge=1, le=10_000_000, description="Index and search only the first N "
                                      "articles of the builtin corpus, for tests and quick trials (the verdicts "
                                      "then rest on part of the evidence; default: all 10,033).")
+    while_indexing: Literal["full_text", "wait"] = Field(
+        default="full_text", description="What the rag tool searches while the built-in corpus's vector index is "
+        "still being built: full_text (the full-text index at once, the vectors built in the background and searched "
+        "once complete; a verdict made so lists the rag_full_text deviation) or wait (the first claim waits minutes "
+        "for the vectors). Evaluations and batches always wait, so that all their verdicts search alike.")
     k: int = Field(
         title="Documents per retrieval", default=3, ge=1, le=20,
         json_schema_extra=offered("k", short="-k", group="evidence"),

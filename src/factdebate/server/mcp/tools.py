@@ -256,7 +256,9 @@ def prepare_indexes(settings: Settings, pool: ResourcePool, index: Preparation) 
             ensure_builtin_indexed(retrieval.milvus_uri, engines=["local"], limit=retrieval.builtin_docs,
                                    encoder=retrieval.encoder)
             index.full_text.set()
-        ensure_indexes(settings)  # progress goes to stderr; stdout is the protocol's
+        # The vectors here, in this preparation: its tools say how far it is, and until then serve the full-text
+        # index on their own (the fast tier).
+        ensure_indexes(settings, wait=True)  # progress goes to stderr; stdout is the protocol's
     finally:
         stop()
     close_lite_clients()  # a build here left the folder open: let go of it before anyone copies it
