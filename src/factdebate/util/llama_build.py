@@ -18,6 +18,7 @@ import re
 import signal
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from factdebate.util.child_python import python_command, python_env
@@ -27,6 +28,7 @@ VERSION = "0.3.36"  # pyproject.toml's [local] pin
 SDIST_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"  # the lock's, of the sdist
 # The setup script's flags, word for word (tests/cli/test_setup.py holds the two together).
 PORTABLE_CMAKE_ARGS = "-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+LEAN_HOOK = "llama_lean.cmake"  # beside this module; the setup script names it too
 # What a build with those flags reports as on (GGML_NATIVE=OFF also turns BMI2 on, measured on this machine's
 # setup-built library: "SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1").
 PORTABLE_FEATURES = frozenset({"SSE3", "SSSE3", "AVX", "AVX2", "F16C", "FMA", "BMI2"})
@@ -84,5 +86,12 @@ def rebuild_command(requirements: str) -> list[str]:
                           "--no-cache-dir", "--no-binary", DIST, "--disable-pip-version-check", "-r", requirements)
 
 
+def lean_cmake_arg() -> str:
+    """The argument that leaves llama.cpp's ``common`` library out of the build (llama_lean.cmake: the package
+    never loads it; half the compile), or "" where the path has a space (CMAKE_ARGS is split at spaces)."""
+    hook = Path(__file__).with_name(LEAN_HOOK)
+    return "" if any(c.isspace() for c in str(hook)) else f"-DCMAKE_PROJECT_llama.cpp_INCLUDE_BEFORE={hook}"
+
+
 def rebuild_env() -> dict[str, str]:
-    return {**python_env(), "CMAKE_ARGS": PORTABLE_CMAKE_ARGS}
+    return {**python_env(), "CMAKE_ARGS": f"{PORTABLE_CMAKE_ARGS} {lean_cmake_arg()}".strip()}
