@@ -101,12 +101,14 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/corpus/test_interrupted_builds.py": (
-        "make test keeps Ctrl-C in the full-text step; these are the other steps and a wait for another process's "
-        "build",
+        "make test keeps Ctrl-C in the full-text step and in the vectors built in the background; these are the "
+        "other steps, each waited for or before a claim that does not wait, and a wait for another process's build",
         (
-            "test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim[the embeddings]",
-            "test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim[the encoder's export]",
-            "test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim[the vector index]",
+            "test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim[the embeddings-wait]",
+            "test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim[the encoder's export-wait]",
+            "test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim[the vector index-wait]",
+            "test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim[the encoder's export-full_text]",
+            "test_ctrl_c_in_a_step_of_the_build_stops_verify_before_its_claim[the full-text index-full_text]",
             "test_ctrl_c_while_waiting_for_another_processs_build_stops_at_once",
         ),
     ),
@@ -239,7 +241,7 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_eval_of_a_method_without_rag_opens_no_milvus[method2-True]",
             "test_mcp_server",
             "test_python_api",
-            "test_serve_builds_before_it_listens",
+            "test_serve_builds_the_full_text_index_before_it_listens_and_the_vectors_behind_it",
             "test_serve_on_a_folder_already_indexed_prints_no_indexing_line",
             "test_batch_run",
         ),
