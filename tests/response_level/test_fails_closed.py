@@ -102,14 +102,18 @@ def test_text_without_spaces_is_cut_into_sentences_and_is_a_statement() -> None:
 
 
 def test_thai_sentences_end_at_the_space_between_thai_letters() -> None:
-    """Thai writes no stops: a space between two Thai letters ends a sentence, one before a number or a word of
-    another script does not, and a stream read a character at a time is cut where the whole text is."""
+    """Thai writes no stops: a space between two Thai letters after a clause ends a sentence; one before a number
+    or a word of another script does not, nor one after a name ("มารี" before its surname) or a unit after a
+    number, and a stream read a character at a time is cut where the whole text is."""
     from factdebate.response_level.spans import SentenceEnds, boundaries
 
-    text = "ภูเขาไฟฟูจิเป็นภูเขาที่สูงที่สุดในญี่ปุ่น ภูเขาไฟฟูจิสูง 3,776 เมตร ตั้งอยู่บนเกาะ Honshu"
+    text = ("ภูเขาไฟฟูจิเป็นภูเขาที่สูงที่สุดในญี่ปุ่น ภูเขาไฟฟูจิสูง 3,776 เมตร ตั้งอยู่บนเกาะ Honshu "
+            "มารี กูรี เสียชีวิตในปี 1934")
     assert [(text[a:b], why) for a, b, why in gated(text)] == [
-        ("ภูเขาไฟฟูจิเป็นภูเขาที่สูงที่สุดในญี่ปุ่น", None), ("ภูเขาไฟฟูจิสูง 3,776 เมตร", None),
-        ("ตั้งอยู่บนเกาะ Honshu", None)]
+        ("ภูเขาไฟฟูจิเป็นภูเขาที่สูงที่สุดในญี่ปุ่น", None), ("ภูเขาไฟฟูจิสูง 3,776 เมตร ตั้งอยู่บนเกาะ Honshu "
+                                                   "มารี กูรี เสียชีวิตในปี 1934", None)]
+    named = "ภูเขาไฟฟูจิสูงที่สุดในญี่ปุ่น มารี กูรี เสียชีวิตในปี 1934"
+    assert [named[a:b] for a, b, _ in gated(named)] == ["ภูเขาไฟฟูจิสูงที่สุดในญี่ปุ่น", "มารี กูรี เสียชีวิตในปี 1934"]
     ends, streamed = SentenceEnds(), []
     for character in text:
         streamed += ends.feed(character)

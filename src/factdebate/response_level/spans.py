@@ -49,9 +49,14 @@ def _quoted_on(marks: str, following: str) -> bool:
     """Whether the sentence goes on after a full-width stop and its closing ``marks``, with ``following``."""
     return following in _QUOTED_ON and any(mark in marks for mark in _QUOTE_CLOSES)
 # Thai writes no sentence punctuation: a sentence (or a clause, which is checked alike) ends where it leaves a
-# space, and spaces stand between its words nowhere else but around numbers and words of other scripts (Royal
-# Institute's spacing rules). So spaces or tabs between two Thai letters end a sentence; "สูง 3,776 เมตร" does not.
+# space. Its spacing rules (the Royal Institute's) put spaces elsewhere only around numbers and words of other
+# scripts, and between a person's name and surname. So spaces or tabs between two Thai letters end a sentence
+# when the run of text before them is a clause's length, THAI_CLAUSE characters or more: "มารี กูรี ..." (a name,
+# then its surname) and "สูง 3,776 เมตร" (a number) go on. A sentence that ends in a number, or in a short word
+# after one ("... 1934 เธอ ...", "... 3,776 เมตร ตั้งอยู่ ..."), runs on into the next: the two are checked as one
+# sentence that states both, never as none.
 _THAI_FIRST, _THAI_LAST = "\u0e01", "\u0e5b"
+THAI_CLAUSE = 10
 
 
 def _thai(character: str) -> bool:
@@ -118,7 +123,8 @@ class SentenceEnds:
             elif self._run >= 0 or at == 0:  # a new word: the whitespace before it is complete
                 opens = at == 0 or self._run == 0  # the text's start, after any whitespace it opens with
                 if self._run >= 0:
-                    between = _thai(self._last) and _thai(part[0]) and self._newline < self._run
+                    between = (_thai(self._last) and _thai(part[0]) and self._newline < self._run
+                               and self._run - self._word >= THAI_CLAUSE)
                     opens = opens or self._ended() or between
                     settled += self._gaps(at, between=between)
                     self._run = -1

@@ -8,7 +8,7 @@ bare or "Yes, it did."), a choice ("The former." / "The latter."), a bare value 
 named 1 to 40 turns before the reply, in the person's turn or the assistant's; formats (a Markdown heading,
 list items, a numbered list, a quote, a table row, a row of five cells, a JSON object, a sentence stating four
 facts with the drawn one last, a code comment, a reply in German or French, or in Japanese or Chinese, whose
-sentences follow each other with no space) and framing
+sentences follow each other with no space, or in Thai, which ends them with none) and framing
 phrases ("Happy to help with the Titanic, which sank in 1915."); a greeting before and a true statement about
 another fact after.
 
@@ -173,7 +173,7 @@ def answers(draw: st.DrawFn, kind: str) -> Conversation:
 
 
 FORMATS = ("plain", "heading", "list", "numbered", "quote", "table", "wide table", "JSON", "long sentence",
-           "code comment", "framing", "German", "French", "Japanese", "Chinese")
+           "code comment", "framing", "German", "French", "Japanese", "Chinese", "Thai")
 # Each fact stated in another language, as a chatbot answering in the person's language writes it (the claim
 # its checker writes stays English, as the evidence is).
 OTHER_LANGUAGES = {
@@ -208,9 +208,19 @@ OTHER_LANGUAGES = {
                 "George Orwell": "乔治·奥威尔于{}年写了《动物农场》。",
                 "Amelia Earhart": "阿梅莉亚·埃尔哈特于{}年独自飞越大西洋。",
                 "Queen Victoria": "维多利亚女王于{}年与阿尔伯特亲王结婚。"},
+    # Thai writes no stops; a name is spaced from its surname (spans.py's Thai sentence ends).
+    "Thai": {"the RMS Titanic": "เรือไททานิกจมลงในปี {}", "Marie Curie": "มารี กูรี เสียชีวิตในปี {}",
+             "Mount Everest": "ยอดเขาเอเวอเรสต์ถูกพิชิตเป็นครั้งแรกในปี {}",
+             "Jesse Owens": "เจสซี โอเวนส์ คว้าเหรียญทองโอลิมปิกสี่เหรียญในปี {}",
+             "the Berlin Wall": "กำแพงเบอร์ลินล่มสลายในปี {}",
+             "the Empire State Building": "ตึกเอ็มไพร์สเตตสร้างขึ้นในปี {}",
+             "George Orwell": "จอร์จ ออร์เวลล์ เขียนแอนิมอลฟาร์มในปี {}",
+             "Amelia Earhart": "อะมีเลีย แอร์ฮาร์ต บินเดี่ยวข้ามมหาสมุทรแอตแลนติกในปี {}",
+             "Queen Victoria": "สมเด็จพระราชินีวิกตอเรียอภิเษกสมรสกับเจ้าชายอัลเบิร์ตในปี {}"},
 }
-# Languages written without spaces: a second sentence follows the first with none between them ("。").
-UNSPACED = ("Japanese", "Chinese")
+# Languages written without spaces: a second sentence follows the first with none between them ("。"), or, in
+# Thai, with a space (after a year, it runs on as one sentence that states both).
+UNSPACED = ("Japanese", "Chinese", "Thai")
 
 
 @st.composite
@@ -272,8 +282,9 @@ def statements(draw: st.DrawFn, shape: str) -> Conversation:
         said = [Said(f'"subject": "{fact.full}"', fact.said(y), y == fact.year, (f'"year": {y}',))
                 for y in (fact.wrong, fact.year)]
     if shape in UNSPACED and also:  # the other fact in the same language, right after the first
-        tail = OTHER_LANGUAGES[shape][other.full].format(other.year)
-        said.append(Said(tail, other.said(other.year), True, (tail,)))
+        stated = OTHER_LANGUAGES[shape][other.full].format(other.year)
+        tail = (" " if shape == "Thai" else "") + stated
+        said.append(Said(stated, other.said(other.year), True, (stated,)))
     elif also:
         tail = f"\n\n{other.said(other.year)}"
         said.append(Said(other.said(other.year), other.said(other.year), True, (other.said(other.year),)))
