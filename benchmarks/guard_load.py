@@ -29,6 +29,13 @@ guard's one-stream run.
 
     .venv/bin/python benchmarks/guard_load.py --seconds 20 --first 0.3 --max-cpu-share 0 0.5
 
+``--workers 1 2`` runs all of that once per number of guard processes (``factdebate serve --workers N``: uvicorn's
+workers, one state database shared by them, ``shared_state`` on; 1 is one process, as ``serve`` without the flag),
+each against its own capacity, and ends with the capacity of each over one process's.
+
+``--cpu-wait-counted`` adds the default guard once more with its adaptive limit given the loop's whole lateness, the
+time its thread waited for a CPU included (server/ops/adaptive.py subtracts it), for the two in one run.
+
 ``--flood`` then runs the default guard with one key offering ``--offered`` times the capacity while a second key
 keeps ``--flood-light`` streams in flight beside it, and reports what each key had admitted and shed.
 
@@ -75,6 +82,8 @@ KEY = "bench-key-0123456789abcdef"
 LIGHT_KEY = "bench-light-key-0123456789"  # --flood: the key that sends a few streams beside the flood
 ANSWER = ("Paris is the capital of France. The Louvre is a museum in Paris. The Eiffel Tower is in Rome. "
           "The Seine flows through Paris. Montmartre is a hill in Paris. The Pantheon stands in Paris.")
+WAIT_COUNTED_ENV = "FACTDEBATE_BENCH_CPU_WAIT_COUNTED"  # --cpu-wait-counted: the guard given the whole lateness
+WORKER_ENV = "FACTDEBATE_BENCH_GUARD_WORKER"  # --serve --workers N: what each worker builds its guard from
 FIRST_TOKEN = re.compile(rb'"content": ?"[^"]')  # a chunk that carries text (the role chunk's is "")
 
 
@@ -85,15 +94,42 @@ def serve(args: argparse.Namespace) -> None:
     from benchmarks.guard import guard_app, responder
     from factdebate.llm.scripted import ScriptedBackend
 
+    if os.environ.get(WAIT_COUNTED_ENV):  # the adaptive limit as it would be without the kernel's schedstat
+        from factdebate.server.ops import adaptive
+
+        adaptive.cpu_wait_s = lambda: 0.0
     watch = os.environ.get("FACTDEBATE_BENCH_LOOP_WATCH")  # a file: the loop's long callbacks go there
     if watch:
         from benchmarks import loop_watch
 
         loop_watch.install(Path(f"{watch}.{args.port}.json"),
                            float(os.environ.get("FACTDEBATE_BENCH_LOOP_WATCH_MS", "5")))
+    if args.workers[0] > 1:  # uvicorn's workers, as serve --workers N runs them, each building worker_app
+        os.environ[WORKER_ENV] = json.dumps({"upstream": args.upstream, "latency": args.latency,
+                                             "work": tempfile.mkdtemp()})
+        uvicorn.run("benchmarks.guard_load:worker_app", factory=True, workers=args.workers[0], host="127.0.0.1",
+                    port=args.port, log_level="warning")
+        return
     backend = ScriptedBackend(responder(), latency=args.latency, record=False)
     app = guard_app(Path(tempfile.mkdtemp()), args.upstream, backend, KEY, LIGHT_KEY)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+
+
+def worker_app() -> Any:
+    """One worker's guard (``--serve --workers N``): the scripted checker, and the state database all the workers
+    share with ``shared_state`` on, as ``serve --workers N`` sets it (the cap on checks in progress is then the
+    service's, each check's slot a row of that database)."""
+    from benchmarks.guard import responder
+    from factdebate.llm.scripted import ScriptedBackend
+    from factdebate.server.app import create_app
+    from tests.server.conftest import PLAIN, offline_build
+
+    given = json.loads(os.environ[WORKER_ENV])
+    backend = ScriptedBackend(responder(), latency=given["latency"], record=False)
+    os.environ["FACTDEBATE_GUARD__UPSTREAM"] = given["upstream"]
+    return create_app(api_keys=[KEY, LIGHT_KEY], defaults=PLAIN, db_path=Path(given["work"]) / "service.sqlite",
+                      rate_limit_per_minute=0, claims_per_minute=0, shared_state=True,
+                      build=lambda settings: offline_build(settings, backend))
 
 
 def upstream_chunks() -> list[bytes]:
@@ -258,9 +294,17 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def cpu_seconds(pid: int) -> float:
-    """The process's user and system CPU seconds so far (/proc/PID/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """The user and system CPU seconds so far of the process and of its children running now (/proc/PID/stat:
+    a guard's uvicorn workers are its children)."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # a process that ended meanwhile
+            continue
+        if stat.parent.name == str(pid) or fields[1] == str(pid):  # fields[1]: its parent
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 class Cpu:
@@ -317,16 +361,17 @@ def wait_ready(process: subprocess.Popen[bytes], port: int, what: str) -> None:
     raise RuntimeError(f"the {what} did not start")
 
 
-def start_guard(args: argparse.Namespace, upstream: str, port: int,
-                max_cpu_share: float | None) -> subprocess.Popen[bytes]:
-    """The guard's process; ``max_cpu_share`` None: shedding off."""
+def start_guard(args: argparse.Namespace, upstream: str, port: int, max_cpu_share: float | None,
+                workers: int = 1, wait_counted: bool = False) -> subprocess.Popen[bytes]:
+    """The guard's process (``workers`` processes under it past 1); ``max_cpu_share`` None: shedding off;
+    ``wait_counted``: its adaptive limit counts the loop's whole lateness, its wait for a CPU included."""
     shedding = max_cpu_share is not None
-    env = {**os.environ, "HF_HUB_OFFLINE": "1",
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", WAIT_COUNTED_ENV: "1" if wait_counted else "",
            "FACTDEBATE_GUARD__CHECKS_AT_ONCE": str(args.checks_at_once if shedding else 100_000),
            "FACTDEBATE_GUARD__MAX_LOOP_LAG_MS": str(args.max_lag_ms if shedding else 0),
            "FACTDEBATE_GUARD__MAX_CPU_SHARE": str(max_cpu_share or 0)}
     process = subprocess.Popen([sys.executable, __file__, "--serve", "--port", str(port), "--upstream", upstream,
-                                "--latency", str(args.latency)], env=env)
+                                "--latency", str(args.latency), "--workers", str(workers)], env=env)
     wait_ready(process, port, "guard")
     return process
 
@@ -432,6 +477,81 @@ def flood_run(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstr
         guard.wait(30)
 
 
+def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream_port: int, workers: int,
+           figures: dict[str, float]) -> float:
+    """The runs of the docstring with ``workers`` guard processes (``figures`` takes what --record keeps, named
+    for the number of processes past the first asked for); the capacity they measured, replies a second."""
+    from tests.server.conftest import free_port
+
+    rows: dict[str, dict[str, Any]] = {}
+    alone_ttfts: list[float] = []  # every guard's one-stream runs: shedding never acts on a lone stream
+    capacity_per_s = 0.0
+    # None: shedding off, first (it measures the capacity); then each max_cpu_share; then, asked, the default
+    # counting the loop's wait for a CPU in its lateness
+    guard_runs = [(None, False), *((share, False) for share in args.max_cpu_share),
+                  *([(0.0, True)] if args.cpu_wait_counted else [])]
+    for share, counted in guard_runs:
+        port = free_port()
+        guard = start_guard(args, f"http://127.0.0.1:{upstream_port}/v1", port, share, workers, counted)
+        url = f"http://127.0.0.1:{port}"
+        key = "off" if share is None else "waitcounted" if counted else "default" if share == 0 else f"{share:g}"
+        name = (f"shedding on (the adaptive limit{', the CPU wait counted' if counted else ''}, max_cpu_share "
+                f"{share:g}, max_loop_lag_ms {args.max_lag_ms:g}, checks_at_once {args.checks_at_once})"
+                if share is not None else "shedding off (checks_at_once 100000, which lifts the adaptive limit's "
+                "floor past any load; max_active_runs 512 still refuses past it)") + f", {workers} guard process(es)"
+        try:
+            asyncio.run(closed(url, workers, 3, args.deadline))  # warm-up: each worker learns a lone check
+            cpu = Cpu(guard.pid, upstream.pid)
+            alone_s = args.alone_seconds or args.seconds / 2
+            runs = asyncio.run(closed(url, 1, alone_s, args.deadline))
+            alone_ttfts += [r["ttft"] for r in runs if r.get("ttft") is not None]
+            rows[f"{key} 1"] = summary(f"{name}, 1 stream", runs, alone_s, cpu)
+            if share is None:
+                cpu = Cpu(guard.pid, upstream.pid)
+                rows["off closed"] = summary(
+                    f"{name}, closed {args.concurrency} streams",
+                    asyncio.run(closed(url, args.concurrency, args.seconds, args.deadline)), args.seconds, cpu)
+                capacity_per_s = rows["off closed"]["per_s"]
+            rate = args.offered * capacity_per_s
+            cpu = Cpu(guard.pid, upstream.pid)
+            rows[f"{key} open"] = summary(f"{name}, open {args.offered:g} x capacity ({rate:.1f}/s)",
+                                          asyncio.run(open_loop(url, rate, args.seconds, args.deadline)),
+                                          args.seconds, cpu)
+        finally:
+            guard.terminate()
+            guard.wait(30)
+    uncontended = percentile(alone_ttfts, 0.99)
+    print(json.dumps({"workers": workers, "capacity_per_s": capacity_per_s,
+                      "capacity_streams": round(capacity_per_s * (rows["off 1"]["reply_p50_s"] or 0), 1),
+                      "uncontended_ttft_p50_p99_s": [round(statistics.median(alone_ttfts), 4), round(uncontended, 4)],
+                      "uncontended_samples": len(alone_ttfts),
+                      "unshed_at_deadline": rows["off open"]["at_deadline"]}), flush=True)
+    named = "" if workers == args.workers[0] else f"workers_{workers}_"
+    figures.update({f"{named}capacity_per_s": capacity_per_s, f"{named}uncontended_ttft_p99_s": round(uncontended, 4)})
+    for key, row in rows.items():
+        if not key.endswith(" open"):
+            continue
+        print(json.dumps({"workers": workers,
+                          "guard": key.split()[0],  # off, default (the adaptive limits), or a max_cpu_share
+                          "offered_over_capacity": round(row["offered_per_s"] / capacity_per_s, 2),
+                          "admitted_per_s": row["per_s"], "shed": row["shed"],
+                          "goodput_per_s": row["goodput_per_s"],
+                          "goodput_over_capacity": round(row["goodput_per_s"] / capacity_per_s, 2),
+                          "admitted_ttft_p99_over_uncontended": round(row["ttft_p99_s"] / uncontended, 2),
+                          # over the same guard's one-stream run just before (a shared machine's load moves)
+                          "over_its_own_one_stream_p99": round(
+                              row["ttft_p99_s"] / rows[f"{key.split()[0]} 1"]["ttft_p99_s"], 2),
+                          "admitted_at_deadline": row["at_deadline"]}), flush=True)
+        kind = key.split()[0]
+        names = {"off": "unshed", "default": "default", "waitcounted": "wait_counted"}
+        share = named + names.get(kind, f"share_{kind}")
+        figures.update({f"{share}_admitted_per_s": row["per_s"], f"{share}_goodput_per_s": row["goodput_per_s"],
+                        f"{share}_ttft_p50_s": row["ttft_p50_s"], f"{share}_ttft_p99_s": row["ttft_p99_s"],
+                        f"{share}_p99_over_uncontended": round(row["ttft_p99_s"] / uncontended, 2),
+                        f"{share}_admitted_at_deadline": row["at_deadline"]})
+    return capacity_per_s
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--concurrency", type=int, default=64, help="streams in flight in the capacity run")
@@ -452,6 +572,10 @@ def main() -> None:
                         "run (0: not watched)")
     parser.add_argument("--max-cpu-share", type=float, nargs="+", default=[0.0], help="guard.max_cpu_share of "
                         "the shedding runs, one guard each (0: not watched, the default: the adaptive limit alone)")
+    parser.add_argument("--cpu-wait-counted", action="store_true", help="then the default guard once more with "
+                        "its adaptive limit counting the loop's whole lateness, its wait for a CPU included")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1], help="guard processes (serve --workers N), "
+                        "the runs repeated for each number given (--serve: the guard's)")
     parser.add_argument("--flood", action="store_true", help="then the default guard with one key flooding at "
                         "--offered times the capacity and a second key's --flood-light streams beside it")
     parser.add_argument("--flood-light", type=int, default=2, help="the light key's streams in flight (--flood)")
@@ -483,79 +607,26 @@ def main() -> None:
     upstream_port = free_port()
     upstream = subprocess.Popen([sys.executable, __file__, "--serve-upstream", "--port", str(upstream_port),
                                  "--token-delay", str(args.token_delay), "--first", str(args.first)])
-    rows: dict[str, dict[str, Any]] = {}
-    alone_ttfts: list[float] = []  # every guard's one-stream runs: shedding never acts on a lone stream
+    capacities: dict[int, float] = {}
     try:
         wait_ready(upstream, upstream_port, "upstream")
         if args.floor:
             floor_runs(args, upstream, f"http://127.0.0.1:{upstream_port}/v1")
             return
-        capacity_per_s = 0.0
-        for share in (None, *args.max_cpu_share):  # None: shedding off, first (it measures the capacity)
-            port = free_port()
-            guard = start_guard(args, f"http://127.0.0.1:{upstream_port}/v1", port, share)
-            url = f"http://127.0.0.1:{port}"
-            key = "off" if share is None else "default" if share == 0 else f"{share:g}"
-            name = (f"shedding on (the adaptive limit, max_cpu_share {share:g}, max_loop_lag_ms "
-                    f"{args.max_lag_ms:g}, checks_at_once {args.checks_at_once})" if share is not None
-                    else "shedding off (checks_at_once 100000, which lifts the adaptive limit's floor past any "
-                    "load; max_active_runs 512 still refuses past it)")
-            try:
-                asyncio.run(closed(url, 1, 3, args.deadline))  # warm-up: the admission learns a lone check
-                cpu = Cpu(guard.pid, upstream.pid)
-                alone_s = args.alone_seconds or args.seconds / 2
-                runs = asyncio.run(closed(url, 1, alone_s, args.deadline))
-                alone_ttfts += [r["ttft"] for r in runs if r.get("ttft") is not None]
-                rows[f"{key} 1"] = summary(f"{name}, 1 stream", runs, alone_s, cpu)
-                if share is None:
-                    cpu = Cpu(guard.pid, upstream.pid)
-                    rows["off closed"] = summary(
-                        f"{name}, closed {args.concurrency} streams",
-                        asyncio.run(closed(url, args.concurrency, args.seconds, args.deadline)), args.seconds, cpu)
-                    capacity_per_s = rows["off closed"]["per_s"]
-                rate = args.offered * capacity_per_s
-                cpu = Cpu(guard.pid, upstream.pid)
-                rows[f"{key} open"] = summary(f"{name}, open {args.offered:g} x capacity ({rate:.1f}/s)",
-                                              asyncio.run(open_loop(url, rate, args.seconds, args.deadline)),
-                                              args.seconds, cpu)
-            finally:
-                guard.terminate()
-                guard.wait(30)
+        figures: dict[str, float] = {"offered_over_capacity": args.offered}
+        for workers in args.workers:
+            capacities[workers] = guards(args, upstream, upstream_port, workers, figures)
         if args.flood:
-            flood_run(args, upstream, f"http://127.0.0.1:{upstream_port}/v1", capacity_per_s)
+            flood_run(args, upstream, f"http://127.0.0.1:{upstream_port}/v1", capacities[args.workers[0]])
     finally:
         upstream.terminate()
         upstream.wait(30)
-    uncontended = percentile(alone_ttfts, 0.99)
-    print(json.dumps({"capacity_per_s": capacity_per_s,
-                      "capacity_streams": round(capacity_per_s * (rows["off 1"]["reply_p50_s"] or 0), 1),
-                      "uncontended_ttft_p50_p99_s": [round(statistics.median(alone_ttfts), 4), round(uncontended, 4)],
-                      "uncontended_samples": len(alone_ttfts),
-                      "unshed_at_deadline": rows["off open"]["at_deadline"]}), flush=True)
-    for key, row in rows.items():
-        if key.endswith(" open"):
-            print(json.dumps({"guard": key.split()[0],  # off, default (the adaptive limits), or a max_cpu_share
-                              "offered_over_capacity": round(row["offered_per_s"] / capacity_per_s, 2),
-                              "admitted_per_s": row["per_s"], "shed": row["shed"],
-                              "goodput_per_s": row["goodput_per_s"],
-                              "goodput_over_capacity": round(row["goodput_per_s"] / capacity_per_s, 2),
-                              "admitted_ttft_p99_over_uncontended": round(row["ttft_p99_s"] / uncontended, 2),
-                              # over the same guard's one-stream run just before (a shared machine's load moves)
-                              "over_its_own_one_stream_p99": round(
-                                  row["ttft_p99_s"] / rows[f"{key.split()[0]} 1"]["ttft_p99_s"], 2),
-                              "admitted_at_deadline": row["at_deadline"]}), flush=True)
+    if len(capacities) > 1:  # how the capacity grows with the guard's processes, within this run
+        one = capacities[args.workers[0]]
+        print(json.dumps({"capacity_per_s_by_workers": capacities,
+                          "capacity_over_first": {w: round(c / one, 2) for w, c in capacities.items()}}), flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}", flush=True)
     if args.record:
-        figures: dict[str, float] = {"capacity_per_s": capacity_per_s, "offered_over_capacity": args.offered,
-                                     "uncontended_ttft_p99_s": round(uncontended, 4)}
-        for key, row in rows.items():
-            if key.endswith(" open"):
-                share = {"off": "unshed", "default": "default"}.get(key.split()[0], f"share_{key.split()[0]}")
-                figures.update({f"{share}_admitted_per_s": row["per_s"], f"{share}_goodput_per_s": row["goodput_per_s"],
-                                f"{share}_ttft_p50_s": row["ttft_p50_s"],
-                                f"{share}_ttft_p99_s": row["ttft_p99_s"],
-                                f"{share}_p99_over_uncontended": round(row["ttft_p99_s"] / uncontended, 2),
-                                f"{share}_admitted_at_deadline": row["at_deadline"]})
         print(f"recorded in {record('guard_load', figures, load=load)}", flush=True)
 
 
