@@ -6,12 +6,12 @@ rounds (``--rounds``), medians. The clients:
 
 - ``raw``: benchmarks/raw_http.py, a hand-written HTTP/1.1 client on asyncio streams (the package's client
   before aiohttp: the floor);
-- ``aiohttp``: llm/http_client.py's ``Client``, the package's client (the shared session, ``trust_env``,
+- ``aiohttp``: util/http_client.py's ``Client``, the package's client (the shared session, ``trust_env``,
   answers held to their limits, the stream's lines split);
 - ``aiohttp-bare``: an ``aiohttp.ClientSession`` and nothing of the package's around it (what the limits and
   the line splitting cost, by difference);
 - ``aiohttp-trust-env``: the same session with ``trust_env``, which looks the environment's proxy and
-  ``~/.netrc`` up again on every call, in worker threads (what llm/http_client.py saves by looking the proxy up
+  ``~/.netrc`` up again on every call, in worker threads (what util/http_client.py saves by looking the proxy up
   once a client);
 - ``chat``: llm/openai_http.py's ``ChatTransport`` over ``aiohttp``, the reply parsed as the backends read it;
 - ``httpx``: one ``httpx.AsyncClient`` (``--all``), and ``sdk``: ``openai.AsyncOpenAI`` (``--all``; plain only).
@@ -93,7 +93,7 @@ def clients(url: str, wanted: list[str]) -> dict[str, tuple[Call, Callable[[], A
 
         made["raw"] = (raw, pool.aclose)
     if "aiohttp" in wanted:
-        from factdebate.llm.http_client import Client
+        from factdebate.util.http_client import Client
 
         client = Client(url, headers, timeout=60)
 

@@ -1,11 +1,11 @@
 """A raw HTTP/1.1 client on asyncio streams, for the benchmarks' load clients and as the floor that
-benchmarks/http_clients.py measures the package's client (aiohttp, llm/http_client.py) against.
+benchmarks/http_clients.py measures the package's client (aiohttp, util/http_client.py) against.
 
 It does only what a benchmark's POST needs, with the least CPU: one ``write`` of the request line, headers
 and body; the reply's head read in one ``readuntil``; bodies framed by Content-Length, chunked, or the
 connection's end (gzip/deflate decoded all the same), read whole or as they come; every answer held to a size
 and a deadline; connections kept alive per origin and reused newest first. No proxy, no redirects. It is not
-the package's client: the package's calls go through llm/http_client.py."""
+the package's client: the package's calls go through util/http_client.py."""
 
 from __future__ import annotations
 

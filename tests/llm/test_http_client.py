@@ -1,4 +1,4 @@
-"""llm/http_client.py, the HTTP client of every chat completion (aiohttp, one session per event loop), against
+"""util/http_client.py, the HTTP client of every chat completion (aiohttp, one session per event loop), against
 real servers on loopback (asyncio's, speaking bytes the test writes, and one over TLS): bodies framed each way,
 connections reused, a server closing one, a call cancelled or timed out closing its connection, answers that
 are not HTTP, a proxy named by the environment."""
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.llm.http_client import BrokenReply, CannotConnect, Client, ConnectTimeout, UnsendableHeader, sendable
+from factdebate.util.http_client import BrokenReply, CannotConnect, Client, ConnectTimeout, UnsendableHeader, sendable
 from tests.server.stubborn_upstreams import NeverAccepts
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[None]]
@@ -319,7 +319,7 @@ async def test_a_checker_behind_an_environment_proxy_is_reached_through_that_pro
     asked = ([{"role": "user", "content": "Is Paris in France?"}], GenParams(max_tokens=5))
     with FakeOpenAI(reply="SUPPORTS") as server:
         proxied = OpenAIBackend("m", base_url=server.base_url, api_key="k", stream=False)
-        with pytest.raises(TransientLLMError, match="APIConnectionError"):
+        with pytest.raises(TransientLLMError, match="connection error"):
             await proxied.complete(*asked)
         await proxied.aclose()
         monkeypatch.setenv("no_proxy", "127.0.0.1")
@@ -349,7 +349,7 @@ async def test_a_header_with_a_line_break_is_never_written(serve: Serve) -> None
     server, url = await serve(handler)
     checker = OpenAIBackend("m", base_url=url, api_key="k\n", stream=False)
     try:
-        with pytest.raises(TransientLLMError, match="APIConnectionError"):
+        with pytest.raises(TransientLLMError, match="connection error"):
             await checker.complete([{"role": "user", "content": "Is Paris in France?"}], GenParams(max_tokens=5))
     finally:
         await checker.aclose()
@@ -358,7 +358,7 @@ async def test_a_header_with_a_line_break_is_never_written(serve: Serve) -> None
 
 _NEVER_CLOSED = '''
 import asyncio, gc
-from factdebate.llm.http_client import Client
+from factdebate.util.http_client import Client
 
 async def answer(reader, writer):
     await reader.readuntil(b"\\r\\n\\r\\n")

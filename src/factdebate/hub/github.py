@@ -13,15 +13,14 @@ download, as it does for the Hub.
 
 from __future__ import annotations
 
-import contextlib
-import http.client
+import asyncio
+import concurrent.futures
 import os
-import socket
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urljoin, urlsplit
 
 from factdebate.hub import lock
@@ -30,8 +29,11 @@ from factdebate.hub.errors import ChecksumMismatch, HubNotFound, HubUnreachable,
 from factdebate.hub.fetch import Fetched, Notify, downloads_held
 from factdebate.hub.remote import cache_dir
 
+if TYPE_CHECKING:
+    from factdebate.util.http_client import Reply
+
 DEFAULT_RAW = "https://raw.githubusercontent.com"
-READ_TIMEOUT_S = 60.0  # one read of the socket
+READ_TIMEOUT_S = 60.0  # one read of the socket (and the opening of the connection)
 DEADLINE_S = 300.0  # the whole download: a few hundred kilobytes take seconds; a trickle must end
 MAX_REDIRECTS = 3  # followed only to the same scheme, host and port
 UNSIZED_CAP = 256 * 2**20  # a file the registry gives no size for
@@ -126,72 +128,65 @@ def _download(file: RawFile, target: Path, *, deadline_s: float | None = None) -
 
 def _get(file: RawFile, url: str, target: Path, cap: int, until: tuple[float, float]) -> str | None:
     """One request: the body into ``target`` (None), or where a redirect points (its absolute URL).
-    ``until``: the monotonic deadline, and the seconds it allowed (for the message)."""
+    ``until``: the monotonic deadline, and the seconds it allowed (for the message). Sent by the package's
+    one HTTP client (util/http_client.py) on an event loop of its own in a worker thread, so that a caller
+    with a loop running in its thread can still call it."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="factdebate-github") as pool:
+        return pool.submit(asyncio.run, _get_async(file, url, target, cap, until)).result()
+
+
+async def _get_async(file: RawFile, url: str, target: Path, cap: int, until: tuple[float, float]) -> str | None:
+    from factdebate.util.http_client import Client
+
     deadline, total = until
+
+    def late() -> HubUnreachable:
+        return HubUnreachable(f"{file}: {raw_endpoint()} did not send the file within {total:.0f} s "
+                              "(the download's whole deadline)")
+
     parts = urlsplit(url)
-    connection_type = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    path = parts.path + (f"?{parts.query}" if parts.query else "")
-
-    def left() -> float:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise HubUnreachable(f"{file}: {raw_endpoint()} did not send the file within {total:.0f} s "
-                                 "(the download's whole deadline)")
-        return min(READ_TIMEOUT_S, remaining)
-
-    connection = connection_type(parts.hostname or "", parts.port, timeout=left())
-    expired = threading.Event()
-    watchdog: threading.Timer | None = None
+    origin = f"{parts.scheme}://{parts.netloc}"
+    # The limit is this function's own, below (an announced length refused unread, a sent one counted).
+    client = Client(origin, {}, READ_TIMEOUT_S, max_bytes=2**62, total=max(0.001, deadline - time.monotonic()),
+                    what="the file")
     try:
-        connection.connect()
-        # The whole deadline, however the server trickles (a header line a byte at a time too): the socket is
-        # shut when it passes, which ends any read waiting on it. Each read also waits at most what is left.
-        sock = connection.sock
-        watchdog = threading.Timer(max(0.0, deadline - time.monotonic()), _cut, (sock, expired))
-        watchdog.daemon = True
-        watchdog.start()
-        connection.request("GET", path or "/", headers={"User-Agent": "factdebate", "Accept-Encoding": "identity"})
-        response = connection.getresponse()
-        if response.status in (301, 302, 303, 307, 308):
-            return urljoin(url, response.getheader("Location") or "")
-        if response.status == 404:
-            raise HubNotFound(f"{file}: not found at {url} (HTTP 404)")
-        if response.status != 200:
-            raise HubUnreachable(f"{file}: {raw_endpoint()} answered HTTP {response.status}")
-        announced = response.getheader("Content-Length")
-        if announced and announced.isdigit() and int(announced) > cap:
-            raise ChecksumMismatch(f"{file}: {raw_endpoint()} announced {int(announced):,} bytes, more than the "
-                                   f"{cap:,} the registry's copy allows: refused unread")
-        written = 0
-        with target.open("wb") as out:
-            while True:
-                sock.settimeout(left())
-                block = response.read1(1 << 16)  # one read of the socket at most: the deadline is checked between
-                if not block:
-                    left()  # an end made by the watchdog is no end of the file
-                    return None
-                written += len(block)
-                if written > cap:
-                    raise ChecksumMismatch(f"{file}: {raw_endpoint()} sent more than {cap:,} bytes, more than "
-                                           "the registry's copy allows: refused, and the download deleted")
-                out.write(block)
-    except (OSError, http.client.HTTPException) as exc:
-        if expired.is_set() or isinstance(exc, TimeoutError):
-            left()  # past the whole deadline: say so
-        reason = getattr(exc, "reason", None) or exc
-        raise HubUnreachable(f"{file}: could not reach {raw_endpoint()} ({str(reason)[:120] or type(exc).__name__})"
+        reply = await client.get(parts.path + (f"?{parts.query}" if parts.query else ""))
+        try:
+            return await _saved(file, url, reply, target, cap)
+        finally:
+            reply.close()
+    except TimeoutError as exc:
+        if time.monotonic() >= deadline:
+            raise late() from None
+        raise HubUnreachable(f"{file}: could not reach {raw_endpoint()} ({str(exc)[:120] or 'timed out'})") from None
+    except OSError as exc:
+        raise HubUnreachable(f"{file}: could not reach {raw_endpoint()} ({str(exc)[:120] or type(exc).__name__})"
                              ) from None
     finally:
-        if watchdog is not None:
-            watchdog.cancel()
-        connection.close()
+        await client.aclose()
 
 
-def _cut(sock: socket.socket | None, expired: threading.Event) -> None:
-    expired.set()
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)
+async def _saved(file: RawFile, url: str, reply: Reply, target: Path, cap: int) -> str | None:
+    """The answer's body written to ``target`` within ``cap`` bytes (None), or a redirect's absolute URL."""
+    if reply.status in (301, 302, 303, 307, 308):
+        return urljoin(url, reply.headers.get("Location") or "")
+    if reply.status == 404:
+        raise HubNotFound(f"{file}: not found at {url} (HTTP 404)")
+    if reply.status != 200:
+        raise HubUnreachable(f"{file}: {raw_endpoint()} answered HTTP {reply.status}")
+    announced = reply.headers.get("Content-Length")
+    if announced and announced.isdigit() and int(announced) > cap:
+        raise ChecksumMismatch(f"{file}: {raw_endpoint()} announced {int(announced):,} bytes, more than the "
+                               f"{cap:,} the registry's copy allows: refused unread")
+    written = 0
+    with target.open("wb") as out:
+        async for block in reply.chunks():
+            written += len(block)
+            if written > cap:
+                raise ChecksumMismatch(f"{file}: {raw_endpoint()} sent more than {cap:,} bytes, more than "
+                                       "the registry's copy allows: refused, and the download deleted")
+            out.write(block)
+    return None
 
 
 def obtain(file: RawFile, *, accept: Accept | None = None, notify: Notify | None = None) -> Fetched:

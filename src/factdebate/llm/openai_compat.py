@@ -1,6 +1,6 @@
 """Any OpenAI-compatible chat endpoint: OpenAI, vLLM, Ollama, llama.cpp server... The chat completions go
-through the process's shared aiohttp session (llm/openai_http.py over llm/http_client.py), raising the official
-SDK's errors, built from its public classes; the SDK's client itself is not used.
+through the process's shared aiohttp session (llm/openai_http.py over util/http_client.py); their failures are
+mapped to the LLM layer's errors here, once. The OpenAI SDK is not used.
 
 ``OPENAI_BASE_URL`` picks the server and ``OPENAI_API_KEY`` the key. Local servers rarely check keys, so a
 missing key is only an error when the base URL is OpenAI's own.
@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from factdebate.core.errors import ConfigError, MissingDependencyError, MissingKeyError
+from factdebate.core.errors import ConfigError, MissingKeyError
 from factdebate.core.runtime import emit
 from factdebate.llm.base import (
     BrokenAnswer,
@@ -43,10 +43,17 @@ from factdebate.llm.constraints import (
     openai_request,
     render_json,
 )
-from factdebate.llm.http_client import CannotConnect, ConnectTimeout
 from factdebate.llm.json_reply import loads
 from factdebate.llm.model_params import REASONING_TOKENS, ModelParams, model_params
-from factdebate.llm.openai_http import ChatTransport, ChunkStream, UnreadableAnswer
+from factdebate.llm.openai_http import (
+    ChatTransport,
+    ChunkStream,
+    StatusError,
+    StreamBroken,
+    StreamErrorEvent,
+    Unanswered,
+    UnreadableAnswer,
+)
 from factdebate.llm.openai_stream import (
     StreamInterrupted,
     StreamSetting,
@@ -59,6 +66,7 @@ from factdebate.llm.openai_stream import (
 from factdebate.llm.server_slots import Slots
 from factdebate.llm.server_slots import ask as ask_slots
 from factdebate.util.bounded_body import MIB, AnswerTooLarge
+from factdebate.util.http_client import CannotConnect, ConnectTimeout
 from factdebate.util.scrub import redact_url, remember_endpoints, remember_secrets
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
@@ -76,25 +84,12 @@ class RefusedParameter(FatalLLMError):
         self.reason, self.param, self.code, self.sent = reason, param, code, sent
 
 
-def _retry_after(headers: Any) -> float | None:
-    try:
-        value = headers.get("retry-after") if headers is not None else None
-        return float(value) if value is not None else None
-    except (TypeError, ValueError):
-        return None
-
-
 class OpenAIBackend:
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  timeout: float = 120.0, max_parallel: int = 16, constrain: str = "auto",
                  reasoning_tokens: int = REASONING_TOKENS, stream: StreamSetting = "auto") -> None:
-        try:
-            import openai
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise MissingDependencyError("openai", "openai") from exc
         if constrain not in CONSTRAIN_MODES:
             raise ConfigError(f"llm.constrain must be one of {', '.join(CONSTRAIN_MODES)}, got '{constrain}'")
-        self._openai = openai
         self.model = model
         self.endpoint = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_URL).rstrip("/")
         key = api_key or os.environ.get("OPENAI_API_KEY")
@@ -127,7 +122,7 @@ class OpenAIBackend:
         self._chat = self._new_chat()
 
     async def aclose(self) -> None:
-        """Let go of the HTTP session on the event loop that used it (llm/http_client.py closes it with its
+        """Let go of the HTTP session on the event loop that used it (util/http_client.py closes it with its
         last user): left to the garbage collector after ``asyncio.run`` returned, each open connection prints
         a warning at exit. A backend used again after this takes the session anew."""
         chat, self._chat = self._chat, self._new_chat()
@@ -136,8 +131,8 @@ class OpenAIBackend:
     def _new_chat(self) -> ChatTransport:
         """The client the chat completions go through. The OpenAI SDK's own client is not used for them: it
         costs several times aiohttp's CPU per call (benchmarks/http_clients.py), and the checker's calls in the
-        guard are these calls; its exception classes are kept, so that callers read the same errors."""
-        return ChatTransport(self.endpoint, self._key, self.timeout, self._openai)
+        guard are these calls."""
+        return ChatTransport(self.endpoint, self._key, self.timeout)
 
     async def server_owner(self) -> str:
         """``GET /models``' ``owned_by``, which names the server's kind, asked once ("": it said nothing)."""
@@ -218,7 +213,6 @@ class OpenAIBackend:
                 mode = weaker
 
     async def _create(self, messages: list[Message], params: GenParams, req: Request) -> Completion:
-        openai = self._openai
         # The request's JSON as the SDK would send it: its top-level arguments, its extra_body merged in.
         extra: dict[str, Any] = {**req.kwargs, **req.extra_body}
         if params.tools:
@@ -241,48 +235,34 @@ class OpenAIBackend:
                     raise self._plainly_from_now_on(exc, cut=True) from exc
                 completion.constrained = req.constrained
                 return _checked(completion, req)
-        except openai.RateLimitError as exc:
+        except StatusError as exc:
             self._answered = True
-            raise TransientLLMError(f"429 rate limited: {exc.message}", _retry_after(exc.response.headers),
-                                    self.endpoint) from exc
-        except openai.BadRequestError as exc:
-            self._answered = True
-            if streamed and self.stream == "auto" and refuses_streams(exc.param, str(exc.message)):
-                raise self._plainly_from_now_on(exc, cut=False) from exc
-            raise RefusedParameter(f"HTTP 400 from {self.endpoint}: {exc.message}", _error_message(exc)[:300],
-                                   exc.param, exc.code, sent) from exc
-        except openai.APIStatusError as exc:
-            self._answered = True
-            if exc.status_code >= 500 or exc.status_code in (408, 409):
-                raise TransientLLMError(f"HTTP {exc.status_code}: {exc.message}",
-                                        _retry_after(exc.response.headers), self.endpoint) from exc
-            raise FatalLLMError(f"HTTP {exc.status_code} from {self.endpoint}: {exc.message}") from exc
-        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+            raise self._status_failure(exc, streamed, sent) from exc
+        except Unanswered as exc:
             # Until the server has answered once, a refused connection is likely a wrong URL: a few tries,
             # not the whole time budget.
             refused = never_connected(exc)
-            timed_out = isinstance(exc, openai.APITimeoutError) and not refused
-            text = f"no answer within {self.timeout:g} s" if timed_out else str(exc)
-            raise TransientLLMError(f"{type(exc).__name__}: {text}", None, self.endpoint,
+            timed_out = exc.timed_out and not refused
+            text = f"timeout: no answer within {self.timeout:g} s" if timed_out else \
+                f"connection error: {exc.__cause__ or exc}"
+            raise TransientLLMError(text, None, self.endpoint,
                                     give_up_after=None if self._answered else UNREACHED_TRIES,
                                     timed_out=timed_out, refused=refused) from exc
-        except (httpx.TimeoutException, httpx.TransportError) as exc:  # a stream cut while it was read
-            timed_out = isinstance(exc, httpx.TimeoutException)
-            raise TransientLLMError(f"the streamed answer broke off: {type(exc).__name__}", None, self.endpoint,
-                                    timed_out=timed_out) from exc
+        except StreamBroken as exc:  # a stream cut while it was read
+            raise TransientLLMError(f"the streamed answer broke off: {exc}", None, self.endpoint,
+                                    timed_out=exc.timed_out) from exc
+        except StreamErrorEvent as exc:  # the next try may go through
+            raise TransientLLMError(f"the streamed answer reported an error: {exc}", None, self.endpoint) from exc
         except AnswerTooLarge as exc:  # a server sending without end: trying again would only cost as much again
             self._answered = True
             raise BrokenAnswer(f"{exc} (from {self.endpoint}): the server may be broken") from exc
         except UnreadableAnswer as exc:  # the same bytes at every try: a broken server or an encoding it garbles
             self._answered = True
             raise BrokenAnswer(f"unusable response body: {exc.msg} (from {self.endpoint})") from exc
-        except (openai.APIResponseValidationError, json.JSONDecodeError) as exc:
+        except json.JSONDecodeError as exc:
             # A 200 whose body is not a chat completion (a proxy's error page, a truncated body): the next
             # try usually gets a real one.
             raise TransientLLMError(f"unusable response body: {type(exc).__name__}", None, self.endpoint) from exc
-        except openai.APIError as exc:  # an error event inside a stream: the next try may go through
-            raise TransientLLMError(f"the streamed answer reported an error: {exc.message}", None,
-                                    self.endpoint) from exc
         self._answered = True
         completion = _completion(response, self.endpoint)
         if not completion.text and completion.reasoning_tokens and _finish_reason(response) == "length":
@@ -290,6 +270,22 @@ class OpenAIBackend:
         completion.constrained = req.constrained
         completion.tool_calls = _tool_calls(response.choices[0].message)
         return _checked(completion, req)
+
+
+    def _status_failure(self, exc: StatusError, streamed: bool, sent: dict[str, Any]) -> Exception:
+        """An answer with an error status, as the LLM layer's error: rate limits, server errors, 408 and 409
+        are tried again; a 400 naming a parameter is learnt from (or, under ``llm.stream: auto``, a refused
+        stream is asked plainly); anything else is fatal."""
+        if exc.status == 429:
+            return TransientLLMError(f"429 rate limited: {exc.message}", exc.retry_after, self.endpoint)
+        if exc.status == 400:
+            if streamed and self.stream == "auto" and refuses_streams(exc.param, exc.message):
+                return self._plainly_from_now_on(exc, cut=False)
+            return RefusedParameter(f"HTTP 400 from {self.endpoint}: {exc.message}", (exc.said or exc.message)[:300],
+                                    exc.param, exc.code, sent)
+        if exc.status >= 500 or exc.status in (408, 409):
+            return TransientLLMError(f"HTTP {exc.status}: {exc.message}", exc.retry_after, self.endpoint)
+        return FatalLLMError(f"HTTP {exc.status} from {self.endpoint}: {exc.message}")
 
 
 def never_connected(exc: BaseException) -> bool:
@@ -322,13 +318,6 @@ def _completion(response: Any, endpoint: str) -> Completion:
     return Completion(text=text or "", prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
                       reasoning_tokens=_reasoning_tokens(usage), finish_reason=_finish_reason(response),
                       usage_known=usage is not None)  # a reply without usage: its counts are unknown, not 0
-
-
-def _error_message(exc: Any) -> str:
-    """The ``error.message`` of an API error's body (the SDK's ``message`` prefixes the status and body)."""
-    body = getattr(exc, "body", None)
-    message = body.get("message") if isinstance(body, dict) else None
-    return str(message or exc.message)
 
 
 def _reasoning_tokens(usage: Any) -> int:

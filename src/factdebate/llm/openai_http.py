@@ -1,4 +1,4 @@
-"""Chat completions posted through the process's shared aiohttp session (llm/http_client.py), without the
+"""Chat completions posted through the process's shared aiohttp session (util/http_client.py), without the
 OpenAI SDK's per-call layers. A profile of the guard at 50 streams found 68.6 % of its CPU in the SDK making
 the checker's calls (its parameter transform, request options, response models, its client's pool scanning
 idle sockets); benchmarks/http_clients.py measures the client CPU per call of the SDK, httpx and aiohttp
@@ -6,23 +6,22 @@ against one loopback server, and aiohttp costs a small part of the SDK's. Every 
 goes this way too, not only the checker's: they are the same calls, and one client means one rule for
 proxies, timeouts and answer limits.
 
-What the SDK did that callers read is kept: the same JSON body (the SDK's top-level arguments and its
-``extra_body`` merged), the same exceptions (``openai.RateLimitError``, ``BadRequestError`` with its
-``param`` and ``code``, ``APIStatusError``, ``APITimeoutError``, ``APIConnectionError``, an ``APIError`` for an
-error event inside a stream), made from the SDK's public classes with the message the SDK gives them
-(``Error code: 429 - <the error's message>``). A reply is read as attributes
+The body is the one the SDK would send (its top-level arguments and its ``extra_body`` merged). A failure is
+one of this module's :class:`ChatError` types, which llm/openai_compat.py maps to the LLM layer's errors in one
+place: an answer with an error status (:class:`StatusError`, with the error's ``message``, ``param`` and
+``code``), no answer (:class:`Unanswered`: a timeout or a connection that failed), a stream that broke off
+(:class:`StreamBroken`) or reported an error event (:class:`StreamErrorEvent`). A reply is read as attributes
 (``reply.choices[0].message.content``), as the SDK's models are."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
-import httpx
-
-from factdebate.llm.http_client import MAX_BODY_BYTES, Client, Reply
 from factdebate.util.bounded_body import AnswerTooLarge
+from factdebate.util.http_client import MAX_BODY_BYTES, Client, Reply
 
 WHAT = "the model's answer"  # how a limit's failure names it
 
@@ -54,34 +53,63 @@ def parsed(text: str | bytes) -> Any:
         raise UnreadableAnswer("the answer nests deeper than the JSON parser goes", "", 0) from None
 
 
-# The SDK's class for each status (what its client raises for it); others are its APIStatusError.
-_STATUS_ERRORS = {400: "BadRequestError", 401: "AuthenticationError", 403: "PermissionDeniedError",
-                  404: "NotFoundError", 409: "ConflictError", 422: "UnprocessableEntityError",
-                  429: "RateLimitError"}
+class ChatError(Exception):
+    """A chat completion that brought no usable answer; ``timed_out``: for want of time."""
+
+    timed_out = False
 
 
-def status_error(openai: Any, status: int, headers: Mapping[str, str], content: bytes,
-                 request: httpx.Request) -> Exception:
-    """The SDK's exception for an answer with an error ``status``, built from its public classes as its client
-    builds it: the message ``Error code: N`` with the error's own message after it, ``body`` the error object
-    (``param``, ``code`` and ``type`` read from it), ``response`` the answer (its headers: Retry-After)."""
-    text = content.decode("utf-8", "replace").strip()
-    message = f"Error code: {status}"
-    body: Any = text
+class StatusError(ChatError):
+    """An answer with an error status. ``message``: ``Error code: N`` and the error's own message after it (as
+    OpenAI's clients say it); ``said``: the error's own message; ``param`` and ``code`` from its error object;
+    ``retry_after``: the seconds its ``Retry-After`` asks for."""
+
+    def __init__(self, status: int, headers: Mapping[str, str], content: bytes) -> None:
+        text = content.decode("utf-8", "replace").strip()
+        body: Any = text
+        with contextlib.suppress(ValueError):  # a proxy's page, not JSON: the status alone says it
+            body = json.loads(text)
+        error = body.get("error", body) if isinstance(body, dict) else None
+        error = error if isinstance(error, dict) else {}
+        said = error.get("message")
+        self.status = status
+        self.said = said if isinstance(said, str) and said else ""
+        self.message = f"Error code: {status}" + (f" - {self.said}" if self.said else "")
+        self.param = _text_or_none(error.get("param"))
+        self.code = _text_or_none(error.get("code"))
+        self.retry_after = _seconds(headers.get("Retry-After"))
+        super().__init__(self.message)
+
+
+class Unanswered(ChatError):
+    """No answer came: the connection failed (what caused it is the ``__cause__``) or the time ran out."""
+
+    def __init__(self, timed_out: bool) -> None:
+        self.timed_out = timed_out
+        super().__init__("timed out" if timed_out else "connection error")
+
+
+class StreamBroken(ChatError):
+    """A streamed answer that broke off after its head came (a reset, a read that timed out)."""
+
+    def __init__(self, message: str, timed_out: bool) -> None:
+        self.timed_out = timed_out
+        super().__init__(message)
+
+
+class StreamErrorEvent(ChatError):
+    """An error event inside a stream (``data: {"error": {...}}``), as some servers report a failure mid-way."""
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _seconds(value: str | None) -> float | None:
     try:
-        body = json.loads(text)
+        return float(value) if value is not None else None
     except ValueError:
-        pass
-    else:
-        inner = body.get("error", body) if isinstance(body, dict) else None
-        said = inner.get("message") if isinstance(inner, dict) else None
-        if isinstance(said, str) and said:
-            message += f" - {said}"
-    data = body.get("error", body) if isinstance(body, dict) else body
-    name = _STATUS_ERRORS.get(status, "InternalServerError" if status >= 500 else "APIStatusError")
-    response = httpx.Response(status, headers=_decoded_headers(headers), content=content, request=request)
-    made: Exception = getattr(openai, name)(message, response=response, body=data)
-    return made
+        return None
 
 
 class ChunkStream:
@@ -89,9 +117,8 @@ class ChunkStream:
     leaving ``async with`` closes the connection unless the stream was read to its end, so the server stops
     writing."""
 
-    def __init__(self, lines: AsyncIterator[str], close: Callable[[bool], Awaitable[None]],
-                 request: Callable[[], httpx.Request], openai: Any) -> None:
-        self._lines, self._close, self._request, self._openai = lines, close, request, openai
+    def __init__(self, lines: AsyncIterator[str], close: Callable[[bool], Awaitable[None]]) -> None:
+        self._lines, self._close = lines, close
         self._ended = False
 
     async def __aenter__(self) -> ChunkStream:
@@ -109,18 +136,11 @@ class ChunkStream:
                 self._ended = True
                 break
             chunk = parsed(data)
-            if isinstance(chunk, dict) and chunk.get("error"):  # as the SDK's stream raises it
+            if isinstance(chunk, dict) and chunk.get("error"):
                 error = chunk["error"]
                 message = error.get("message") if isinstance(error, dict) else None
-                raise self._openai.APIError(message=str(message or "An error occurred during streaming"),
-                                            request=self._request(), body=error)
+                raise StreamErrorEvent(str(message or "An error occurred during streaming"))
             yield chunk
-
-
-def _decoded_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """An answer's headers for a body already decoded here: without its ``Content-Encoding``, which httpx would
-    otherwise undo a second time."""
-    return {name: value for name, value in headers.items() if name.lower() != "content-encoding"}
 
 
 def _json(content_type: str | None) -> bool:
@@ -129,31 +149,24 @@ def _json(content_type: str | None) -> bool:
 
 
 async def _stream_lines(reply: Reply) -> AsyncIterator[str]:
-    """A streamed reply's lines; a stream cut mid-way raises httpx's errors, which llm/openai_compat.py reads
-    as a broken-off stream (a limit passed is said as such)."""
+    """A streamed reply's lines; a stream cut mid-way is :class:`StreamBroken` (a limit passed is said as such)."""
     try:
         async for line in reply.lines():
             yield line
     except AnswerTooLarge:
         raise  # not a broken connection: the caller says what was too large
     except TimeoutError as exc:
-        raise httpx.ReadTimeout(f"no data within the timeout: {exc}") from exc
+        raise StreamBroken(f"no data within the timeout: {exc}", timed_out=True) from exc
     except OSError as exc:
-        raise httpx.ReadError(f"the streamed answer broke off: {exc}") from exc
+        raise StreamBroken(f"the streamed answer broke off: {exc}", timed_out=False) from exc
 
 
 class ChatTransport:
     """``POST {endpoint}/chat/completions`` for one backend through the loop's shared session."""
 
-    def __init__(self, endpoint: str, key: str, timeout: float, openai: Any) -> None:
-        self.url = f"{endpoint}/chat/completions"
-        self._openai = openai
+    def __init__(self, endpoint: str, key: str, timeout: float) -> None:
         self.client = Client(endpoint, {"Authorization": f"Bearer {key}", "Accept": "application/json"},
                              timeout, max_bytes=MAX_BODY_BYTES, what=WHAT)
-
-    def request(self) -> httpx.Request:
-        """The request as httpx models it: what the SDK's exceptions carry (made only when one is raised)."""
-        return httpx.Request("POST", self.url)
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -161,7 +174,6 @@ class ChatTransport:
     async def create(self, body: dict[str, Any], streamed: bool) -> Any:
         """The parsed reply, or a :class:`ChunkStream` once a streamed one's status line came (200)."""
         content = json.dumps(body).encode()
-        openai = self._openai
         reply: Reply | None = None
         try:
             reply = await self.client.post("/chat/completions", content)
@@ -170,7 +182,7 @@ class ChatTransport:
                     text = await reply.read()
                 except OSError:
                     text = b""
-                raise status_error(openai, reply.status, reply.headers, text, self.request())
+                raise StatusError(reply.status, reply.headers, text)
             if streamed and not _json(reply.headers.get("Content-Type")):
                 kept = reply
 
@@ -180,14 +192,14 @@ class ChatTransport:
                     else:
                         kept.close()
 
-                return ChunkStream(_stream_lines(kept), close, self.request, openai)
+                return ChunkStream(_stream_lines(kept), close)
             return parsed(await reply.read())
         except AnswerTooLarge:
             raise  # not a broken connection: the backend says what was too large
         except TimeoutError as exc:
-            raise openai.APITimeoutError(request=self.request()) from exc
+            raise Unanswered(timed_out=True) from exc
         except OSError as exc:  # refused, reset, TLS, an answer that is not HTTP, a header that cannot be sent
-            raise openai.APIConnectionError(request=self.request()) from exc
+            raise Unanswered(timed_out=False) from exc
         except BaseException:
             if reply is not None and not streamed:
                 reply.close()

@@ -102,7 +102,7 @@ async def read_stream(stream: Any, endpoint: str, timeout: float, sent_at: float
                         chunks_with_text += 1
                     finish = str(getattr(choice, "finish_reason", None) or finish)
     except TimeoutError as exc:  # the whole answer, not each chunk, is held to the request's timeout
-        raise TransientLLMError(f"APITimeoutError: no answer within {timeout:g} s", None, endpoint,
+        raise TransientLLMError(f"timeout: no answer within {timeout:g} s", None, endpoint,
                                 timed_out=True) from exc
     if not finish:
         raise StreamInterrupted(INTERRUPTED, None, endpoint)

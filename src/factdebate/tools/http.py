@@ -26,7 +26,7 @@ from factdebate.core.events import WebSearch
 from factdebate.core.runtime import emit
 from factdebate.core.types import Document
 from factdebate.util.bounded_body import MIB, AnswerTooLarge, AnswerTooSlow
-from factdebate.util.bounded_get import fetch
+from factdebate.util.bounded_get import Fetched, fetch
 from factdebate.util.scrub import request_secrets, without
 
 MAX_ANSWER_BYTES = 8 * MIB  # a page of search results, an arXiv or PubMed answer: well under 1 MiB
@@ -48,7 +48,7 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
-def _excerpt(response: httpx.Response, secrets: Sequence[str]) -> str:
+def _excerpt(response: Fetched, secrets: Sequence[str]) -> str:
     try:
         body = " ".join(response.text.split())
     except Exception:  # undecodable body: the status alone must still be reported
@@ -58,7 +58,7 @@ def _excerpt(response: httpx.Response, secrets: Sequence[str]) -> str:
     return without(body, secrets)
 
 
-def _retry_after(response: httpx.Response) -> float | None:
+def _retry_after(response: Fetched) -> float | None:
     """Seconds from a ``Retry-After`` header (delta-seconds or HTTP date), if present and sane."""
     value = response.headers.get("retry-after")
     if not value:
@@ -109,7 +109,7 @@ async def _send(
     base_delay: float,
     max_delay: float,
     timeout: float | None,
-) -> httpx.Response:
+) -> Fetched:
     shown = public_url(url)
     secrets = request_secrets(params, headers, json if isinstance(json, Mapping) else None)
     attempts = max(1, attempts)
@@ -118,7 +118,7 @@ async def _send(
     seconds = timeout if timeout is not None else (client.timeout.read or DEFAULT_ANSWER_S)
     tried = 0
 
-    async def one_try() -> httpx.Response:
+    async def one_try() -> Fetched:
         nonlocal tried
         tried += 1
         try:

@@ -2,15 +2,17 @@
 
 httpx bounds each read in time but neither the answer's size nor its total time: a server that trickles a
 byte every second, or sends a gigabyte, is read to its end. These helpers send with ``stream=True``, read
-the raw body through :func:`~factdebate.util.bounded_body.read_async` and hand back an ordinary
-``httpx.Response`` with the (decoded) body in memory, so callers read ``.status_code``, ``.text`` and
-``.json()`` as before."""
+the raw body through :func:`~factdebate.util.bounded_body.read_async` and hand back a :class:`Fetched`: the
+status, the headers and the (decoded) body in memory, read as ``.status_code``, ``.text`` and ``.json()``."""
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json as json_module
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from email.message import Message
 from typing import Any
 
 import httpx
@@ -28,13 +30,32 @@ async def raw_bytes(response: httpx.Response) -> AsyncIterator[bytes]:
         yield response.content
 
 
-def _kept_headers(headers: httpx.Headers) -> dict[str, str]:
-    # The body is decoded here: httpx must not undo its Content-Encoding again.
-    return {name: value for name, value in headers.items() if name.lower() != "content-encoding"}
+@dataclass(frozen=True)
+class Fetched:
+    """An answer read whole: its status, headers, decoded body and the request it answers."""
+
+    status_code: int
+    headers: httpx.Headers
+    content: bytes
+    request: httpx.Request
+
+    @property
+    def text(self) -> str:
+        """The body as text, in the charset its ``Content-Type`` names (UTF-8 if none); bad bytes replaced."""
+        header = Message()
+        header["content-type"] = self.headers.get("content-type", "")
+        charset = header.get_content_charset() or "utf-8"
+        try:
+            return self.content.decode(charset, "replace")
+        except LookupError:  # a charset Python does not know
+            return self.content.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        return json_module.loads(self.content)
 
 
 async def fetch(client: httpx.AsyncClient, request: httpx.Request, *, limit: int, seconds: float, what: str,
-                follow_redirects: bool = False) -> httpx.Response:
+                follow_redirects: bool = False) -> Fetched:
     """``request`` sent through ``client`` and its answer read whole: at most ``limit`` bytes (decoded) and
     ``seconds`` from now to its last byte, else :class:`AnswerTooLarge` / :class:`AnswerTooSlow` (``what``
     names the answer in their words). httpx's own errors pass as they are."""
@@ -54,17 +75,16 @@ async def fetch(client: httpx.AsyncClient, request: httpx.Request, *, limit: int
         raise
     except TimeoutError as exc:  # the head itself trickled past the deadline
         raise AnswerTooSlow(what, seconds) from exc
-    return httpx.Response(response.status_code, headers=_kept_headers(response.headers), content=body,
-                          request=request)
+    return Fetched(response.status_code, response.headers, body, request)
 
 
 def fetch_blocking(method: str, url: str, *, headers: Mapping[str, str], limit: int, seconds: float, what: str,
-                   json: Any = None) -> httpx.Response:
+                   json: Any = None) -> Fetched:
     """:func:`fetch` for code that cannot await (a command's start-up probe): run on an event loop of its own
     in a worker thread, so that the deadline holds for the head too, which a blocking client cannot cut short,
     and whether or not the caller's thread runs a loop already."""
 
-    async def one() -> httpx.Response:
+    async def one() -> Fetched:
         async with httpx.AsyncClient(timeout=seconds, headers=dict(headers)) as client:
             return await fetch(client, client.build_request(method, url, json=json), limit=limit,
                                seconds=seconds, what=what)

@@ -1,4 +1,4 @@
-"""The guard's way to its upstream model as users get it (llm/http_client.py's shared aiohttp session), each test
+"""The guard's way to its upstream model as users get it (util/http_client.py's shared aiohttp session), each test
 against a real upstream on a loopback socket that writes the HTTP/1.1 bytes the test chooses, and the guard as
 ``serve`` runs it; what each asserts is what the guard's client reads (status, body, stream) and what the
 upstream saw (its connections, its requests, a client that hung up):

@@ -12,16 +12,12 @@ the server's log keeps them."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import re
-from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-
-import httpx
 
 from factdebate.facade.checking import GuardClaim
 from factdebate.facade.core import FactDebateError, watched
@@ -34,12 +30,8 @@ from factdebate.facade.transport import (
     CannotConnect,
     Client,
     ConnectTimeout,
-    Deadline,
     Reply,
     UnsendableHeader,
-    decoded_async,
-    raw_bytes,
-    read_async,
     size_words,
 )
 from factdebate.server.guard.revision import revision_request
@@ -126,7 +118,7 @@ def kept_headers(headers: Mapping[str, str]) -> dict[str, str]:
             if (value := headers.get(name, "").strip()) and _HEADER_VALUE.fullmatch(value)}
 
 
-def _passed_on(response: _Answer, body: bytes) -> UpstreamError:
+def _passed_on(response: Reply, body: bytes) -> UpstreamError:
     """The upstream's own error, kept as it sent it when it is already OpenAI-shaped."""
     try:
         data = json.loads(body)
@@ -169,7 +161,7 @@ def _read_failed(base_url: str, exc: Exception) -> UpstreamError:
 
 
 def _json_bytes(body: dict[str, Any]) -> bytes:
-    """``body`` as httpx's ``json=`` writes it: compact, UTF-8, no NaN (a ValueError, as JSON cannot hold it)."""
+    """``body`` as a compact JSON request: compact, UTF-8, no NaN (a ValueError, as JSON cannot hold it)."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
@@ -219,76 +211,17 @@ async def sse_events(chunks: AsyncIterator[bytes], limit: int = MAX_EVENT_BYTES)
         yield _event(bytes(buffer) + b"\n\n")
 
 
-class _Answer(ABC):
-    """The upstream's answer, whichever client carried it: its status and headers, its body read whole or as it
-    comes, and :meth:`close` (given the connection back when the body was read to its end)."""
-
-    def __init__(self, status: int, headers: Mapping[str, str]) -> None:
-        self.status, self.headers = status, headers
-
-    @abstractmethod
-    def chunks(self) -> AsyncIterator[bytes]:
-        """Each client's own: the body as it comes, decoded, within the answer's limits."""
-
-    @abstractmethod
-    async def read(self) -> bytes:
-        """Each client's own: the whole body, within the answer's limits."""
-
-    @abstractmethod
-    async def close(self, finished: bool, ended: bool = False) -> None:
-        """Each client's own."""
-
-
-class _SessionAnswer(_Answer):
-    """An answer through the process's shared aiohttp session (llm/http_client.py)."""
-
-    def __init__(self, reply: Reply) -> None:
-        super().__init__(reply.status, reply.headers)
-        self.reply = reply
-
-    def chunks(self) -> AsyncIterator[bytes]:
-        return self.reply.chunks()
-
-    async def read(self) -> bytes:
-        return await self.reply.read()
-
-    async def close(self, finished: bool, ended: bool = False) -> None:
-        if not finished and ended:  # the stream's [DONE] came: its last bytes read, so the connection is reused
-            await self.reply.drain(1.0)
-        self.reply.close()  # not read to its end: closed, so that the upstream stops writing
-
-
-class _HttpxAnswer(_Answer):
-    """An answer through a test's httpx transport, read as it came and decoded here, so that the same limits
-    hold as through llm/http_client.py."""
-
-    def __init__(self, response: httpx.Response, limit: int, deadline: Deadline) -> None:
-        super().__init__(response.status_code, response.headers)
-        self.response, self.limit, self.deadline = response, limit, deadline
-        self.encoding = response.headers.get("content-encoding", "")
-
-    def chunks(self) -> AsyncIterator[bytes]:
-        return decoded_async(raw_bytes(self.response), self.encoding, self.limit, WHAT)
-
-    async def read(self) -> bytes:
-        return await read_async(raw_bytes(self.response), self.encoding, self.limit, self.deadline)
-
-    async def close(self, finished: bool, ended: bool = False) -> None:
-        if not finished:
-            await _hang_up(self.response)
-        await self.response.aclose()
-
-
-# What failing to reach, or to read, the upstream raises: llm/http_client.py's (OSError: refused, reset,
-# timeouts, TLS, an answer that is not HTTP, a header that cannot be sent), and a test transport's httpx errors.
-_FAILURES = (httpx.HTTPError, OSError)
+async def _closed(reply: Reply, finished: bool, ended: bool = False) -> None:
+    """The answer let go of: a stream whose ``[DONE]`` came has its last bytes read, so that the connection is
+    reused; one left before its end is closed, so that the upstream stops writing (and spending)."""
+    if not finished and ended:
+        await reply.drain(1.0)
+    reply.close()
 
 
 def _failure_name(exc: Exception, sending: bool) -> str:
-    """What the caller is told failed, in httpx's words whichever client carried the request (docs/guard.md
-    quotes them: 'could not be reached (ConnectError)')."""
-    if isinstance(exc, httpx.HTTPError):
-        return type(exc).__name__
+    """What the caller is told failed, by the names docs/guard.md gives them ('could not be reached
+    (ConnectError)'): the same words whatever the client library says."""
     if isinstance(exc, UnsendableHeader):  # nothing was sent: the request could not be written
         return "LocalProtocolError"
     if isinstance(exc, CannotConnect):
@@ -304,11 +237,10 @@ def _failure_name(exc: Exception, sending: bool) -> str:
 
 class Upstream:
     """One operator upstream: its base URL (ending in ``/v1``), its key (or none), reached through the
-    process's shared aiohttp session (llm/http_client.py: kept-alive connections, the environment's proxies,
-    each answer held to its limits); a test's httpx ``transport`` in its place where one is given."""
+    process's shared aiohttp session (util/http_client.py: kept-alive connections, the environment's proxies,
+    each answer held to its limits)."""
 
-    def __init__(self, base_url: str, key: str | None, timeout: float,
-                 transport: httpx.AsyncBaseTransport | None = None, limits: AnswerLimits | None = None,
+    def __init__(self, base_url: str, key: str | None, timeout: float, limits: AnswerLimits | None = None,
                  resend: bool = False) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
@@ -316,26 +248,16 @@ class Upstream:
         remember_endpoints([self.base_url])  # what no caller may read of it (util/scrub.py)
         remember_secrets([key] if key else [])
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self.session: Client | None = None
-        self.client: httpx.AsyncClient | None = None
-        connect = min(timeout, 10.0)
-        if transport is None:  # a key with a line break is refused when sent: a 502, nothing written
-            self.session = Client(self.base_url, {**headers, "Accept": "application/json"}, timeout,
-                                  connect_timeout=connect, max_bytes=self.limits.plain_bytes, what=WHAT,
-                                  resend_unanswered=resend)
-        else:
-            self.client = httpx.AsyncClient(headers={**headers, "Accept-Encoding": "identity"},
-                                            timeout=httpx.Timeout(timeout, connect=connect),
-                                            transport=transport, follow_redirects=False, trust_env=False)
+        # A key with a line break is refused when sent: a 502, nothing written.
+        self.session = Client(self.base_url, {**headers, "Accept": "application/json"}, timeout,
+                              connect_timeout=min(timeout, 10.0), max_bytes=self.limits.plain_bytes, what=WHAT,
+                              resend_unanswered=resend)
 
     async def aclose(self) -> None:
-        if self.session is not None:
-            await self.session.aclose()
-        if self.client is not None:
-            await self.client.aclose()
+        await self.session.aclose()
 
     async def _content(self, body: dict[str, Any]) -> bytes:
-        """The request's JSON as httpx writes it; a long conversation's in a worker thread (50,000 messages take
+        """The request's JSON; a long conversation's in a worker thread (50,000 messages take
         most of a second, which on the event loop would hold every other request)."""
         try:
             if len(body.get("messages") or ()) <= OFF_LOOP_MESSAGES:
@@ -344,24 +266,16 @@ class Upstream:
         except (TypeError, ValueError) as exc:
             raise _unsendable(exc) from exc
 
-    async def _send(self, body: dict[str, Any], streamed: bool) -> _Answer:
+    async def _send(self, body: dict[str, Any], streamed: bool) -> Reply:
         """The upstream's answer once its head came; failing to reach it raises :func:`_unreachable`'s error."""
         content = await self._content(body)
         limit = self.limits.stream_bytes if streamed else self.limits.plain_bytes
         seconds = self.limits.stream_s if streamed else self.timeout
         try:
-            if self.session is not None:
-                return _SessionAnswer(await self.session.post("/chat/completions", content, max_bytes=limit,
-                                                              total=seconds))
-            assert self.client is not None
-            deadline = Deadline(seconds, WHAT)
-            request = self.client.build_request("POST", f"{self.base_url}/chat/completions", content=content,
-                                                headers={"Content-Type": "application/json"})
-            async with asyncio.timeout(deadline.left()):
-                return _HttpxAnswer(await self.client.send(request, stream=True), limit, deadline)
+            return await self.session.post("/chat/completions", content, max_bytes=limit, total=seconds)
         except (AnswerTooLarge, AnswerTooSlow) as exc:
             raise _over_limit(exc) from exc
-        except _FAILURES as exc:
+        except OSError as exc:  # refused, reset, timeouts, TLS, an answer that is not HTTP, an unsendable header
             raise _unreachable(self.base_url, exc, _failure_name(exc, sending=True)) from exc
 
     async def complete(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -370,10 +284,10 @@ class Upstream:
             answer = await self._send({**body, "stream": False}, streamed=False)
             try:
                 content = await answer.read()
-            except _FAILURES as exc:
+            except OSError as exc:
                 raise _read_failed(self.base_url, exc) from exc
             finally:
-                await answer.close(finished=True)
+                await _closed(answer, finished=True)
             if answer.status >= 400:
                 raise _passed_on(answer, content)
         try:
@@ -399,10 +313,10 @@ class Upstream:
                 ended = event.data == "[DONE]"
                 yield event
             finished = True
-        except _FAILURES as exc:
+        except OSError as exc:
             raise _read_failed(self.base_url, exc) from exc
         finally:
-            await answer.close(finished, ended)
+            await _closed(answer, finished, ended)
 
     def reviser(self, body: dict[str, Any]) -> Any:
         """The ``rewrite`` policy's reviser for the conversation ``body`` (a :data:`factdebate.guard_engine.Reviser`):
@@ -419,7 +333,7 @@ class Upstream:
         return revise
 
 
-async def _head_of(answer: _Answer, limit: int = 64 * 1024) -> bytes:
+async def _head_of(answer: Reply, limit: int = 64 * 1024) -> bytes:
     """The first ``limit`` bytes of an error's body: enough to pass it on, whatever the upstream sends."""
     head = b""
     async for chunk in answer.chunks():
@@ -427,13 +341,3 @@ async def _head_of(answer: _Answer, limit: int = 64 * 1024) -> bytes:
         if len(head) >= limit:
             break
     return head[:limit]
-
-
-async def _hang_up(response: httpx.Response) -> None:
-    """Close the connection of a stream left before its end, so that the upstream stops writing (and
-    spending). Closing the response alone left the connection open when a cancelled read had been under way
-    (seen with httpx 0.28 inside the service: the model went on writing the whole answer)."""
-    stream = response.extensions.get("network_stream")
-    if stream is not None:
-        with contextlib.suppress(Exception):  # already closed, or closing failed: nothing more to stop
-            await stream.aclose()

@@ -1,6 +1,7 @@
-"""The HTTP client of every chat completion the package sends: aiohttp, one ``ClientSession`` per event loop,
-shared by the guard's upstream calls and the model calls of the checker and of every paper method
-(llm/openai_http.py), and closed when its last user closes (the service's shutdown closes the rest).
+"""The package's HTTP client: aiohttp, one ``ClientSession`` per event loop, shared by the guard's upstream
+calls, the model calls of the checker and of every paper method (llm/openai_http.py) and the downloads of
+pinned GitHub files (hub/github.py), and closed when its last user closes (the service's shutdown closes the
+rest).
 
 aiohttp was chosen for its CPU per call: a profile of the guard at 10-50 streams found a third of its CPU in
 httpx and httpcore making the checker's calls, and the OpenAI SDK costs more again
@@ -396,13 +397,21 @@ class Client:
                    max_bytes: int | None = None, total: float | None = None) -> Reply:
         """``POST base+path`` with ``body``; the reply once its head came (read its body, then close it).
         ``max_bytes`` and ``total`` (seconds from now to the answer's end) for this answer, else the client's."""
+        headers = self._json_headers if content_type == "application/json" else \
+            {**self.headers, "Content-Type": content_type}
+        return await self._send("POST", path, body, headers, max_bytes, total)
+
+    async def get(self, path: str, *, max_bytes: int | None = None, total: float | None = None) -> Reply:
+        """``GET base+path``, as :meth:`post` (a redirect is the caller's to follow or refuse)."""
+        return await self._send("GET", path, None, self.headers, max_bytes, total)
+
+    async def _send(self, method: str, path: str, body: bytes | None, headers: Mapping[str, str],
+                    max_bytes: int | None, total: float | None) -> Reply:
         if self.unsendable:
             raise UnsendableHeader("a header holds a line break or NUL: "
                                    + ", ".join(repr(name) for name in self.unsendable)[:200])
         session = self._session()
         url = self.url(path)
-        headers = self._json_headers if content_type == "application/json" else \
-            {**self.headers, "Content-Type": content_type}
         deadline = Deadline(self.total if total is None else total, self.what)
         timeouts = self._deadline_bound if deadline.seconds <= self.timeout else self._timeouts
         limit = self.max_bytes if max_bytes is None else max_bytes
@@ -412,9 +421,9 @@ class Client:
             _CONNECTED.set(connected)
             try:
                 async with asyncio.timeout(min(self.timeout, deadline.left())):
-                    response = await session.post(url, data=body, headers=headers, timeout=timeouts,
-                                                  allow_redirects=False, proxy=self.proxy,
-                                                  proxy_auth=self.proxy_auth)
+                    response = await session.request(method, url, data=body, headers=headers, timeout=timeouts,
+                                                     allow_redirects=False, proxy=self.proxy,
+                                                     proxy_auth=self.proxy_auth)
             except (aiohttp.ServerDisconnectedError, aiohttp.ClientConnectionResetError) as exc:
                 # closed before any byte of the answer came (a kept connection its server had just closed)
                 if resend:
