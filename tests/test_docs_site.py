@@ -60,13 +60,28 @@ def test_the_settings_reference_lists_each_setting_with_its_default(site: Path) 
     assert "methods.tool-mad.rounds" in settings and "llm.debater" in settings
 
 
-def test_a_newcomer_meets_the_quickstarts_first() -> None:
-    """The README is read in two minutes, and the guard's page starts the chat proxy before it explains it."""
+FIRST_PAGES = ("start/researchers.md", "start/chatbots.md")
+WAYS_IN = ("ways/proxy.md", "ways/python.md", "ways/mcp.md", "ways/litellm.md", "ways/nemo.md", "guard/openclaw.md",
+           "ways/check-loop.md")
+
+
+def test_a_newcomer_meets_a_first_page_and_a_quick_start_for_each_way_in() -> None:
+    """The README is read in two minutes; each kind of reader has a first page of one screen (install, a first
+    run, where next), and each way in a page whose numbered quick start comes first; all are in the navigation."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     assert len(readme) <= 160, len(readme)
-    guard = (ROOT / "docs" / "guard.md").read_text(encoding="utf-8").splitlines()
-    start = next(i for i, line in enumerate(guard) if line.startswith("factdebate serve --guard-upstream"))
-    assert start < 60 and guard.index("## How a reply is checked") > start, start
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for page in (*FIRST_PAGES, *WAYS_IN):
+        assert f": {page}\n" in nav, page
+    for page in FIRST_PAGES:
+        lines = (ROOT / "docs" / page).read_text(encoding="utf-8").splitlines()
+        assert len(lines) <= 60 and lines[2:] and any(line.startswith("1. ") for line in lines), page
+    for page in WAYS_IN:
+        text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+        start = text.index("\n## Quick start\n")
+        steps = text[start:].split("\n## ", 2)[1]
+        assert "\n1. " in steps and "\n2. " in steps, page
+        assert text[:start].count("\n## ") == 0, f"{page}: the quick start is the first section"
 
 
 def test_the_http_reference_lists_every_route_of_the_service(site: Path, tmp_path: Path) -> None:

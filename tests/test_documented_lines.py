@@ -72,6 +72,8 @@ USER_FILE = "reads a file the reader downloads; tests/eval/ load that format fro
 EMBEDDED = "the embedded model: minutes per claim; tests/llm/test_llama_cpp.py runs it"
 NEEDS_KEY = "needs OpenAI: exits 2 naming the variable"
 SYNOPSIS = "a synopsis (placeholders, [optional] parts)"
+GATEWAYS = "builds the gateway's environment from its lock: scripts/setup.sh --dev (make test) runs it"
+OPENCLAW = "OpenClaw (Node): tests/server/guard/test_openclaw.py runs its gateway and `openclaw agent` on the guard"
 MERMAID_RUN = "factdebate eval --method mermaid --dataset countries -o runs/mermaid"
 
 LOOP = ("a line of the re-run loop around the reader's own agent: tests/response_level/test_loop.py runs the whole "
@@ -163,6 +165,23 @@ RULES: dict[str, Rule] = {
     "curl -s \"localhost:8000/v1/batches?rounds=2&agents=rag,search\" -H \"Authorization: Bearer $KEY\" "
     "-H 'Content-Type: application/x-ndjson' --data-binary @claims.jsonl": Route(SERVER),
     'curl -s localhost:8000/v1/batches/<id>?results=false -H "Authorization: Bearer $KEY"': Route(SERVER),
+    # docs/ways/ and docs/start/: the quick starts (the shared lines are README's and guard's above)
+    "factdebate check-response --file answer.md --fail-on refuted --feedback fixes.txt": Run(),
+    "scripts/setup-gateways.sh litellm": Skip(GATEWAYS),
+    "scripts/setup-gateways.sh nemo": Skip(GATEWAYS),
+    "sudo apt-get install libsndfile1": Skip("a Debian package: scripts/ci-system-deps.sh installs it for make test"),
+    "export FACTDEBATE_URL=http://127.0.0.1:8000 FACTDEBATE_API_BASE=http://127.0.0.1:8000/v1 "
+    "LITELLM_MASTER_KEY=sk-litellm-0123456789": Export(),
+    "LITELLM_LOCAL_MODEL_COST_MAP=True .venv-litellm/bin/litellm --config docs/guard/litellm-config.yaml --port 4000":
+        Skip("LiteLLM's proxy: tests/guard/conformance/test_gateways.py starts it so, with these variables"),
+    "curl -s localhost:4000/v1/chat/completions -H \"Authorization: Bearer $LITELLM_MASTER_KEY\" -H 'Content-Type: "
+    "application/json' -d '{\"model\": \"gpt-4o-mini-checked\", \"messages\": [{\"role\": \"user\", \"content\": "
+    "\"Tell me about the Eiffel Tower.\"}]}'": Skip(
+        "a request to LiteLLM's proxy: tests/guard/conformance/test_gateways.py asks it for both models"),
+    ".venv-nemo/bin/nemoguardrails chat --config docs/guard/nemo": Skip(
+        "NeMo's interactive chat: tests/guard/conformance/test_gateways.py runs LLMRails on that folder"),
+    "openclaw gateway run": Skip(OPENCLAW),
+    'openclaw agent --agent main -m "Tell me about the Eiffel Tower."': Skip(OPENCLAW),
     # docs/methods/
     'factdebate verify --method cot "The Eiffel Tower is in Rome."': Run(),
     'factdebate verify --method dpd "The Eiffel Tower is in Rome."': Run(),
@@ -311,14 +330,15 @@ PYTHON: dict[str, Rule] = {
     "docs/architecture.md: class EchoSettings(MethodSettings):                # methods.<name>.*, "
     "--<name>-<field> flags, API": PyImports("the outline of a method; tests/methods/test_plugin_example.py "
                                              "registers a whole one"),
-    "docs/guard.md: import factdebate as fd": PyRun(),
-    "docs/guard.md: import asyncio": PyRun(),
-    "docs/guard.md: from typing import Any": PyTyped(
+    "docs/ways/python.md: import factdebate as fd": PyRun(),
+    "docs/ways/python.md: import asyncio": PyRun(),
+    "docs/ways/mcp.md: import asyncio": PyRun(),
+    "docs/ways/proxy.md: from typing import Any": PyTyped(
         "an OpenAI client of the running service: tests/server/guard/test_guard_chat.py makes the same calls"),
-    "docs/guard.md: # LangChain (langchain-openai) through the guard: ChatOpenAI with the guard's /v1 as its base "
+    "docs/ways/proxy.md: # LangChain (langchain-openai) through the guard: ChatOpenAI with the guard's /v1 as its base "
     "URL. LangChain": Copy("docs/guard/clients/langchain_guard.py", "LangChain is not installed here: "
                             "benchmarks/client_snippets.py installs it and runs that file against factdebate serve"),
-    "docs/guard.md: import os": Copy("docs/guard/nemo/actions.py", "NeMo Guardrails' action: nemoguardrails is "
+    "docs/ways/nemo.md: import os": Copy("docs/guard/nemo/actions.py", "NeMo Guardrails' action: nemoguardrails is "
                                      "not installable here; tests/server/guard/test_guard_nemo.py runs that file"),
     "docs/methods/mermaid-tools.md: from factdebate.memory import EvidenceMemory, Evidence, MemorySettings, "
     "open_memory": PyImports("a method's use of the memory, between its steps"),
@@ -329,16 +349,16 @@ PYTHON: dict[str, Rule] = {
 }
 
 YAML: dict[str, Rule] = {
-    "docs/methods/response-level.md: - name: Fact-check the README": Skip(
+    "docs/ways/check-loop.md: - name: Fact-check the README": Skip(
         "a CI step (GitHub Actions) with the reader's key; the command's exit codes: tests/response_level/"
         "test_fail_on.py"),
     "docs/configuration.md: method: tool-mad": Settings(defaults=True, resolved=("retrieval.search",)),
     "docs/configuration.md: mcp_servers:": Settings(),
     "docs/guard/openclaw.md: guard:": Settings(),
-    "docs/guard.md: # LiteLLM proxy config (`litellm --config litellm-config.yaml`; tested with LiteLLM 1.108.7): "
-    "every answer of": Copy("docs/guard/litellm-config.yaml", "tests/guard/conformance/test_gateways.py starts "
-                            "LiteLLM's proxy server (.venv-litellm) with that file"),
-    "docs/guard.md: models:": Copy("docs/guard/nemo/config.yml", "tests/guard/conformance/test_gateways.py runs "
+    "docs/ways/litellm.md: # LiteLLM proxy config (`litellm --config litellm-config.yaml`; tested with LiteLLM "
+    "1.108.7): every answer of": Copy("docs/guard/litellm-config.yaml", "tests/guard/conformance/test_gateways.py "
+                                      "starts LiteLLM's proxy server (.venv-litellm) with that file"),
+    "docs/ways/nemo.md: models:": Copy("docs/guard/nemo/config.yml", "tests/guard/conformance/test_gateways.py runs "
                                    "that folder in NeMo's LLMRails (.venv-nemo)"),
 }
 
@@ -413,6 +433,7 @@ FILES = {
     "my_docs.jsonl": json.dumps({"id": "d1", "title": "Eiffel Tower",
                                  "text": "The Eiffel Tower is a wrought-iron tower in Paris, built by 1889."}) + "\n",
     "answer.txt": "The Eiffel Tower is in Paris. It was completed in 1889.\n",
+    "answer.md": "The Eiffel Tower is in Paris. It was finished in 1899.\n",  # docs/ways/check-loop.md's
 }
 FILES["docs.jsonl"] = FILES["my_docs.jsonl"]
 FILES["big/part-1.jsonl"] = FILES["my_docs.jsonl"]
@@ -689,15 +710,22 @@ def check_skip(snippet: Snippet, rule: Skip, folder: Path, monkeypatch: pytest.M
 
 def check_python(snippet: Snippet, rule: PyRun, folder: Path, monkeypatch: pytest.MonkeyPatch,
                  capsys: pytest.CaptureFixture[str]) -> None:
+    import tempfile
+
     code = compile(snippet.text, snippet.where, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     namespace: dict[str, Any] = {"__name__": "__documented__"}
-    result = eval(code, namespace)  # the docs' own code
-    if result is not None:  # a block with a top-level await
-        import asyncio
+    # stderr as a file: a block that starts a process hands it its stderr (the MCP client's server), which
+    # needs a file descriptor that pytest's captured stream does not have
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as stderr, monkeypatch.context() as scoped:
+        scoped.setattr(sys, "stderr", stderr)
+        result = eval(code, namespace)  # the docs' own code
+        if result is not None:  # a block with a top-level await
+            import asyncio
 
-        asyncio.run(result)
-    said = capsys.readouterr()
-    assert "Traceback" not in said.err, f"{snippet.where}: {said.err[-3000:]}"
+            asyncio.run(result)
+        stderr.seek(0)
+        said = stderr.read() + capsys.readouterr().err
+    assert "Traceback" not in said, f"{snippet.where}: {said[-3000:]}"
 
 
 def check_imports(snippet: Snippet, rule: PyImports | PyTyped, folder: Path, monkeypatch: pytest.MonkeyPatch,

@@ -5,7 +5,7 @@ does not define: ``PyImports`` in tests/test_documented_lines.py) is not a scrip
 are run too, by that module.
 
 A block that imports a package not installed here is checked against the environment that has it: NeMo
-Guardrails' action (docs/guard.md, a copy of docs/guard/nemo/actions.py) by a second mypy run whose Python is
+Guardrails' action (docs/ways/nemo.md, a copy of docs/guard/nemo/actions.py) by a second mypy run whose Python is
 ``.venv-nemo``'s, the NeMo gateway's locked environment, so ``--strict`` reads NeMo's decorator as the reader's
 mypy does. LangChain's blocks are left out: no environment here holds LangChain for mypy (such blocks are copies
 of files benchmarks/client_snippets.py runs in LangChain's own), and without the package its decorators and
@@ -120,7 +120,7 @@ def test_every_documented_python_block_passes_mypy_strict(tmp_path: Path) -> Non
 
 def test_the_nemo_guardrails_action_passes_mypy_strict_in_nemos_environment(tmp_path: Path) -> None:
     blocks = nemo_scripts()
-    assert [b.file for b in blocks] == ["docs/guard.md"], "the NeMo Guardrails action was not found in the docs"
+    assert [b.file for b in blocks] == ["docs/ways/nemo.md"], "the NeMo Guardrails action was not found in the docs"
     if not NEMO_PYTHON.exists():
         pytest.skip(".venv-nemo is missing, so NeMo Guardrails' action cannot be checked against NeMo: "
                     "`make setup` (scripts/setup.sh --dev) builds it from requirements/gateways/")

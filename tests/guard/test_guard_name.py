@@ -20,14 +20,14 @@ from tests.paths import ROOT
 from tests.readiness import run
 
 OFFLINE: dict[str, Any] = {"llm": "scripted:agree", "search": "local", "cache": False}
-# The sentence that opens the list in docs/guard.md, and the list's items up to the first blank line.
+# The sentence that opens the list in docs/ways/python.md, and the list's items up to the first blank line.
 LIST_OPENS = "The engine's public names (`factdebate.guard_engine.__all__`):\n\n"
 NAME = re.compile(r"`(\w+)`")
 
 
 def documented_engine_names() -> list[str]:
-    text = (ROOT / "docs" / "guard.md").read_text(encoding="utf-8")
-    assert text.count(LIST_OPENS) == 1, "docs/guard.md lists the engine's names once"
+    text = (ROOT / "docs" / "ways" / "python.md").read_text(encoding="utf-8")
+    assert text.count(LIST_OPENS) == 1, "docs/ways/python.md lists the engine's names once"
     listing = text.split(LIST_OPENS, 1)[1].split("\n\n", 1)[0]
     items = [line.split(":", 1)[0] for line in listing.splitlines() if line.startswith("- ")]
     return [name for item in items for name in NAME.findall(item)]

@@ -1,4 +1,4 @@
-"""The re-run loop of docs/methods/response-level.md, run as the page prints it: a script around an agent and
+"""The re-run loop of docs/ways/check-loop.md, run as the page prints it: a script around an agent and
 ``factdebate check-response --fail-on ... --feedback``. It ends with 0 only when every claim holds, gives up
 with a non-zero status, and hands the agent only refuted claims, never an empty list.
 
@@ -22,7 +22,7 @@ import pytest
 from tests.fake_openai import FakeOpenAI
 from tests.paths import ROOT
 
-PAGE = ROOT / "docs" / "methods" / "response-level.md"
+PAGE = ROOT / "docs" / "ways" / "check-loop.md"
 ANSWERS = {"rome": "The Eiffel Tower is in Rome.", "paris": "The Eiffel Tower is in Paris.",
            "lyon": "The Eiffel Tower is in Lyon."}
 AGENT = """#!{python}
@@ -40,7 +40,7 @@ def loop_script() -> str:
     """The loop as the page prints it: its one bash block that runs check-response with --feedback."""
     blocks = re.findall(r"```bash\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.S)
     found = [block for block in blocks if "--feedback" in block and "my-agent" in block]
-    assert len(found) == 1, "docs/methods/response-level.md should print one re-run loop"
+    assert len(found) == 1, "docs/ways/check-loop.md should print one re-run loop"
     return found[0]
 
 

@@ -101,7 +101,7 @@ async def _plain_reply(door: ChatDoor) -> Response:
 RESPONSES_API = ("this service's guard speaks OpenAI's Chat Completions (POST /v1/chat/completions), not the "
                  "Responses API: use a Chat Completions client (the Vercel AI SDK's @ai-sdk/openai-compatible "
                  "provider, LangChain's ChatOpenAI without use_responses_api; "
-                 "factdebate docs guard#with-langchain-or-the-vercel-ai-sdk)")
+                 "factdebate docs ways/proxy#with-langchain-or-the-vercel-ai-sdk)")
 
 
 @router.post("/responses", include_in_schema=False)
