@@ -10,8 +10,6 @@ import random
 import time
 from dataclasses import dataclass
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
-
 import factdebate.llm.breaker as breaker  # the modules, not the package (whose __init__ imports this one)
 import factdebate.llm.hung_calls as hung_calls
 from factdebate.core.errors import EndpointSlowError, EndpointUnavailableError, FactDebateError, ModelAnswerUnusable
@@ -50,6 +48,20 @@ class RetryPolicy:
     max_delay: float = 10.0
     jitter: float = 0.5  # the share of each backoff step drawn at random, so failed callers spread out
 
+    def stop_reason(self, attempt: int, give_up_after: int | None, spent_by_next: float,
+                    shared_failures: int | None) -> str | None:
+        """Why no try follows try ``attempt`` ("" when no more need saying), or None to try again: the
+        attempts are spent (the policy's, or the error's own ``give_up_after``), the next try would start
+        past the time budget (``spent_by_next``: the retries' seconds once its wait is over), or the work's
+        shared failure budget is spent (``shared_failures``: the failures it counted, None when not spent)."""
+        if shared_failures is not None:
+            return f" ({shared_failures} tries of this work's model calls failed: no more tries)"
+        if attempt >= self.attempts or (give_up_after and attempt >= give_up_after):
+            return ""
+        if spent_by_next > self.budget:
+            return f" (the next try would pass the call's {self.budget:g} s retry budget)"
+        return None
+
     def delay(self, attempt: int, retry_after: float | None) -> float:
         """The wait before try ``attempt + 1``: the server's ``Retry-After`` when it gives one (it knows
         best), else exponential backoff with jitter."""
@@ -57,6 +69,16 @@ class RetryPolicy:
             return retry_after
         step = min(self.base_delay * 2 ** (attempt - 1), self.max_delay)
         return step * (1 - self.jitter) + random.uniform(0, step * self.jitter)
+
+
+@dataclass
+class _Tries:
+    """One call's tries so far: how many, the seconds the retries spent (waits and the tries after the first),
+    and how many were given up early as hung while other calls waited (hung_calls.py)."""
+
+    attempt: int = 0
+    spent: float = 0.0
+    given_up: int = 0
 
 
 class LLM:
@@ -148,120 +170,99 @@ class LLM:
         self, messages: list[Message], params: GenParams, who: CallInfo
     ) -> tuple[Completion, int, float]:
         """Returns the completion, the attempts it took and the seconds the backend spent on it (time
-        queued behind the concurrency limits is not counted)."""
-        last_error = ""
-        timed_out = False
-        # Seconds of retries so far: waits and the tries after the first (time queued for a slot is not counted).
-        spent = 0.0
-        given_up = 0  # tries given up early as hung while other calls waited (hung_calls.py)
+        queued behind the concurrency limits is not counted). Transient failures are tried again as the
+        policy decides (:meth:`RetryPolicy.stop_reason`); each wait is the server's Retry-After, else jittered
+        exponential backoff."""
         if not self._slots_asked:
             await self._ask_server_slots()
-        limited = self.cut_hung_calls and self.max_in_flight is not None
-        state = hung_calls.endpoint(self.backend.endpoint) if limited else None
-        endpoint = self.backend.endpoint
-        policy = self.retry
         shared = current_budget()
         if shared is not None and shared.spent:
-            raise EndpointUnavailableError(endpoint or self.backend.name, 0, f"{shared.failed} tries of this work's "
-                                           "model calls failed already: not called again")
-
-        async def one_try(attempt: int) -> tuple[Completion, int, float]:
-            nonlocal spent, last_error, timed_out, given_up
-            breaker.before_call(endpoint, self.model)  # a server that is down: no call, no wait (llm/breaker.py)
-            token = set_call(who)
+            raise EndpointUnavailableError(self.backend.endpoint or self.backend.name, 0, f"{shared.failed} tries "
+                                           "of this work's model calls failed already: not called again")
+        tries = _Tries()
+        while True:
+            tries.attempt += 1
             try:
-                in_flight = slot(self.backend.endpoint, self.max_in_flight)
-                async with self._semaphore, (hung_calls.queued(state, in_flight) if state else in_flight):
-                    if attempt == 1 and (run := current_run()) is not None and run.wants("llm_started"):
-                        # Sent now, past the role's concurrency and the server's in-flight limit: a live
-                        # view shows the call as running until its llm_call arrives (a retry is llm_retry).
-                        run.emit("llm_started", model=self.backend.name, **who.as_dict())
-                    started = time.perf_counter()
-                    count_call(cached=False)  # sent: counted even when the deadline cuts it before its answer
-                    self._count_sent(who)
-                    try:
-                        # each try sent, for the service's metrics and traces (core/observe.py)
-                        with watched("model_call", model=self.model, role=who.role) as learnt:
-                            answer = self.backend.complete(messages, params)
-                            completion = await (hung_calls.watched(state, answer, given_up, self._timeout)
-                                                if state else answer)
-                            if completion.usage_known:  # a count the server did not report is no 0 to show
-                                learnt.update(input_tokens=str(completion.prompt_tokens),
-                                              output_tokens=str(completion.completion_tokens))
-                    except asyncio.CancelledError:
-                        run = current_run()
-                        if run is not None:
-                            run.call_cancelled(who.role, self.model)
-                        raise
-                    finally:
-                        if attempt > 1:
-                            spent += time.perf_counter() - started
-                    breaker.answered(endpoint)
-                    return completion, attempt, time.perf_counter() - started
+                return await self._one_try(messages, params, who, tries)
             except TransientLLMError as exc:
-                last_error, timed_out = redact_text(str(exc)), exc.timed_out
-                if not exc.refused:
-                    breaker.answered(endpoint)  # a server that answers late or with an error runs
-                elif breaker.refused(endpoint):
-                    breaker.before_call(endpoint, self.model)  # down now: said at once, not retried
-                given_up += isinstance(exc, hung_calls.HungCall)
-                raise
-            except FatalLLMError as exc:
-                breaker.answered(endpoint)
-                unusable = isinstance(exc, BrokenAnswer)
-                raise (ModelAnswerUnusable if unusable else FactDebateError)(f"{self.backend.name}: {exc}") from exc
-            finally:
-                reset_call(token)
-
-        def failed(retry_state: RetryCallState) -> TransientLLMError:
-            assert retry_state.outcome is not None
-            error = retry_state.outcome.exception()
-            assert isinstance(error, TransientLLMError)
-            return error
-
-        def stop(retry_state: RetryCallState) -> bool:
-            """No try after the last allowed, after the error's own limit, or past the time budget."""
-            nonlocal last_error
-            attempt, give_up_after = retry_state.attempt_number, failed(retry_state).give_up_after
-            if shared is not None:
-                shared.failed += 1
-                if shared.spent:
-                    last_error += f" ({shared.failed} tries of this work's model calls failed: no more tries)"
-                    return True
-            if attempt >= policy.attempts or (give_up_after and attempt >= give_up_after):
-                return True
-            if spent + retry_state.upcoming_sleep > policy.budget:
-                last_error += f" (the next try would pass the call's {policy.budget:g} s retry budget)"
-                return True
-            return False
-
-        def before_sleep(retry_state: RetryCallState) -> None:
-            nonlocal spent
-            delay = retry_state.upcoming_sleep
+                error = redact_text(str(exc))
+                if shared is not None:
+                    shared.failed += 1
+                delay = self.retry.delay(tries.attempt, exc.retry_after)
+                why = self.retry.stop_reason(tries.attempt, exc.give_up_after, tries.spent + delay,
+                                             None if shared is None or not shared.spent else shared.failed)
+                if why is not None:
+                    raise self._given_up(tries.attempt, error + why, exc.timed_out) from None
             if (run := current_run()) is not None:
-                run.emit("llm_retry", role=who.role, agent=who.agent, attempt=retry_state.attempt_number,
-                         error=last_error, delay=round(delay, 3))
-            spent += delay
+                run.emit("llm_retry", role=who.role, agent=who.agent, attempt=tries.attempt, error=error,
+                         delay=round(delay, 3))
+            tries.spent += delay
+            await asyncio.sleep(delay)
 
-        # The policy (RetryPolicy): transient failures are tried again until ``attempts`` tries, the error's own
-        # limit or the time budget; each wait is the server's Retry-After, else jittered exponential backoff.
-        # The sleep is looked up per wait (tests make it instant).
-        retrying = AsyncRetrying(
-            retry=retry_if_exception_type(TransientLLMError), stop=stop,
-            wait=lambda retry_state: policy.delay(retry_state.attempt_number, failed(retry_state).retry_after),
-            before_sleep=before_sleep, sleep=lambda seconds: asyncio.sleep(seconds), reraise=True)
-        attempt = 0
-        try:
-            async for trying in retrying:
-                with trying:
-                    attempt = trying.retry_state.attempt_number
-                    return await one_try(attempt)
-        except TransientLLMError:
-            pass
+    def _given_up(self, attempts: int, error: str, timed_out: bool) -> FactDebateError:
+        """The call's failure once no try is left: a server that kept timing out is slow, else unavailable."""
+        where = self.backend.endpoint or self.backend.name
         if timed_out:
-            last_error += self._slow_server_hint()
-            raise EndpointSlowError(self.backend.endpoint or self.backend.name, attempt, last_error)
-        raise EndpointUnavailableError(self.backend.endpoint or self.backend.name, attempt, last_error)
+            return EndpointSlowError(where, attempts, error + self._slow_server_hint())
+        return EndpointUnavailableError(where, attempts, error)
+
+    async def _one_try(self, messages: list[Message], params: GenParams, who: CallInfo,
+                       tries: _Tries) -> tuple[Completion, int, float]:
+        """One request, past the role's concurrency and the server's in-flight limit: the circuit breaker told
+        of its outcome, a fatal failure said as the package's error (not retried)."""
+        endpoint = self.backend.endpoint
+        breaker.before_call(endpoint, self.model)  # a server that is down: no call, no wait (llm/breaker.py)
+        token = set_call(who)
+        try:
+            completion, seconds = await self._sent(messages, params, who, tries)
+        except TransientLLMError as exc:
+            if not exc.refused:
+                breaker.answered(endpoint)  # a server that answers late or with an error runs
+            elif breaker.refused(endpoint):
+                breaker.before_call(endpoint, self.model)  # down now: said at once, not retried
+            tries.given_up += isinstance(exc, hung_calls.HungCall)
+            raise
+        except FatalLLMError as exc:
+            breaker.answered(endpoint)
+            unusable = isinstance(exc, BrokenAnswer)
+            raise (ModelAnswerUnusable if unusable else FactDebateError)(f"{self.backend.name}: {exc}") from exc
+        finally:
+            reset_call(token)
+        breaker.answered(endpoint)
+        return completion, tries.attempt, seconds
+
+    async def _sent(self, messages: list[Message], params: GenParams, who: CallInfo,
+                    tries: _Tries) -> tuple[Completion, float]:
+        """The backend's answer and the seconds it took, once a slot is free; a try after the first counts
+        against the retry budget."""
+        limited = self.cut_hung_calls and self.max_in_flight is not None
+        state = hung_calls.endpoint(self.backend.endpoint) if limited else None
+        in_flight = slot(self.backend.endpoint, self.max_in_flight)
+        async with self._semaphore, (hung_calls.queued(state, in_flight) if state else in_flight):
+            if tries.attempt == 1 and (run := current_run()) is not None and run.wants("llm_started"):
+                # Sent now, past the role's concurrency and the server's in-flight limit: a live view shows
+                # the call as running until its llm_call arrives (a retry is llm_retry).
+                run.emit("llm_started", model=self.backend.name, **who.as_dict())
+            started = time.perf_counter()
+            count_call(cached=False)  # sent: counted even when the deadline cuts it before its answer
+            self._count_sent(who)
+            try:
+                # each try sent, for the service's metrics and traces (core/observe.py)
+                with watched("model_call", model=self.model, role=who.role) as learnt:
+                    answer = self.backend.complete(messages, params)
+                    completion = await (hung_calls.watched(state, answer, tries.given_up, self._timeout)
+                                        if state else answer)
+                    if completion.usage_known:  # a count the server did not report is no 0 to show
+                        learnt.update(input_tokens=str(completion.prompt_tokens),
+                                      output_tokens=str(completion.completion_tokens))
+            except asyncio.CancelledError:
+                if (run := current_run()) is not None:
+                    run.call_cancelled(who.role, self.model)
+                raise
+            finally:
+                if tries.attempt > 1:
+                    tries.spent += time.perf_counter() - started
+            return completion, time.perf_counter() - started
 
     async def _ask_server_slots(self) -> None:
         """Before the first request, what a server on this machine says it serves at once (llm/server_slots.py),
