@@ -40,4 +40,4 @@ async def test_bad_argument_types_read_as_sentences(monkeypatch: pytest.MonkeyPa
 
 async def test_search_queries_have_a_length_limit() -> None:
     text = await refused("search_evidence", {"query": "q" * (MAX_QUERY_CHARS + 1)})
-    assert f"the limit is {MAX_QUERY_CHARS}" in text
+    assert text == f"the query is {MAX_QUERY_CHARS + 1} characters long; the limit is {MAX_QUERY_CHARS}"

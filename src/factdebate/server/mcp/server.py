@@ -97,7 +97,8 @@ class AgentServer(MCPServer):
             cause = exc.__cause__
             if isinstance(cause, ValidationError):  # the SDK's check of the arguments: one line, as the tools say it
                 raise ToolError(scrub(f"invalid arguments: {describe_errors(cause)}")) from cause
-            raise ToolError(scrub(str(exc))) from exc
+            # the tool's own sentence, as the command line says it: without the SDK's "Error executing tool X: "
+            raise ToolError(scrub(str(exc).removeprefix(f"Error executing tool {name}: "))) from exc
         if isinstance(result, CallToolResult):  # a tool's own answer: its error fields too
             return CallToolResult.model_validate(scrub_value(result.model_dump(by_alias=True, exclude_unset=True)))
         return result
