@@ -160,6 +160,18 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_every_method_answers_as_recorded[eval-mermaid]",
         ),
     ),
+    "tests/guard/conformance/test_gateway_limits.py": (
+        "LiteLLM's proxy and NeMo's LLMRails in front of the guard on the fault scenarios (test_gateways.py), and "
+        "the limits' shapes through every core door (test_limits.py); this adds the shapes (a four-fact sentence, "
+        "a table, JSON, Japanese, Thai) through both gateways, each started again on the limits' world",
+        (
+            "test_litellms_guardrail_refutes_the_false_shape_and_passes_its_twin",
+            "test_litellms_guardrail_under_block_delivers_no_word_of_the_false_shape",
+            "test_the_guard_as_litellms_model_refutes_the_false_shape_and_passes_its_twin",
+            "test_a_json_object_answer_through_litellm_is_checked",
+            "test_nemos_llmrails_refutes_the_false_shape_and_passes_its_twin",
+        ),
+    ),
     "tests/guard/test_real_model.py": (
         "the guard's fast tier on the embedded model in process; make test keeps the guard in front of "
         "llama.cpp's server (test_guard_llama)",
