@@ -139,15 +139,20 @@ class Gateways:
 def gateways(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateways]:
     recorder = Recorder()
     with open_world(tmp_path_factory.mktemp("gateways"), recorder.wrap) as world:
-        env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-        env.update({
-            # The network cut for the gateways: anything but loopback goes to a port where nothing listens.
-            "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost",
-            "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-            "FACTDEBATE_URL": world.guard_url, "FACTDEBATE_API_BASE": f"{world.guard_url}/v1",
-            "FACTDEBATE_API_KEYS": KEY, "LITELLM_MASTER_KEY": MASTER_KEY,
-            "OPENAI_BASE_URL": f"{world.upstream_url}/v1", "OPENAI_API_KEY": "sk-scripted-upstream"})
-        yield Gateways(world, recorder, env)
+        yield Gateways(world, recorder, gateway_env(world))
+
+
+def gateway_env(world: World) -> dict[str, str]:
+    """The gateways' environment: the guard's and the upstream's addresses and keys, and the network cut."""
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    env.update({
+        # The network cut for the gateways: anything but loopback goes to a port where nothing listens.
+        "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost",
+        "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "FACTDEBATE_URL": world.guard_url, "FACTDEBATE_API_BASE": f"{world.guard_url}/v1",
+        "FACTDEBATE_API_KEYS": KEY, "LITELLM_MASTER_KEY": MASTER_KEY,
+        "OPENAI_BASE_URL": f"{world.upstream_url}/v1", "OPENAI_API_KEY": "sk-scripted-upstream"})
+    return env
 
 
 @pytest.fixture(scope="module")
@@ -237,10 +242,11 @@ class Got:
 
 
 def through_litellm(url: str, scenario: Scenario, stream: bool, model: str = "gpt-4o-mini",
-                    options: dict[str, Any] | None = None) -> Got:
+                    options: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> Got:
     """Ask LiteLLM for ``scenario``'s answer as its client would (``options``: the client's own ``factdebate``
-    object, sent as the OpenAI SDK's ``extra_body`` sends it)."""
-    body: dict[str, Any] = {"model": model, "messages": conversation(scenario), "stream": stream}
+    object, sent as the OpenAI SDK's ``extra_body`` sends it; ``extra``: more of the request, such as its
+    ``response_format``)."""
+    body: dict[str, Any] = {"model": model, "messages": conversation(scenario), "stream": stream, **(extra or {})}
     if options is not None:
         body["factdebate"] = options
     headers = {"Authorization": f"Bearer {MASTER_KEY}"}
