@@ -30,14 +30,6 @@ from factdebate.tools.registry import SEARCH_ENGINES
 
 from .paths import MYPY_CACHE
 
-
-def deprecations(*caught: warnings.WarningMessage) -> list[warnings.WarningMessage]:
-    """The DeprecationWarnings among what ``pytest.warns`` recorded: it records every warning, and a
-    ResourceWarning for a socket an earlier test of the worker left open can be emitted by the garbage collector
-    inside the block, named after whatever line was running (seen in a whole-suite run: llm/scripted.py)."""
-    return [w for w in caught if issubclass(w.category, DeprecationWarning)]
-
-
 GOOD = '''\
 import asyncio
 
@@ -233,22 +225,13 @@ def test_one_evidence_keyword_across_the_three_calls() -> None:
     assert guarded.claims and guarded.claims[0].status == "checked"
 
 
-def test_the_old_spellings_still_run_and_name_the_new_one() -> None:
-    """``verify(given_evidence=...)`` and the mode as ``evidence="retrieved"``: a DeprecationWarning at the
-    caller's line (the default filter shows those in ``__main__``), and the run as before."""
-    with pytest.warns(DeprecationWarning, match=r"given_evidence= is now evidence=") as caught:
-        verdict = factdebate.verify("Lyon is in France.", given_evidence=["Lyon is a city in France."], **OFFLINE)
-    assert verdict.config["retrieval"]["evidence"] == "given"  # the old keyword keeps its old default
-    with pytest.warns(DeprecationWarning, match=r"check_response\(evidence='retrieved'\).*now evidence_mode=") as more:
-        answer = factdebate.check_response("Lyon is in France.", evidence="retrieved", **OFFLINE)
-    assert answer.claims and {Path(w.filename) for w in deprecations(*caught, *more)} == {Path(__file__)}
-
-
-async def test_the_async_calls_warn_at_the_awaiting_line() -> None:
-    with pytest.warns(DeprecationWarning, match=r"averify\(evidence='retrieved'\).*now evidence_mode=") as caught:
-        verdict = await factdebate.averify("Lyon is in France.", evidence="retrieved", **OFFLINE)
-    assert verdict.config["retrieval"]["evidence"] == "retrieved"
-    assert {Path(w.filename) for w in deprecations(*caught)} == {Path(__file__)}
+@pytest.mark.parametrize("keywords", [{"given_evidence": ["Lyon is a city in France."]}, {"tier": "fast"}])
+def test_a_keyword_the_api_does_not_take_is_refused_by_name(keywords: dict[str, Any]) -> None:
+    """A misspelt or foreign keyword (the passages under another name, the guard's tier given to
+    check_response) is refused in one line that names it, never run as something else."""
+    for call in (factdebate.verify, factdebate.check_response):
+        with pytest.raises(ConfigError, match=f"unknown option '{next(iter(keywords))}'"):
+            call("Lyon is in France.", **keywords, **OFFLINE)
 
 
 @pytest.mark.parametrize(("keywords", "error", "message"), [
@@ -257,19 +240,15 @@ async def test_the_async_calls_warn_at_the_awaiting_line() -> None:
     ({"evidence": [("Guide", "Lyon is in France.")]}, ConfigError, r"evidence item 1 \(tuple\) is not a passage"),
     ({"evidence": [{"text": "Lyon.", "source": "x"}]}, InputError, "evidence item 1: source: Extra inputs"),
     ({"evidence": ["  "]}, InputError, "evidence item 1: text: .*empty"),
-    ({"evidence": "both", "evidence_mode": "given"}, ConfigError, "the evidence mode is given twice"),
+    ({"evidence": "both"}, ConfigError, "where evidence comes from is evidence_mode='both'"),
     ({"evidence": ["a"], "evidence_mode": "retreived"}, ConfigError, "evidence_mode='retreived': it is one of given"),
 ])
 def test_evidence_mistakes_are_one_clear_error_in_each_call(keywords: dict[str, Any], error: type[Exception],
                                                             message: str) -> None:
     calls: list[Callable[..., object]] = [factdebate.verify, factdebate.check_response, factdebate.guard]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        for call in calls:
-            with pytest.raises(error, match=message):
-                call("Lyon is in France.", **keywords, **OFFLINE)
-        with pytest.raises(ConfigError, match=r"passages given twice: as evidence= and as given_evidence="):
-            factdebate.verify("x", evidence=["a"], given_evidence=["b"], **OFFLINE)  # type: ignore[call-arg]
+    for call in calls:
+        with pytest.raises(error, match=message):
+            call("Lyon is in France.", **keywords, **OFFLINE)
 
 
 def test_check_response_is_at_the_top_level() -> None:

@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports a
     from factdebate.api import (
         BatchProgress,
         EvidenceMode,
+        GuardKeywords,
         Passage,
         acheck_response,
         aguard,
@@ -58,16 +59,16 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports a
     from factdebate.guard_engine.types import GuardClaim, GuardResult
 
 __all__ = ["BatchProgress", "ClaimCheck", "ConfigError", "DPDOptions", "DataDirError", "Document", "EventLoopError",
-           "EvidenceMode", "FacToolOptions", "FactDebateError", "GuardClaim", "GuardResult", "InputError",
-           "JudgeDecision", "Judgement", "Label", "MADKEOptions", "MADOptions", "MERMAIDOptions", "MethodName",
-           "MethodOptions", "Passage", "ReActOptions", "ResponseVerdict", "Round", "SearchEngineName",
+           "EvidenceMode", "FacToolOptions", "FactDebateError", "GuardClaim", "GuardKeywords", "GuardResult",
+           "InputError", "JudgeDecision", "Judgement", "Label", "MADKEOptions", "MADOptions", "MERMAIDOptions",
+           "MethodName", "MethodOptions", "Passage", "ReActOptions", "ResponseVerdict", "Round", "SearchEngineName",
            "SelfCheckOptions", "Step", "ToolMADOptions", "Turn", "Usage", "Verdict", "VoteOptions", "WeCheckOptions",
            "acheck_response", "aguard", "aguard_stream", "averify", "averify_many", "check_response", "guard",
            "verify", "verify_many"]
 
 # api.py imports the run layer (pydantic settings, the method registry): kept off plain ``import factdebate``.
 _LAZY = frozenset({"verify", "averify", "verify_many", "averify_many", "check_response", "acheck_response", "guard",
-                   "aguard", "aguard_stream", "BatchProgress", "EvidenceMode", "Passage"})
+                   "aguard", "aguard_stream", "BatchProgress", "EvidenceMode", "GuardKeywords", "Passage"})
 _GUARD_TYPES = frozenset({"GuardResult", "GuardClaim"})
 
 

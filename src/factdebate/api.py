@@ -8,10 +8,8 @@ Every function takes the same keywords: the shared options (:class:`~factdebate.
 typed, so a misspelt one fails a type check), passages as ``evidence`` and where evidence comes from as
 ``evidence_mode``, the method's own options as ``method_options`` (flat names, as ``factdebate methods`` lists
 them: ``{"dpd_max_rounds": 2}``, typed per method in :mod:`factdebate.settings.method_keywords`), and
-``config_file``, ``trace``, ``on_event`` and ``backends``. Older spellings still run for a release, with a
-``DeprecationWarning`` and a type error: ``verify(given_evidence=...)`` (now ``evidence=``), and the mode
-given as ``evidence="both"`` (now ``evidence_mode=``). A method's option passed as a plain keyword
-(``dpd_max_rounds=2``) still runs, as it did before ``method_options`` existed, but a type checker rejects it."""
+``config_file``, ``trace``, ``on_event`` and ``backends``. The guard's keywords are declared once, in
+:class:`GuardKeywords`."""
 
 from __future__ import annotations
 
@@ -33,7 +31,6 @@ from factdebate.core.types import Document, ResponseVerdict, Verdict
 from factdebate.guard_engine.call import CheckCall, LocalHost, Reply, check_replies
 from factdebate.guard_engine.call import check_response as check_response_call
 from factdebate.guard_engine.local import conversation_of, local_host
-from factdebate.guard_engine.response_view import response_verdict
 from factdebate.guard_engine.stream_policy import StreamOut, check_stream
 from factdebate.guard_engine.types import (
     EvidenceMode,
@@ -56,8 +53,8 @@ from factdebate.settings.options import not_read_by
 if TYPE_CHECKING:  # the batch's parts are imported when a batch runs
     from factdebate.run.batch import ClaimItem
 
-__all__ = ["BatchProgress", "EvidenceMode", "Passage", "acheck_response", "aguard", "aguard_stream", "averify",
-           "averify_many", "check_response", "guard", "verify", "verify_many"]
+__all__ = ["BatchProgress", "EvidenceMode", "GuardKeywords", "Passage", "acheck_response", "aguard", "aguard_stream",
+           "averify", "averify_many", "check_response", "guard", "verify", "verify_many"]
 
 # One passage given with the claim or the answer: its text, {"title": ..., "text": ..., "url": ...}, or a
 # Document (a search result) or GuardEvidence already made. A value may be None ("url": None, a passage
@@ -118,18 +115,14 @@ def _warn_unread(options: Mapping[str, Any], method: str) -> None:
 def _evidence(name: str, evidence: object, mode: EvidenceMode | None
               ) -> tuple[list[GuardEvidence] | None, EvidenceMode | None]:
     """``evidence`` and ``evidence_mode`` as each public function takes them -> (the passages, none when
-    empty; the mode). Called by the public function itself, so a warning points at the caller's line."""
+    empty; the mode)."""
     if mode is not None and mode not in _MODES:
         raise ConfigError(f"evidence_mode={mode!r}: it is one of {', '.join(_MODES)}")
     if isinstance(evidence, str):
-        if evidence not in _MODES:
-            raise ConfigError(f"evidence= takes a list of passages, not one string: evidence=[{evidence[:40]!r}"
-                              f"{'...' if len(evidence) > 40 else ''}]")
-        if mode is not None:
-            raise ConfigError(f"the evidence mode is given twice: evidence={evidence!r} and evidence_mode={mode!r}")
-        warnings.warn(f"{name}(evidence={evidence!r}) sets where evidence comes from, which is now "
-                      f"evidence_mode={evidence!r}; evidence= takes the passages", DeprecationWarning, stacklevel=3)
-        return None, typing.cast(EvidenceMode, evidence)
+        if evidence in _MODES:
+            raise ConfigError(f"evidence= takes the passages; where evidence comes from is evidence_mode={evidence!r}")
+        raise ConfigError(f"evidence= takes a list of passages, not one string: evidence=[{evidence[:40]!r}"
+                          f"{'...' if len(evidence) > 40 else ''}]")
     if evidence is None:
         return None, mode
     if isinstance(evidence, Mapping):
@@ -157,26 +150,6 @@ def _passage(item: object, number: int) -> GuardEvidence:
                          '{"title": ..., "text": ..., "url": ...})') from None
 
 
-def _given_evidence(options: dict[str, Any], evidence: list[GuardEvidence] | None) -> list[Document] | None:
-    """``verify``'s old ``given_evidence=`` (taken out of ``options``): its documents, read as before (the mode
-    ``given`` unless told otherwise), with a warning that names the new keyword."""
-    if "given_evidence" not in options:
-        return None
-    from factdebate.tools.given import documents_from
-
-    given = options.pop("given_evidence")
-    warnings.warn("given_evidence= is now evidence= (with evidence_mode='given' for the old default)",
-                  DeprecationWarning, stacklevel=3)
-    if given is None:
-        return None
-    if evidence is not None:
-        raise ConfigError("passages given twice: as evidence= and as given_evidence= (its old name)")
-    if isinstance(given, str | Mapping) or not isinstance(given, Sequence):
-        raise ConfigError("given_evidence= takes a list of passages; pass them as evidence=[...]")
-    options.setdefault("evidence", "given")
-    return documents_from([dict(item) if isinstance(item, Mapping) else item for item in given])
-
-
 async def _verify(claim: str, given: list[Document] | None, flat: dict[str, Any], config_file: str | Path | None,
                   trace: str | Path | None, on_event: EventSink | None,
                   backends: dict[str, Backend] | None) -> Verdict:
@@ -190,8 +163,8 @@ async def _verify(claim: str, given: list[Document] | None, flat: dict[str, Any]
             return await run_claim(claim, settings, resources, sinks=sinks)
 
 
-def _claim_settings(evidence: list[GuardEvidence] | None, mode: EvidenceMode | None, flat: dict[str, Any],
-                    old: list[Document] | None) -> list[Document] | None:
+def _claim_settings(evidence: list[GuardEvidence] | None, mode: EvidenceMode | None,
+                    flat: dict[str, Any]) -> list[Document] | None:
     """The documents the agents are given, and ``flat``'s evidence mode set: ``both`` when passages come
     without a mode (as for check_response, the guard and the service)."""
     from factdebate.guard_engine.evidence import passages
@@ -199,7 +172,7 @@ def _claim_settings(evidence: list[GuardEvidence] | None, mode: EvidenceMode | N
     if mode is not None:
         flat["evidence"] = mode
     if evidence is None:
-        return old
+        return None
     flat.setdefault("evidence", "both")
     return passages(evidence)
 
@@ -227,7 +200,7 @@ async def averify(claim: str, *, evidence: Passages[Passage] | None = None,
     """
     flat = _flat(options, method_options)
     items, mode = _evidence("averify", evidence, evidence_mode)
-    given = _claim_settings(items, mode, flat, _given_evidence(flat, items))
+    given = _claim_settings(items, mode, flat)
     return await _verify(claim, given, flat, config_file, trace, on_event, backends)
 
 
@@ -251,7 +224,7 @@ def verify(claim: str, *, evidence: Passages[Passage] | None = None, evidence_mo
     _not_in_a_running_loop("verify")
     flat = _flat(options, method_options)
     items, mode = _evidence("verify", evidence, evidence_mode)
-    given = _claim_settings(items, mode, flat, _given_evidence(flat, items))
+    given = _claim_settings(items, mode, flat)
     return asyncio.run(_verify(claim, given, flat, config_file, trace, on_event, backends))
 
 
@@ -408,9 +381,7 @@ async def acheck_response(response: str, *, question: str | None = None, evidenc
 
     ``evidence``: passages the answer rests on, read by the agents before (``evidence_mode="both"``, the
     default) or instead of (``"given"``) retrieval. A check within a deadline, with a policy, is
-    :func:`aguard`'s (the same keywords, a ``GuardResult``); ``tier=`` and ``deadline_s=`` given here still run
-    for one release, with a ``DeprecationWarning``, their check read as a ``ResponseVerdict``
-    (guard_engine/response_view.py).
+    :func:`aguard`'s (the same keywords, a ``GuardResult``).
 
     Example::
 
@@ -423,35 +394,17 @@ async def acheck_response(response: str, *, question: str | None = None, evidenc
                 print(claim.claim, claim.label)
     """
     items, mode = _evidence("acheck_response", evidence, evidence_mode)
-    flat = _flat(options, method_options)
-    timed = _timed("acheck_response", flat)  # here: the warning names the awaiting line
-    return await _acheck_response(response, question, items, mode, timed, flat, config_file, trace, on_event,
-                                  backends)
-
-
-def _timed(name: str, options: dict[str, Any]) -> dict[str, Any]:
-    """``tier=`` and ``deadline_s=`` taken out of ``options``: the guard's keywords, which ``check_response``
-    still runs for one release (its one return type, a ``ResponseVerdict``, read from the guard's check), with a
-    ``DeprecationWarning`` at the caller's line (the default filter shows it in ``__main__``)."""
-    timed: dict[str, Any] = {key: options.pop(key) for key in ("tier", "deadline_s") if key in options}
-    timed = {key: value for key, value in timed.items() if value is not None}
-    if timed:
-        warnings.warn(f"{name}({', '.join(f'{k}=' for k in timed)}) is now factdebate.guard's (the same keywords, "
-                      "a GuardResult); check_response returns a ResponseVerdict", DeprecationWarning, stacklevel=3)
-    return timed
+    return await _acheck_response(response, question, items, mode, _flat(options, method_options), config_file,
+                                  trace, on_event, backends)
 
 
 async def _acheck_response(response: str, question: str | None, items: list[GuardEvidence] | None,
-                           mode: EvidenceMode | None, timed: dict[str, Any], flat: dict[str, Any],
+                           mode: EvidenceMode | None, flat: dict[str, Any],
                            config_file: str | Path | None, trace: str | Path | None, on_event: EventSink | None,
                            backends: dict[str, Backend] | None) -> ResponseVerdict:
-    if timed:  # the guard's check, read as a ResponseVerdict (guard_engine/response_view.py)
-        return response_verdict(await aguard(response, question=question, evidence=items, evidence_mode=mode,
-                                             config_file=config_file, trace=trace, on_event=on_event,
-                                             backends=backends, **timed, **flat))
     from factdebate.tools.given import given_evidence
 
-    given = _claim_settings(items, mode, flat, None)  # sets flat's evidence mode: before the settings
+    given = _claim_settings(items, mode, flat)  # sets flat's evidence mode: before the settings
     settings = settings_from(flat, config_file)
     text = validate_response(response, settings)  # the answer and question checked before anything is built
     asked = validate_question(question, settings)
@@ -476,43 +429,60 @@ def check_response(response: str, *, question: str | None = None, evidence: Pass
         print(verdict.label, [(c.claim, c.label) for c in verdict.claims])
     """
     _not_in_a_running_loop("check_response")
-    items, mode = _evidence("check_response", evidence, evidence_mode)  # here: a warning names the caller's line
-    flat = _flat(options, method_options)
-    timed = _timed("check_response", flat)  # here too
-    return asyncio.run(_acheck_response(response, question, items, mode, timed, flat, config_file, trace,
-                                        on_event, backends))
+    items, mode = _evidence("check_response", evidence, evidence_mode)
+    return asyncio.run(_acheck_response(response, question, items, mode, _flat(options, method_options),
+                                        config_file, trace, on_event, backends))
 
 
-def _guard_host(flat: dict[str, Any], config_file: str | Path | None, trace: str | Path | None,
-                on_event: EventSink | None, backends: dict[str, Backend] | None,
-                reviser: Reviser | None) -> tuple[GuardOptions, LocalHost]:
-    """The guard's options and host; an option of the wrong kind (``policy="nope"``) is a ``ConfigError`` in one
-    line, as a setting's is, not pydantic's own error."""
+class GuardKeywords(SharedOptions, total=False):
+    """The keywords of :func:`aguard`, :func:`aguard_stream` and :func:`guard`: the shared options and these.
+    ``None`` takes the operator's default of each guard option."""
+
+    question: str | None  # the question the reply answers (else a conversation's last user message)
+    policy: Policy | None  # annotate, flag, hold, rewrite or block
+    tier: Tier | None  # where each claim starts: fast, standard or deep
+    deadline_s: float | None  # seconds for the whole check
+    evidence: Passages[Passage] | None  # passages the reply rests on, as for verify
+    evidence_mode: EvidenceMode | None  # read before retrieval ("both", the default) or instead of it ("given")
+    conversation_id: str | None
+    on_unchecked: OnUnchecked | None
+    reviser: Reviser | None  # rewrites the answer for policy="rewrite"
+    config_file: str | Path | None
+    trace: str | Path | None
+    on_event: EventSink | None
+    backends: dict[str, Backend] | None
+    method_options: MethodOptions | None
+
+
+_GUARD_CHOSEN = ("policy", "tier", "deadline_s", "conversation_id", "on_unchecked")
+
+
+def _guard_host(name: str, options: Mapping[str, Any]) -> tuple[GuardOptions, LocalHost, str | None]:
+    """The guard's options, its host and the question, from the keywords; an option of the wrong kind
+    (``policy="nope"``) is a ``ConfigError`` in one line, as a setting's is, not pydantic's own error."""
     from factdebate.settings.load import validation_problems
 
+    rest = dict(options)
+    items, mode = _evidence(name, rest.pop("evidence", None), rest.pop("evidence_mode", None))
+    chosen = {key: rest.pop(key, None) for key in _GUARD_CHOSEN} | {"evidence": items, "evidence_mode": mode}
+    question = rest.pop("question", None)
+    config_file, trace, on_event, backends, reviser, method_options = (
+        rest.pop(key, None) for key in ("config_file", "trace", "on_event", "backends", "reviser", "method_options"))
+    flat = {**{k: v for k, v in chosen.items() if v is not None}, **_flat(rest, method_options)}
     _trace_path(trace)
     try:
-        return local_host(flat, config_file, trace, on_event, backends, reviser)
+        guard_options, host = local_host(flat, config_file, trace, on_event, backends, reviser)
     except ValidationError as exc:
         raise ConfigError(f"invalid guard option: {validation_problems(exc)}") from None
+    return guard_options, host, question
 
 
-async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = None, policy: Policy | None = None,
-                 tier: Tier | None = None, deadline_s: float | None = None,
-                 evidence: Passages[Passage] | None = None,
-                 evidence_mode: EvidenceMode | None = None, conversation_id: str | None = None,
-                 on_unchecked: OnUnchecked | None = None, reviser: Reviser | None = None,
-                 config_file: str | Path | None = None, trace: str | Path | None = None,
-                 on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
-                 method_options: MethodOptions | None = None,
-                 **options: Unpack[SharedOptions]) -> GuardResult:
+async def aguard(reply: str | list[dict[str, Any]], **options: Unpack[GuardKeywords]) -> GuardResult:
     """Check a chat reply within a deadline and apply a policy (annotate, flag, hold, rewrite or block).
 
     ``reply``: its text, or the conversation (OpenAI-style messages: the last assistant message is checked,
-    ``role: "tool"`` messages are evidence, the last user message is the question). ``evidence``: passages the
-    reply rests on, as for :func:`verify`, read before retrieval (``evidence_mode="both"``, the default) or
-    instead of it (``"given"``). ``None`` takes the operator's default of each guard option; ``reviser``
-    rewrites the answer for ``policy="rewrite"``.
+    ``role: "tool"`` messages are evidence, the last user message is the question). The keywords:
+    :class:`GuardKeywords`.
 
     Example::
 
@@ -524,25 +494,14 @@ async def aguard(reply: str | list[dict[str, Any]], *, question: str | None = No
                                      tier="fast", deadline_s=10, policy="flag")
             print(result.action_taken, [(c.claim, c.status, c.label) for c in result.claims])
     """
-    items, mode = _evidence("aguard", evidence, evidence_mode)
-    chosen = {"policy": policy, "tier": tier, "deadline_s": deadline_s, "evidence": items, "evidence_mode": mode,
-              "conversation_id": conversation_id, "on_unchecked": on_unchecked}
-    flat = {**{k: v for k, v in chosen.items() if v is not None}, **_flat(options, method_options)}
+    guard_options, host, question = _guard_host("aguard", options)
     messages, one = conversation_of(reply) if isinstance(reply, list) else ([], Reply(reply))
-    guard_options, host = _guard_host(flat, config_file, trace, on_event, backends, reviser)
     [result] = await check_replies(CheckCall(messages, guard_options, question), [one], host)  # guard_engine/call.py
     return result
 
 
 async def aguard_stream(deltas: AsyncIterable[str], *, messages: list[dict[str, Any]] | None = None,
-                        question: str | None = None, policy: Policy | None = None, tier: Tier | None = None,
-                        deadline_s: float | None = None, evidence: Passages[Passage] | None = None,
-                        evidence_mode: EvidenceMode | None = None, conversation_id: str | None = None,
-                        on_unchecked: OnUnchecked | None = None, reviser: Reviser | None = None,
-                        config_file: str | Path | None = None, trace: str | Path | None = None,
-                        on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
-                        method_options: MethodOptions | None = None,
-                        **options: Unpack[SharedOptions]) -> AsyncIterator[StreamOut]:
+                        **options: Unpack[GuardKeywords]) -> AsyncIterator[StreamOut]:
     """Check a chat reply while it streams, under a policy, with :func:`aguard`'s keywords: ``deltas`` is the
     reply's text as it arrives, ``messages`` the conversation before it (its ``role: "tool"`` messages are
     evidence, its last user message the question). Yields :class:`~factdebate.guard_engine.stream_policy.StreamOut`
@@ -564,23 +523,12 @@ async def aguard_stream(deltas: AsyncIterable[str], *, messages: list[dict[str, 
                 elif out.result is not None:  # the last item: the whole check's result
                     print(out.result.action_taken, [(c.claim, c.label) for c in out.result.claims])
     """
-    items, mode = _evidence("aguard_stream", evidence, evidence_mode)
-    chosen = {"policy": policy, "tier": tier, "deadline_s": deadline_s, "evidence": items, "evidence_mode": mode,
-              "conversation_id": conversation_id, "on_unchecked": on_unchecked}
-    flat = {**{k: v for k, v in chosen.items() if v is not None}, **_flat(options, method_options)}
-    guard_options, host = _guard_host(flat, config_file, trace, on_event, backends, reviser)
+    guard_options, host, question = _guard_host("aguard_stream", options)
     async for out in check_stream(CheckCall(messages or [], guard_options, question), deltas, host):
         yield out
 
 
-def guard(reply: str | list[dict[str, Any]], *, question: str | None = None, policy: Policy | None = None,
-          tier: Tier | None = None, deadline_s: float | None = None,
-          evidence: Passages[Passage] | None = None,
-          evidence_mode: EvidenceMode | None = None, conversation_id: str | None = None,
-          on_unchecked: OnUnchecked | None = None, reviser: Reviser | None = None,
-          config_file: str | Path | None = None, trace: str | Path | None = None,
-          on_event: EventSink | None = None, backends: dict[str, Backend] | None = None,
-          method_options: MethodOptions | None = None, **options: Unpack[SharedOptions]) -> GuardResult:
+def guard(reply: str | list[dict[str, Any]], **options: Unpack[GuardKeywords]) -> GuardResult:
     """:func:`aguard` in an event loop of its own.
 
     Example::
@@ -594,8 +542,4 @@ def guard(reply: str | list[dict[str, Any]], *, question: str | None = None, pol
         print(result.text)  # the reply as the policy leaves it
     """
     _not_in_a_running_loop("guard")
-    items, mode = _evidence("guard", evidence, evidence_mode)  # here: a warning names the caller's line
-    return asyncio.run(aguard(reply, question=question, policy=policy, tier=tier, deadline_s=deadline_s,
-                              evidence=items, evidence_mode=mode, conversation_id=conversation_id,
-                              on_unchecked=on_unchecked, reviser=reviser, config_file=config_file, trace=trace,
-                              on_event=on_event, backends=backends, method_options=method_options, **options))
+    return asyncio.run(aguard(reply, **options))

@@ -3,8 +3,6 @@ arguments (old behaviour without them)."""
 
 from __future__ import annotations
 
-import warnings
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,14 +12,6 @@ from factdebate.core.types import ResponseVerdict
 from factdebate.guard_engine import GuardResult
 from factdebate.llm.scripted import ScriptedBackend
 from tests.guard.support import CLAIMS, REPLY, script
-
-
-def deprecations(*caught: warnings.WarningMessage) -> list[warnings.WarningMessage]:
-    """The DeprecationWarnings among what ``pytest.warns`` recorded: it records every warning, and a
-    ResourceWarning for a socket an earlier test of the worker left open can be emitted by the garbage collector
-    inside the block, named after whatever line was running (seen in a whole-suite run: llm/scripted.py)."""
-    return [w for w in caught if issubclass(w.category, DeprecationWarning)]
-
 
 OFFLINE = {"llm": "scripted:agree", "search": "local", "cache": False}
 PASSAGE = {"title": "Guide", "text": "Paris is the capital of France. The Eiffel Tower is in Paris."}
@@ -51,34 +41,6 @@ def test_the_package_name_is_also_the_function() -> None:
     import factdebate.guard_engine
 
     assert callable(factdebate.guard) and callable(fd.aguard)
-
-
-async def test_check_response_with_the_guards_tier_warns_and_still_returns_its_one_type() -> None:
-    """check_response has one return type: its old ``tier=``/``deadline_s=`` run the guard's check for
-    one release, named as factdebate.guard's, and the result reads as check-response's verdict."""
-    backends, _ = _backends()
-    with pytest.warns(DeprecationWarning, match=r"check_response\(tier=, deadline_s=\) is now factdebate.guard's") \
-            as caught:
-        verdict = await fd.acheck_response(REPLY, tier="fast", deadline_s=30,  # type: ignore[call-arg]
-                                           backends=backends, method="single",
-                                           evidence=["The Eiffel Tower is in Paris."], **OFFLINE)
-    assert isinstance(verdict, ResponseVerdict) and verdict.claims[1].label == "REFUTES"
-    assert (verdict.label, verdict.factual, verdict.decided_by) == ("REFUTES", False, "any-false")
-    span = verdict.claims[1].span
-    assert span is not None and verdict.response[span.start:span.end] == CLAIMS[1]
-    assert verdict.usage.llm_calls > 0
-    assert {Path(w.filename) for w in deprecations(*caught)} == {Path(__file__)}  # at the awaiting line
-
-
-def test_the_blocking_check_response_warns_at_the_callers_line() -> None:
-    """``check_response(tier=...)`` runs in an event loop of its own: its warning still names the caller's line,
-    where the default filter shows it (in ``__main__``), not asyncio's."""
-    backends, _ = _backends()
-    with pytest.warns(DeprecationWarning, match=r"check_response\(tier=\) is now factdebate.guard's") as caught:
-        verdict = fd.check_response(REPLY, tier="fast", backends=backends, method="single",  # type: ignore[call-arg]
-                                    evidence=["The Eiffel Tower is in Paris."], **OFFLINE)
-    assert isinstance(verdict, ResponseVerdict) and verdict.label == "REFUTES"
-    assert {Path(w.filename) for w in deprecations(*caught)} == {Path(__file__)}
 
 
 async def test_check_response_without_the_new_arguments_is_as_before_with_spans() -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import ValidationError
+
 # pydantic (which turns these into the schemas) reads TypedDicts only from typing_extensions before Python 3.12.
 from typing_extensions import NotRequired, TypedDict  # noqa: UP035
 
@@ -155,3 +157,9 @@ class AnswerCheck(TypedDict):
     models: list[str]  # the models that answered for it
     warnings: list[Caution]
     note: NotRequired[str]  # why it was checked at less than asked (the fast tier while the vectors build)
+
+
+def describe_errors(exc: ValidationError) -> str:
+    """An argument error as the client reads it: ``field: problem`` pairs, without pydantic's documentation
+    links or the input echoed back."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors())

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from factdebate.facade.core import __version__
 from factdebate.facade.scrub import scrub, scrub_value
 from factdebate.server.mcp.prepare import Preparation
+from factdebate.server.mcp.results import describe_errors
 from factdebate.server.mcp.stdio_lines import TOO_LONG, bound_stdin_lines
 
 if TYPE_CHECKING:
@@ -56,11 +57,6 @@ _UNOFFERED_CAPABILITIES = ("prompts", "resources")
 # What a client reads of a tool request sent before ``initialize``: the SDK's own refusal does not say why.
 NOT_INITIALIZED = ("the connection is not initialized: send initialize first (MCP's handshake, answered at once), "
                    "then notifications/initialized, then your requests")
-
-
-def describe_errors(exc: ValidationError) -> str:
-    """``field: problem`` pairs, without pydantic's documentation links or the input echoed back."""
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors())
 
 
 class AgentServer(MCPServer):

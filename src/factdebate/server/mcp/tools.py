@@ -57,8 +57,8 @@ from factdebate.server.mcp.results import (
     ResponseClaim,
     Round,
     Span,
+    describe_errors,
 )
-from factdebate.server.mcp.server import describe_errors
 from factdebate.server.options import SettingsResolver, VerifyOptions
 from factdebate.server.resources import ResourcePool
 from factdebate.server.tool_allowlist import check_allow_entry
