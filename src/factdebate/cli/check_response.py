@@ -32,6 +32,7 @@ from factdebate.response_level.aggregate import RULES, coverage_line
 from factdebate.util.scrub import scrub_secrets
 
 if TYPE_CHECKING:  # the command's imports stay lazy: `--help` reads none of the run layer
+    from factdebate.core.runtime import EventSink
     from factdebate.methods.resources import Resources
     from factdebate.settings.model import Settings
 
@@ -147,11 +148,7 @@ def register_check_response(app: typer.Typer) -> None:
         """Split a long answer into atomic claims, check each with --method, and call the answer false if
         any claim is false."""
         from factdebate.cli import feedback as notes
-        from factdebate.core.runtime import EventSink, trace_file
-        from factdebate.guard_engine.call import CheckCall, LocalHost
-        from factdebate.guard_engine.call import check_response as check_response_call
-        from factdebate.guard_engine.types import GuardOptions
-        from factdebate.run.build import build_resources
+        from factdebate.core.runtime import trace_file
         from factdebate.run.response import validate_question, validate_response
         from factdebate.settings.load import settings_from
 
@@ -163,65 +160,82 @@ def register_check_response(app: typer.Typer) -> None:
         warn_unread(options, settings.method, "check-response", scopes=("response",))
         transcript = with_trace_text(trace, trace_text)
         validate_response(response, settings)
-        question = validate_question(question, settings)
-        from factdebate.run.foreground import prepare_in_foreground
-        from factdebate.run.model_servers import ModelServerDown
-
+        asked = validate_question(question, settings)
         err = Console(stderr=True, soft_wrap=True)
-        try:
-            prepare_in_foreground(settings)  # a dead model server: one line in seconds, before any build
-        except ModelServerDown as exc:
-            if not kinds:
-                raise
-            err.print(f"[bold red]error:[/] {escape(str(exc))}")  # the checker is down: 3, as below
-            raise typer.Exit(exits.CHECK_FAILED) from None
-        resources = build_resources(settings)
-
-        @asynccontextmanager
-        async def opened(_: Settings) -> AsyncIterator[tuple[Resources, list[EventSink]]]:
-            yield resources, []  # opened by go(): the corrections after the check use the same models
-
-        async def go(traced: list[EventSink]) -> tuple[ResponseVerdict, str | None]:
-            # The one call every door of check-response makes (guard_engine/call.py), with this process as its host.
-            async with resources:
-                with err.status("extracting claims…") as status:
-                    sinks: list[EventSink] = [lambda event: status.update(_progress(event)), *traced]
-                    verdict = await check_response_call(CheckCall((), GuardOptions(), question), response,
-                                                        LocalHost(settings, opened), sinks=sinks)
-                    if feedback is None:
-                        return verdict, None
-                    status.update("writing corrections for the refuted claims…")
-                    fixes = await notes.counted_fixes(verdict, resources.llm("debater"))
-                    return verdict, notes.note(fixes)
-
         with trace_file(trace) as traced, transcript:
-            try:
-                verdict, note = asyncio.run(go(traced))
-            except FactDebateError as exc:
-                if not kinds or exits.code_for(exc) == exits.USAGE:
-                    raise
-                # Under --fail-on a check that could not be made is 3, never 1: the loop must not re-run its
-                # agent for the checker's fault.
-                err.print(f"[bold red]error:[/] {escape(str(exc))}")
-                raise typer.Exit(exits.CHECK_FAILED) from None
+            verdict, note = _checked(settings, response, asked, feedback is not None, kinds, err, traced)
         if feedback is not None and note:
             notes.write(feedback, note)
-        if as_json:
-            sys.stdout.write(verdict.model_dump_json() + "\n")
-        else:
-            from factdebate.cli.render import print_embedded_note
+        _report(verdict, settings, as_json, kinds, err)
 
-            render_response(verdict, Console())
-            print_embedded_note(settings, Console(soft_wrap=True),
-                                "this response's verdict tests the pipeline, not the response")
-        if kinds:
-            found = findings(verdict)
-            err.print(escape(summary(found, kinds)))
-            if (code := exit_code(found, kinds)) != exits.OK:
-                raise typer.Exit(code)
-            return
-        if any(check.error for check in verdict.claims):  # verify's contract: a claim in error exits 1
-            raise typer.Exit(exits.SOME_FAILED)
+
+def _checked(settings: Settings, response: str, question: str | None, with_feedback: bool, kinds: frozenset[str],
+             err: Console, traced: list[EventSink]) -> tuple[ResponseVerdict, str | None]:
+    """The response's verdict and, ``with_feedback``, the note of corrections for its refuted claims. Under
+    ``--fail-on`` a check that could not be made exits 3, never 1: the loop must not re-run its agent for the
+    checker's fault."""
+    from factdebate.cli import feedback as notes
+    from factdebate.guard_engine.call import CheckCall, LocalHost
+    from factdebate.guard_engine.call import check_response as check_response_call
+    from factdebate.guard_engine.types import GuardOptions
+    from factdebate.run.build import build_resources
+    from factdebate.run.foreground import prepare_in_foreground
+    from factdebate.run.model_servers import ModelServerDown
+
+    try:
+        prepare_in_foreground(settings)  # a dead model server: one line in seconds, before any build
+    except ModelServerDown as exc:
+        if not kinds:
+            raise
+        err.print(f"[bold red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(exits.CHECK_FAILED) from None
+    resources = build_resources(settings)
+
+    @asynccontextmanager
+    async def opened(_: Settings) -> AsyncIterator[tuple[Resources, list[EventSink]]]:
+        yield resources, []  # opened by go(): the corrections after the check use the same models
+
+    async def go() -> tuple[ResponseVerdict, str | None]:
+        # The one call every door of check-response makes (guard_engine/call.py), with this process as its host.
+        async with resources:
+            with err.status("extracting claims…") as status:
+                sinks: list[EventSink] = [lambda event: status.update(_progress(event)), *traced]
+                verdict = await check_response_call(CheckCall((), GuardOptions(), question), response,
+                                                    LocalHost(settings, opened), sinks=sinks)
+                if not with_feedback:
+                    return verdict, None
+                status.update("writing corrections for the refuted claims…")
+                fixes = await notes.counted_fixes(verdict, resources.llm("debater"))
+                return verdict, notes.note(fixes)
+
+    try:
+        return asyncio.run(go())
+    except FactDebateError as exc:
+        if not kinds or exits.code_for(exc) == exits.USAGE:
+            raise
+        err.print(f"[bold red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(exits.CHECK_FAILED) from None
+
+
+def _report(verdict: ResponseVerdict, settings: Settings, as_json: bool, kinds: frozenset[str], err: Console) -> None:
+    """The verdict on stdout (JSON or a table), and the exit code: ``--fail-on``'s, else 1 for a claim in error
+    (verify's contract)."""
+    if as_json:
+        sys.stdout.write(verdict.model_dump_json() + "\n")
+    else:
+        from factdebate.cli.render import print_embedded_note
+
+        render_response(verdict, Console())
+        print_embedded_note(settings, Console(soft_wrap=True),
+                            "this response's verdict tests the pipeline, not the response")
+    if kinds:
+        found = findings(verdict)
+        err.print(escape(summary(found, kinds)))
+        if (code := exit_code(found, kinds)) != exits.OK:
+            raise typer.Exit(code)
+        return
+    if any(check.error for check in verdict.claims):
+        raise typer.Exit(exits.SOME_FAILED)
 
 
 def _progress(event: dict[str, Any]) -> str:
