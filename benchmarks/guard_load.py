@@ -33,9 +33,6 @@ guard's one-stream run.
 workers, one state database shared by them, ``shared_state`` on; 1 is one process, as ``serve`` without the flag),
 each against its own capacity, and ends with the capacity of each over one process's.
 
-``--cpu-wait-counted`` adds the default guard once more with its adaptive limit given the loop's whole lateness, the
-time its thread waited for a CPU included (server/ops/adaptive.py subtracts it), for the two in one run.
-
 ``--flood`` then runs the default guard with one key offering ``--offered`` times the capacity while a second key
 keeps ``--flood-light`` streams in flight beside it, and reports what each key had admitted and shed.
 
@@ -82,7 +79,6 @@ KEY = "bench-key-0123456789abcdef"
 LIGHT_KEY = "bench-light-key-0123456789"  # --flood: the key that sends a few streams beside the flood
 ANSWER = ("Paris is the capital of France. The Louvre is a museum in Paris. The Eiffel Tower is in Rome. "
           "The Seine flows through Paris. Montmartre is a hill in Paris. The Pantheon stands in Paris.")
-WAIT_COUNTED_ENV = "FACTDEBATE_BENCH_CPU_WAIT_COUNTED"  # --cpu-wait-counted: the guard given the whole lateness
 WORKER_ENV = "FACTDEBATE_BENCH_GUARD_WORKER"  # --serve --workers N: what each worker builds its guard from
 FIRST_TOKEN = re.compile(rb'"content": ?"[^"]')  # a chunk that carries text (the role chunk's is "")
 
@@ -94,10 +90,6 @@ def serve(args: argparse.Namespace) -> None:
     from benchmarks.guard import guard_app, responder
     from factdebate.llm.scripted import ScriptedBackend
 
-    if os.environ.get(WAIT_COUNTED_ENV):  # the adaptive limit as it would be without the kernel's schedstat
-        from factdebate.server.ops import adaptive
-
-        adaptive.cpu_wait_s = lambda: 0.0
     watch = os.environ.get("FACTDEBATE_BENCH_LOOP_WATCH")  # a file: the loop's long callbacks go there
     if watch:
         from benchmarks import loop_watch
@@ -361,12 +353,11 @@ def wait_ready(process: subprocess.Popen[bytes], port: int, what: str) -> None:
     raise RuntimeError(f"the {what} did not start")
 
 
-def start_guard(args: argparse.Namespace, upstream: str, port: int, max_cpu_share: float | None,
-                workers: int = 1, wait_counted: bool = False) -> subprocess.Popen[bytes]:
-    """The guard's process (``workers`` processes under it past 1); ``max_cpu_share`` None: shedding off;
-    ``wait_counted``: its adaptive limit counts the loop's whole lateness, its wait for a CPU included."""
+def start_guard(args: argparse.Namespace, upstream: str, port: int,
+                max_cpu_share: float | None, workers: int = 1) -> subprocess.Popen[bytes]:
+    """The guard's process (``workers`` processes under it past 1); ``max_cpu_share`` None: shedding off."""
     shedding = max_cpu_share is not None
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", WAIT_COUNTED_ENV: "1" if wait_counted else "",
+    env = {**os.environ, "HF_HUB_OFFLINE": "1",
            "FACTDEBATE_GUARD__CHECKS_AT_ONCE": str(args.checks_at_once if shedding else 100_000),
            "FACTDEBATE_GUARD__MAX_LOOP_LAG_MS": str(args.max_lag_ms if shedding else 0),
            "FACTDEBATE_GUARD__MAX_CPU_SHARE": str(max_cpu_share or 0)}
@@ -486,19 +477,15 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
     rows: dict[str, dict[str, Any]] = {}
     alone_ttfts: list[float] = []  # every guard's one-stream runs: shedding never acts on a lone stream
     capacity_per_s = 0.0
-    # None: shedding off, first (it measures the capacity); then each max_cpu_share; then, asked, the default
-    # counting the loop's wait for a CPU in its lateness
-    guard_runs = [(None, False), *((share, False) for share in args.max_cpu_share),
-                  *([(0.0, True)] if args.cpu_wait_counted else [])]
-    for share, counted in guard_runs:
+    for share in (None, *args.max_cpu_share):  # None: shedding off, first (it measures the capacity)
         port = free_port()
-        guard = start_guard(args, f"http://127.0.0.1:{upstream_port}/v1", port, share, workers, counted)
+        guard = start_guard(args, f"http://127.0.0.1:{upstream_port}/v1", port, share, workers)
         url = f"http://127.0.0.1:{port}"
-        key = "off" if share is None else "waitcounted" if counted else "default" if share == 0 else f"{share:g}"
-        name = (f"shedding on (the adaptive limit{', the CPU wait counted' if counted else ''}, max_cpu_share "
-                f"{share:g}, max_loop_lag_ms {args.max_lag_ms:g}, checks_at_once {args.checks_at_once})"
-                if share is not None else "shedding off (checks_at_once 100000, which lifts the adaptive limit's "
-                "floor past any load; max_active_runs 512 still refuses past it)") + f", {workers} guard process(es)"
+        key = "off" if share is None else "default" if share == 0 else f"{share:g}"
+        name = (f"shedding on (the adaptive limit, max_cpu_share {share:g}, max_loop_lag_ms "
+                f"{args.max_lag_ms:g}, checks_at_once {args.checks_at_once})" if share is not None
+                else "shedding off (checks_at_once 100000, which lifts the adaptive limit's floor past any "
+                "load; max_active_runs 512 still refuses past it)") + f", {workers} guard process(es)"
         try:
             asyncio.run(closed(url, workers, 3, args.deadline))  # warm-up: each worker learns a lone check
             cpu = Cpu(guard.pid, upstream.pid)
@@ -543,8 +530,7 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
                               row["ttft_p99_s"] / rows[f"{key.split()[0]} 1"]["ttft_p99_s"], 2),
                           "admitted_at_deadline": row["at_deadline"]}), flush=True)
         kind = key.split()[0]
-        names = {"off": "unshed", "default": "default", "waitcounted": "wait_counted"}
-        share = named + names.get(kind, f"share_{kind}")
+        share = named + {"off": "unshed", "default": "default"}.get(kind, f"share_{kind}")
         figures.update({f"{share}_admitted_per_s": row["per_s"], f"{share}_goodput_per_s": row["goodput_per_s"],
                         f"{share}_ttft_p50_s": row["ttft_p50_s"], f"{share}_ttft_p99_s": row["ttft_p99_s"],
                         f"{share}_p99_over_uncontended": round(row["ttft_p99_s"] / uncontended, 2),
@@ -572,8 +558,6 @@ def main() -> None:
                         "run (0: not watched)")
     parser.add_argument("--max-cpu-share", type=float, nargs="+", default=[0.0], help="guard.max_cpu_share of "
                         "the shedding runs, one guard each (0: not watched, the default: the adaptive limit alone)")
-    parser.add_argument("--cpu-wait-counted", action="store_true", help="then the default guard once more with "
-                        "its adaptive limit counting the loop's whole lateness, its wait for a CPU included")
     parser.add_argument("--workers", type=int, nargs="+", default=[1], help="guard processes (serve --workers N), "
                         "the runs repeated for each number given (--serve: the guard's)")
     parser.add_argument("--flood", action="store_true", help="then the default guard with one key flooding at "

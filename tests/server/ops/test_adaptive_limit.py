@@ -2,17 +2,12 @@
 rather than a real loop and checker, so what they do is the same on any machine: the loop's limit grows while it
 binds and the loop keeps up, falls to the checks running when the loop is late, and never falls below its floor;
 the checker's limit falls on checks past their deadlines and grows on checks within them; the load's admission
-sheds past either with a forecast, fair between keys. The loop's lateness they read is its own, less the time
-its thread waited for a CPU (that wait given, not measured)."""
+sheds past either with a forecast, fair between keys."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
-import time
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -119,35 +114,3 @@ def test_checks_past_their_deadlines_shed_what_the_checker_would_not_answer_in_t
     for end in ends:
         end()
     assert load.shed_now(0) is None  # nothing running: the next check is admitted
-
-
-async def _intervals_while_the_loop_is_held(monkeypatch: pytest.MonkeyPatch, waited: Any) -> list[float]:
-    """The intervals' mean lateness LoopLag gives while a callback holds the loop 60 ms at a time (a sleep, so
-    it is late by that much on any machine), the thread's wait for a CPU read from ``waited``."""
-    monkeypatch.setattr(adaptive, "cpu_wait_s", waited)
-    seen: list[float] = []
-    lag = adaptive.LoopLag(seen.append)
-    lag.watch(lambda: len(seen) < 2)
-    while len(seen) < 2:
-        time.sleep(0.06)  # the loop held: every tick due meanwhile wakes late
-        await asyncio.sleep(0)
-    return seen
-
-
-async def test_the_loops_own_lateness_is_what_the_limit_reads_not_its_threads_wait_for_a_cpu(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    held = await _intervals_while_the_loop_is_held(monkeypatch, lambda: 0.0)
-    assert min(held) >= 0.02  # its own callbacks held it: late, as the ticks saw
-    # The same lateness, all of it spent waiting for a CPU (as other processes' work makes it): none is the loop's.
-    waiting = await _intervals_while_the_loop_is_held(monkeypatch, time.perf_counter)
-    assert waiting == [0.0, 0.0]
-
-
-def test_the_threads_wait_for_a_cpu_reads_as_seconds_or_zero_where_the_kernel_does_not_say(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    assert adaptive.cpu_wait_s() >= 0.0
-    (tmp_path / "schedstat").write_text("120000000 2500000000 7\n")
-    monkeypatch.setattr(adaptive, "SCHEDSTAT", tmp_path / "schedstat")
-    assert adaptive.cpu_wait_s() == 2.5
-    monkeypatch.setattr(adaptive, "SCHEDSTAT", tmp_path / "absent")
-    assert adaptive.cpu_wait_s() == 0.0

@@ -9,13 +9,8 @@ new reply's first token wait in: a 20 ms sleep that wakes late has waited behind
 lateness, at most 1 and at least a half, and given its square root as room while it binds (the checks running
 fill most of it), smoothed (:class:`AdaptiveLimit`). It settles where the loop runs about the target late: near
 the CPU's capacity, before every stream waits behind the others' work, and finds a capacity of a hundred checks
-within about ten seconds. A mean lateness, not a CPU share: it needs no knowledge of the machine.
-
-The lateness counted is the loop's own: each tick's, less the time the loop's thread waited for a CPU meanwhile
-(Linux's ``/proc/thread-self/schedstat``, :func:`cpu_wait_s`). Other processes' work delays the thread without
-queueing anything in the loop, and the queue this limit is about is the one the checks admitted make: counted
-whole, on a machine that other work kept busy, the lateness held the limit at its floor while the process used
-half a core (``benchmarks/guard_load.py``). A process short of CPU for its own checks still sees its queue grow.
+within about ten seconds. A mean lateness, not a CPU share: it counts what delays a stream whatever causes it,
+and needs no knowledge of the machine.
 
 It never falls below its floor, :data:`FLOOR_PER_CORE` checks per CPU core or ``guard.checks_at_once`` where that
 is larger: what one core serves at full speed (checks mostly wait on their upstream and checker), so below the
@@ -40,7 +35,6 @@ import math
 import os
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 FLOOR_PER_CORE = 8  # as many checks as guard.checks_at_once's default gives one core
 TARGET_S = 0.005  # the loop's mean lateness the limit holds (CoDel's target)
@@ -54,16 +48,6 @@ LAG_TICK_S = 0.02  # how often the loop's lateness is sampled while it is watche
 LAG_LEARN = 0.3  # weight of the newest sample in the lateness's moving average
 BINDS = 0.8  # the limit binds (and may grow) while the checks running fill this share of it
 SMOOTHING = 0.3  # weight of each interval's new limit
-SCHEDSTAT = Path("/proc/thread-self/schedstat")  # Linux: the thread's seconds on a CPU, waiting for one, slices
-
-
-def cpu_wait_s() -> float:
-    """Seconds the calling thread has waited, runnable, for a CPU so far (Linux's schedstat, its second field);
-    0 where the kernel does not say, so the lateness is then counted whole."""
-    try:
-        return int(SCHEDSTAT.read_bytes().split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):
-        return 0.0
 
 
 def floor_of(checks_at_once: int) -> int:
@@ -127,9 +111,8 @@ class CheckedLimit:
 class LoopLag:
     """How late this process's event loop runs: a moving average of how much later than asked a 20 ms sleep
     wakes (``late_s``, for ``guard.max_loop_lag_ms``), and each interval's mean lateness given to
-    ``on_interval`` (the adaptive limit's signal), less the time the loop's thread waited for a CPU meanwhile
-    (:func:`cpu_wait_s`): what the loop's own queue delayed it. Sampled only while ``busy()``; an idle loop counts
-    as on time."""
+    ``on_interval`` (the adaptive limit's signal). Sampled only while ``busy()``; an idle loop counts as on
+    time."""
 
     def __init__(self, on_interval: Callable[[float], None] | None = None) -> None:
         self.late_s = 0.0
@@ -149,12 +132,12 @@ class LoopLag:
         total, ticks, began = 0.0, 0, time.perf_counter()  # the interval's ticks
         try:
             while busy():
-                asked, waited = time.perf_counter(), cpu_wait_s()
+                asked = time.perf_counter()
                 await asyncio.sleep(LAG_TICK_S)
                 now = time.perf_counter()
                 late = max(0.0, now - asked - LAG_TICK_S)
                 self.late_s = (1 - LAG_LEARN) * self.late_s + LAG_LEARN * late
-                total, ticks = total + max(0.0, late - (cpu_wait_s() - waited)), ticks + 1
+                total, ticks = total + late, ticks + 1
                 if now - began >= INTERVAL_S:
                     if self.on_interval is not None:
                         self.on_interval(total / ticks)
