@@ -23,7 +23,8 @@ DIARY = {
     r"\bload average (?:of )?about\b": "the figure and its conditions belong to benchmarks/results/",
     r"\bthat now get\b|\bnow fixed\b|\bwas fixed\b|\|\s*now\s*\|": "say what happens, in the present",
     r"\ban\s+earlier\s+version\b|\bearlier\s+versions\b": "the changelog says what earlier versions did",
-    r"\bsince these runs\b|\buntil it was tested\b|\beach of these was\b": "say what it does",
+    r"\bsince these runs\b|\bsince then\b|\buntil it was tested\b|\beach of these was\b|\bNow:": "say what it does",
+    r"\(was [^)]*\)": "give the figure as it is; the earlier one is the changelog's",
     r"\b(?:is|are)\s+now\b|\bnow\s+(?:goes|reads|checks|takes|uses|passes|adds|counts|keeps|compares|measures|"
     r"answers|decides|searches|calls|hangs|finds|carries|gives|shows|waits|refuses|prints|reports)\b":
         "a page says what the software does; that it does so now, unlike before, is the changelog's",
