@@ -138,7 +138,7 @@ class OpenAIBackend:
         """``GET /models``' ``owned_by``, which names the server's kind, asked once ("": it said nothing)."""
         if self._owner is None:
             owner = ""
-            with contextlib.suppress(httpx.HTTPError, OSError):  # no model list: a server of unknown kind
+            with contextlib.suppress(OSError):  # no model list: a server of unknown kind
                 owner = await self._listed_owner()
             self._owner = owner
         return self._owner
@@ -146,15 +146,13 @@ class OpenAIBackend:
     async def _listed_owner(self) -> str:
         """The first ``owned_by`` of ``GET /models``, its answer held to a size and the call's timeout (a
         server that floods or trickles it costs no more than that)."""
-        from factdebate.util.bounded_get import fetch
+        from factdebate.util.http_client import fetch
 
-        async with httpx.AsyncClient(timeout=self.timeout,
-                                     headers={"Authorization": f"Bearer {self._key}"}) as client:
-            reply = await fetch(client, client.build_request("GET", f"{self.endpoint}/models"),
-                                limit=MODEL_LIST_BYTES, seconds=min(self.timeout, MODEL_LIST_S),
-                                what="the model list")
+        status, body = await fetch(f"{self.endpoint}/models", {"Authorization": f"Bearer {self._key}"},
+                                   limit=MODEL_LIST_BYTES, seconds=min(self.timeout, MODEL_LIST_S),
+                                   what="the model list")
         try:
-            data = reply.json().get("data") if reply.status_code == 200 else None
+            data = json.loads(body).get("data") if status == 200 else None
         except (ValueError, AttributeError, RecursionError):  # not JSON, not an object, nested past the parser
             return ""
         owners = {str(m.get("owned_by") or "") for m in data if isinstance(m, dict)} \

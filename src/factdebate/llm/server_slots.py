@@ -74,18 +74,15 @@ def from_props_reply(status: int, text: str) -> Slots | None:
 
 async def ask(endpoint: str, owner: str, key: str | None) -> Slots | None:
     """What the server at ``endpoint`` says (``owner``: its ``owned_by``, already asked); None when it answers
-    without saying anything usable. A server that does not answer raises ``httpx.HTTPError`` or ``OSError``
-    (no whole answer within :data:`ASK_TIMEOUT_S` and :data:`PROPS_BYTES`): nothing is kept then, and it is
+    without saying anything usable. A server that does not answer raises ``OSError`` (no whole answer within
+    :data:`ASK_TIMEOUT_S` and :data:`PROPS_BYTES`): nothing is kept then, and it is
     asked again later (llm/in_flight.learn)."""
     said = from_owner(owner)
     if said is not None:  # its model list said it all: no /props to ask
         return said
-    import httpx
-
-    from factdebate.util.bounded_get import fetch
+    from factdebate.util.http_client import fetch
 
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    async with httpx.AsyncClient(timeout=ASK_TIMEOUT_S, headers=headers) as client:
-        reply = await fetch(client, client.build_request("GET", props_url(endpoint)), limit=PROPS_BYTES,
-                            seconds=ASK_TIMEOUT_S, what="its /props")
-    return from_props_reply(reply.status_code, reply.text)
+    status, body = await fetch(props_url(endpoint), headers, limit=PROPS_BYTES, seconds=ASK_TIMEOUT_S,
+                               what="its /props")
+    return from_props_reply(status, body.decode("utf-8", "replace"))

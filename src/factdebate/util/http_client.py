@@ -340,6 +340,20 @@ def _late(exc: TimeoutError, deadline: Deadline) -> TimeoutError:
     return TimeoutError("no data within the read timeout")
 
 
+async def fetch(url: str, headers: Mapping[str, str], *, limit: int, seconds: float, what: str) -> tuple[int, bytes]:
+    """``GET url`` read whole, at most ``limit`` bytes and ``seconds`` from now to its end: (status, body). A
+    server that does not answer so raises ``OSError`` (``TimeoutError``, ``ConnectionError``,
+    ``AnswerTooLarge``), whatever aiohttp said."""
+    parts = urlsplit(url)
+    client = Client(urlunsplit((parts.scheme, parts.netloc, "", "", "")), headers, seconds, max_bytes=limit,
+                    what=what)
+    try:
+        reply = await client.get(parts.path + (f"?{parts.query}" if parts.query else ""))
+        return reply.status, await reply.read()
+    finally:
+        await client.aclose()
+
+
 class Client:
     """Requests to one base URL through the running loop's shared session; ``headers`` go with every request.
     ``connect_timeout`` bounds a new connection's opening apart from ``timeout`` (the bound on each read);
