@@ -33,7 +33,6 @@ never reached, :class:`BrokenReply` for an answer that is not HTTP or ends early
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import functools
 import os
 import ssl
@@ -102,19 +101,18 @@ def _tls_context(cafile: str | None, capath: str | None) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=cafile, capath=capath)
 
 
-# Whether the request under way in this task has its connection: an outer timeout that ends while it is still
-# connecting is a connect timeout (a server never reached), not a read timeout.
-_CONNECTED: contextvars.ContextVar[list[bool]] = contextvars.ContextVar("factdebate_http_connected")
+async def _connected(_: aiohttp.ClientSession, context: Any, __: Any) -> None:
+    """aiohttp's trace hook once a request has its connection (new or kept): noted on the request's own flag
+    (``trace_request_ctx``), so that a timeout while still connecting is told from one waiting for the answer."""
+    context.trace_request_ctx[0] = True
 
 
-class _Connector(aiohttp.TCPConnector):
-    """aiohttp's connector, noting in the caller's context when a request has its connection."""
-
-    async def connect(self, *args: Any, **kwargs: Any) -> Any:
-        connection = await super().connect(*args, **kwargs)
-        if (box := _CONNECTED.get(None)) is not None:
-            box[0] = True
-        return connection
+def _connection_trace() -> aiohttp.TraceConfig:
+    trace = aiohttp.TraceConfig()
+    trace.on_connection_create_end.append(_connected)
+    trace.on_connection_reuseconn.append(_connected)
+    trace.freeze()
+    return trace
 
 
 class _Shared:
@@ -160,13 +158,13 @@ def proxy_for(url: URL) -> tuple[URL | None, aiohttp.BasicAuth | None]:
 
 
 def _new_session() -> aiohttp.ClientSession:
-    connector = _Connector(limit=0, keepalive_timeout=KEEP_ALIVE_S, ssl=tls_context(), ttl_dns_cache=10)
+    connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=KEEP_ALIVE_S, ssl=tls_context(), ttl_dns_cache=10)
     # The environment's proxy comes with each request (proxy_for), so the session reads none itself.
     # auto_decompress off: a body is decoded here, within its limit. No cookies kept: a model server's would
     # travel between callers.
     return aiohttp.ClientSession(connector=connector, trust_env=False, auto_decompress=False,
                                  cookie_jar=aiohttp.DummyCookieJar(), read_bufsize=READ_BUFFER,
-                                 skip_auto_headers=("User-Agent",))
+                                 skip_auto_headers=("User-Agent",), trace_configs=[_connection_trace()])
 
 
 def acquire() -> aiohttp.ClientSession:
@@ -431,13 +429,12 @@ class Client:
         limit = self.max_bytes if max_bytes is None else max_bytes
         resend = self.resend_unanswered
         while True:
-            connected = [False]
-            _CONNECTED.set(connected)
+            connected = [False]  # set by _connected once the request has its connection
             try:
                 async with asyncio.timeout(min(self.timeout, deadline.left())):
                     response = await session.request(method, url, data=body, headers=headers, timeout=timeouts,
                                                      allow_redirects=False, proxy=self.proxy,
-                                                     proxy_auth=self.proxy_auth)
+                                                     proxy_auth=self.proxy_auth, trace_request_ctx=connected)
             except (aiohttp.ServerDisconnectedError, aiohttp.ClientConnectionResetError) as exc:
                 # closed before any byte of the answer came (a kept connection its server had just closed)
                 if resend:
