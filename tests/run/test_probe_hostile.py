@@ -60,4 +60,4 @@ def test_a_refused_connection_is_said_in_the_sockets_words() -> None:
         probe.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
     [answer] = model_servers.ask_servers(settings_for(url), timeout=1.0)
-    assert answer.outcome == "unreachable" and answer.detail.startswith("ConnectError: Connection refused")
+    assert answer.outcome == "unreachable" and answer.detail.startswith("cannot connect: Connection refused")

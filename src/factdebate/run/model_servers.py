@@ -8,16 +8,17 @@ built-in index (up to 30 minutes on a new data folder) before the first model ca
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from factdebate.core.errors import ConfigError
 from factdebate.llm.server_slots import Slots
 from factdebate.settings.model import Settings
-from factdebate.util.bounded_body import MIB, AnswerTooLarge, AnswerTooSlow
+from factdebate.util.bounded_body import MIB, AnswerTooLarge
 from factdebate.util.scrub import redact_text
 
 log = logging.getLogger(__name__)
@@ -60,9 +61,7 @@ def ask_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S, *,
     """One answer per server the run would call: its model list, or (a server that lists none, and
     ``completion``) a one-token completion of a model the settings name. Without ``completion`` only the
     model list is asked: any answer to it shows the server runs, and no completion is spent or counted."""
-    import httpx
-
-    from factdebate.util.bounded_get import fetch_blocking
+    from factdebate.util.http_client import fetch_blocking
 
     models = served_models(settings)
     key = os.environ.get("OPENAI_API_KEY")
@@ -72,45 +71,45 @@ def ask_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S, *,
         base = server.rstrip("/")
         where = redact_text(base)
         try:
-            reply = fetch_blocking("GET", f"{base}/models", headers=headers, limit=MODEL_LIST_BYTES,
-                                   seconds=timeout, what="the model list")
-            if completion and reply.status_code not in (200, 401, 403):  # no list: one token of the model
-                reply = fetch_blocking("POST", f"{base}/chat/completions", headers=headers, json={
+            method, path = "GET", "/models"
+            status, body = fetch_blocking(f"{base}/models", headers, limit=MODEL_LIST_BYTES, seconds=timeout,
+                                          what="the model list")
+            if completion and status not in (200, 401, 403):  # no list: one token of the model
+                method, path = "POST", "/chat/completions"
+                status, body = fetch_blocking(f"{base}/chat/completions", headers, json_body=json.dumps({
                     "model": models[0] if models else "", "max_tokens": 1,
-                    "messages": [{"role": "user", "content": "ok"}]}, limit=MODEL_LIST_BYTES, seconds=timeout,
-                    what="a one-token answer")
+                    "messages": [{"role": "user", "content": "ok"}]}).encode(), limit=MODEL_LIST_BYTES,
+                    seconds=timeout, what="a one-token answer")
         except AnswerTooLarge as exc:  # it answers, but not as a model server does
             answers.append(ServerAnswer(where, "error", redact_text(f"{exc}: not a model server's answer")))
             continue
-        except (httpx.TransportError, OSError) as exc:
+        except OSError as exc:
             if connected(exc):  # it took the connection: running, busy with a request (llama-cpp-python)
                 answers.append(ServerAnswer(where, "busy", f"it took the connection but did not answer its model "
                                             f"list within {timeout:.0f} s: busy with another request, or slow"))
             else:
                 answers.append(ServerAnswer(where, "unreachable", redact_text(
-                    f"{type(exc).__name__}: {why_not(exc)}; waited up to {timeout:.0f} s")))
+                    f"{why_not(exc)}; waited up to {timeout:.0f} s")))
             continue
-        method, path = reply.request.method, reply.request.url.path
-        if reply.status_code in (401, 403):
-            answers.append(ServerAnswer(where, "refused_key", f"HTTP {reply.status_code}", method, path))
-        elif reply.status_code >= 400:
+        if status in (401, 403):
+            answers.append(ServerAnswer(where, "refused_key", f"HTTP {status}", method, path))
+        elif status >= 400:
             answers.append(ServerAnswer(where, "error", redact_text(
-                f"HTTP {reply.status_code} to a one-token call of {models[0] if models else 'the model'}: "
-                f"{reply.text[:200]}"), method, path))
+                f"HTTP {status} to a one-token call of {models[0] if models else 'the model'}: "
+                f"{body.decode('utf-8', 'replace')[:200]}"), method, path))
         else:
-            slots = _said_slots(base, reply, headers, timeout) if not settings.llm.max_in_flight else None
-            answers.append(ServerAnswer(where, "answers", f"HTTP {reply.status_code}", method, path, slots))
+            listed = body if path == "/models" and status == 200 else b""
+            slots = _said_slots(base, listed, headers, timeout) if not settings.llm.max_in_flight else None
+            answers.append(ServerAnswer(where, "answers", f"HTTP {status}", method, path, slots))
     return answers
 
 
 def connected(exc: BaseException) -> bool:
     """Whether a probe that failed had its connection taken: no answer in time (a read timeout, the whole
     answer's deadline) from a server that runs, unlike one refused or never opened."""
-    import httpx
-
     from factdebate.llm.openai_compat import never_connected
 
-    return isinstance(exc, httpx.ReadTimeout | AnswerTooSlow) and not never_connected(exc)
+    return isinstance(exc, TimeoutError) and not never_connected(exc)
 
 
 def why_not(exc: BaseException) -> str:
@@ -125,41 +124,38 @@ def why_not(exc: BaseException) -> str:
             break
         deepest = cause
     if isinstance(deepest, ConnectionRefusedError):
-        return "Connection refused"
+        return "cannot connect: Connection refused"
     if isinstance(deepest, socket.gaierror):
-        return "no such host"
-    return str(exc)[:200] or "no answer"
+        return "cannot connect: no such host"
+    return str(exc)[:200] or type(exc).__name__
 
 
-def _said_slots(base: str, reply: Any, headers: dict[str, str], timeout: float) -> Slots | None:
+def _said_slots(base: str, listed: bytes, headers: dict[str, str], timeout: float) -> Slots | None:
     """What a server on this machine says it serves at once, from its model list's ``owned_by`` or
     llama-server's ``/props`` (llm/server_slots.py), kept for the process's models (llm/in_flight.py)."""
-    import httpx
-
     from factdebate.llm import in_flight, server_slots
-    from factdebate.util.bounded_get import fetch_blocking
+    from factdebate.util.http_client import fetch_blocking
 
     if not in_flight.is_loopback(base):
         return None
-    owner = _owner(reply)
+    owner = _owner(listed)
     said = server_slots.from_owner(owner)
     if said is None:  # not a kind its model list tells apart: llama-server's /props
         try:
-            props = fetch_blocking("GET", server_slots.props_url(base), headers=headers,
-                                   limit=server_slots.PROPS_BYTES, seconds=min(timeout, server_slots.ASK_TIMEOUT_S),
-                                   what="its /props")
-            said = server_slots.from_props_reply(props.status_code, props.text)
-        except (httpx.HTTPError, OSError):  # no answer in time or in size: nothing kept, the first model call
+            status, props = fetch_blocking(server_slots.props_url(base), headers, limit=server_slots.PROPS_BYTES,
+                                           seconds=min(timeout, server_slots.ASK_TIMEOUT_S), what="its /props")
+            said = server_slots.from_props_reply(status, props.decode("utf-8", "replace"))
+        except OSError:  # no answer in time or in size: nothing kept, the first model call
             return None  # asks again (llm/in_flight.py)
     in_flight.remember(base, said)
     return said
 
 
-def _owner(reply: Any) -> str:
+def _owner(listed: bytes) -> str:
     """The model list's first ``owned_by`` ("" when it is no list)."""
-    if reply.request.url.path.endswith("/models") and reply.status_code == 200:
+    if listed:
         try:
-            models = reply.json().get("data")
+            models = json.loads(listed).get("data")
         except (ValueError, AttributeError, RecursionError):  # not JSON, not an object, nested past the parser
             return ""
         owners = sorted({str(m.get("owned_by") or "") for m in models if isinstance(m, dict)}) \

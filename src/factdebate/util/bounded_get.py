@@ -1,4 +1,5 @@
-"""httpx requests whose whole answer, head and body, is held to a size and a deadline (util/bounded_body.py).
+"""httpx requests whose whole answer, head and body, is held to a size and a deadline (util/bounded_body.py):
+the search tools' (tools/http.py), which are tested against recorded answers through httpx's transports.
 
 httpx bounds each read in time but neither the answer's size nor its total time: a server that trickles a
 byte every second, or sends a gigabyte, is read to its end. These helpers send with ``stream=True``, read
@@ -8,9 +9,8 @@ status, the headers and the (decoded) body in memory, read as ``.status_code``, 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json as json_module
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from email.message import Message
 from typing import Any
@@ -76,18 +76,3 @@ async def fetch(client: httpx.AsyncClient, request: httpx.Request, *, limit: int
     except TimeoutError as exc:  # the head itself trickled past the deadline
         raise AnswerTooSlow(what, seconds) from exc
     return Fetched(response.status_code, response.headers, body, request)
-
-
-def fetch_blocking(method: str, url: str, *, headers: Mapping[str, str], limit: int, seconds: float, what: str,
-                   json: Any = None) -> Fetched:
-    """:func:`fetch` for code that cannot await (a command's start-up probe): run on an event loop of its own
-    in a worker thread, so that the deadline holds for the head too, which a blocking client cannot cut short,
-    and whether or not the caller's thread runs a loop already."""
-
-    async def one() -> Fetched:
-        async with httpx.AsyncClient(timeout=seconds, headers=dict(headers)) as client:
-            return await fetch(client, client.build_request(method, url, json=json), limit=limit,
-                               seconds=seconds, what=what)
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="factdebate-probe") as pool:
-        return pool.submit(asyncio.run, one()).result()

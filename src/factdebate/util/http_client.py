@@ -33,6 +33,7 @@ never reached, :class:`BrokenReply` for an answer that is not HTTP or ends early
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 import os
 import ssl
@@ -338,18 +339,29 @@ def _late(exc: TimeoutError, deadline: Deadline) -> TimeoutError:
     return TimeoutError("no data within the read timeout")
 
 
-async def fetch(url: str, headers: Mapping[str, str], *, limit: int, seconds: float, what: str) -> tuple[int, bytes]:
-    """``GET url`` read whole, at most ``limit`` bytes and ``seconds`` from now to its end: (status, body). A
-    server that does not answer so raises ``OSError`` (``TimeoutError``, ``ConnectionError``,
-    ``AnswerTooLarge``), whatever aiohttp said."""
+async def fetch(url: str, headers: Mapping[str, str], *, limit: int, seconds: float, what: str,
+                json_body: bytes | None = None) -> tuple[int, bytes]:
+    """``GET url`` (``POST`` of ``json_body`` when given) read whole, at most ``limit`` bytes and ``seconds``
+    from now to its end: (status, body). A server that does not answer so raises ``OSError``
+    (``TimeoutError``, ``ConnectionError``, ``AnswerTooLarge``), whatever aiohttp said."""
     parts = urlsplit(url)
     client = Client(urlunsplit((parts.scheme, parts.netloc, "", "", "")), headers, seconds, max_bytes=limit,
                     what=what)
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
     try:
-        reply = await client.get(parts.path + (f"?{parts.query}" if parts.query else ""))
+        reply = await (client.get(path) if json_body is None else client.post(path, json_body))
         return reply.status, await reply.read()
     finally:
         await client.aclose()
+
+
+def fetch_blocking(url: str, headers: Mapping[str, str], *, limit: int, seconds: float, what: str,
+                   json_body: bytes | None = None) -> tuple[int, bytes]:
+    """:func:`fetch` for code that cannot await (a command's start-up probe): on an event loop of its own in a
+    worker thread, whether or not the caller's thread runs a loop already."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="factdebate-probe") as pool:
+        return pool.submit(asyncio.run, fetch(url, headers, limit=limit, seconds=seconds, what=what,
+                                              json_body=json_body)).result()
 
 
 class Client:
