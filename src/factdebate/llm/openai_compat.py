@@ -22,8 +22,6 @@ import os
 import time
 from typing import Any
 
-import httpx
-
 from factdebate.core.errors import ConfigError, MissingKeyError
 from factdebate.core.runtime import emit
 from factdebate.llm.base import (
@@ -290,11 +288,10 @@ def never_connected(exc: BaseException) -> bool:
     """Whether ``exc`` (or what caused it) is a connection that could not be opened at all: refused, no such
     host, or no handshake in time. A server that took the connection and then failed or went quiet is running."""
     seen: BaseException | None = exc
-    for _ in range(8):  # the SDK's error, the client's, aiohttp's, the socket's: a short chain
+    for _ in range(8):  # the transport's error, the client's, aiohttp's, the socket's: a short chain
         if seen is None:
             return False
-        if isinstance(seen, ConnectionRefusedError | CannotConnect | ConnectTimeout | httpx.ConnectError
-                      | httpx.ConnectTimeout):
+        if isinstance(seen, ConnectionRefusedError | CannotConnect | ConnectTimeout):
             return True
         seen = seen.__cause__ or seen.__context__
     return False
