@@ -158,19 +158,6 @@ async def read_async(raw: AsyncIterator[bytes], encoding: str, limit: int, deadl
     return b"".join(parts)
 
 
-def read_sync(raw: Iterator[bytes], encoding: str, limit: int, deadline: Deadline) -> bytes:
-    """:func:`read_async` for a blocking client: the deadline is looked at between reads, so a read still
-    under way can end it late by at most the client's own per-read timeout (keep that shorter)."""
-    decoder = Decoder(encoding, limit, deadline.what)
-    parts: list[bytes] = []
-    for data in raw:
-        deadline.left()
-        parts.append(decoder.decode(data))
-    deadline.left()
-    parts.append(decoder.flush())
-    return b"".join(parts)
-
-
 def declared_too_large(length: str | None, limit: int, what: str) -> None:
     """Raise :class:`AnswerTooLarge` at once when a ``Content-Length`` header already says the body is over the
     limit (no byte of it read); a length that is not a whole number of at least 0 is a broken answer."""
@@ -181,16 +168,6 @@ def declared_too_large(length: str | None, limit: int, what: str) -> None:
         raise ConnectionError(f"a Content-Length that is not a whole number: {text[:40]!r}")
     if int(text) > limit:
         raise AnswerTooLarge(what, limit)
-
-
-async def decoded_async(raw: AsyncIterator[bytes], encoding: str, limit: int, what: str) -> AsyncIterator[bytes]:
-    """A body's pieces from ``raw`` (still encoded) decoded as they arrive, at most ``limit`` bytes in all."""
-    decoder = Decoder(encoding, limit, what)
-    async for data in raw:
-        for out in decoder.pieces(data):
-            yield out
-    if tail := decoder.flush():
-        yield tail
 
 
 async def lines_async(pieces: AsyncIterator[bytes], line_limit: int, what: str) -> AsyncIterator[str]:
