@@ -11,8 +11,9 @@ Runs, each ``--seconds`` long (the one-stream ones ``--alone-seconds``, by defau
 
 1. the guard without shedding (``guard.checks_at_once`` 100000, nothing watched): one stream at a time (the
    uncontended figures), then ``--concurrency`` streams kept in flight (closed loop), which saturate it: its
-   replies per second are the machine's capacity (also given in streams by Little's law: that rate times the
-   uncontended reply's seconds);
+   replies per second answered and checked within their deadline are the capacity (the machine's, or behind a
+   checker of few slots the checker's; also given in streams by Little's law: that rate times the uncontended
+   reply's seconds);
 2. the same guard offered ``--offered`` times that capacity, open loop (requests arrive at random, Poisson,
    whatever was answered; a shed one is not retried: a retry is one more arrival);
 3. for each ``--max-cpu-share`` value, a guard with shedding (the adaptive limit on checks in flight, the default,
@@ -32,6 +33,12 @@ guard's one-stream run.
 ``--workers 1 2`` runs all of that once per number of guard processes (``factdebate serve --workers N``: uvicorn's
 workers, one state database shared by them, ``shared_state`` on; 1 is one process, as ``serve`` without the flag),
 each against its own capacity, and ends with the capacity of each over one process's.
+
+``--checker-slots N`` has the checker answer N calls at once per guard process, the rest waiting their turn, as a
+model server with N slots does (0, the default: any number): with ``--latency 1`` the checker, not the CPU, is then
+the capacity, and what the admission lets in must still be checked within its deadline. The requests' deadline is
+the shedding guards' own (``guard.deadline_s``), so their checker's limit learns from its misses; the unshed guard's
+is longer, so its checker's limit learns nothing (a deadline shorter than the operator's is the caller's choice).
 
 ``--flood`` then runs the default guard with one key offering ``--offered`` times the capacity while a second key
 keeps ``--flood-light`` streams in flight beside it, and reports what each key had admitted and shed.
@@ -87,8 +94,7 @@ def serve(args: argparse.Namespace) -> None:
     """The guard alone in this process (``--serve``), its checker scripted (benchmarks/guard.py's responder)."""
     import uvicorn
 
-    from benchmarks.guard import guard_app, responder
-    from factdebate.llm.scripted import ScriptedBackend
+    from benchmarks.guard import guard_app
 
     watch = os.environ.get("FACTDEBATE_BENCH_LOOP_WATCH")  # a file: the loop's long callbacks go there
     if watch:
@@ -98,26 +104,41 @@ def serve(args: argparse.Namespace) -> None:
                            float(os.environ.get("FACTDEBATE_BENCH_LOOP_WATCH_MS", "5")))
     if args.workers[0] > 1:  # uvicorn's workers, as serve --workers N runs them, each building worker_app
         os.environ[WORKER_ENV] = json.dumps({"upstream": args.upstream, "latency": args.latency,
-                                             "work": tempfile.mkdtemp()})
+                                             "slots": args.checker_slots, "work": tempfile.mkdtemp()})
         uvicorn.run("benchmarks.guard_load:worker_app", factory=True, workers=args.workers[0], host="127.0.0.1",
                     port=args.port, log_level="warning")
         return
-    backend = ScriptedBackend(responder(), latency=args.latency, record=False)
-    app = guard_app(Path(tempfile.mkdtemp()), args.upstream, backend, KEY, LIGHT_KEY)
+    app = guard_app(Path(tempfile.mkdtemp()), args.upstream, checker(args.latency, args.checker_slots), KEY, LIGHT_KEY)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+
+
+def checker(latency: float, slots: int) -> Any:
+    """The scripted checker (benchmarks/guard.py's responder), each call ``latency`` seconds; ``slots`` (0: any
+    number) calls at once, the rest waiting their turn, as a model server with that many slots answers."""
+    from benchmarks.guard import responder
+    from factdebate.llm.base import Completion, GenParams, Message
+    from factdebate.llm.scripted import ScriptedBackend
+
+    class Slotted(ScriptedBackend):
+        turn: asyncio.Semaphore | None = None  # made on the guard's loop, at its first call
+
+        async def complete(self, messages: list[Message], params: GenParams) -> Completion:
+            self.turn = self.turn or asyncio.Semaphore(slots)
+            async with self.turn:
+                return await super().complete(messages, params)
+
+    return (Slotted if slots else ScriptedBackend)(responder(), latency=latency, record=False)
 
 
 def worker_app() -> Any:
     """One worker's guard (``--serve --workers N``): the scripted checker, and the state database all the workers
     share with ``shared_state`` on, as ``serve --workers N`` sets it (the cap on checks in progress is then the
     service's, each check's slot a row of that database)."""
-    from benchmarks.guard import responder
-    from factdebate.llm.scripted import ScriptedBackend
     from factdebate.server.app import create_app
     from tests.server.conftest import PLAIN, offline_build
 
     given = json.loads(os.environ[WORKER_ENV])
-    backend = ScriptedBackend(responder(), latency=given["latency"], record=False)
+    backend = checker(given["latency"], given["slots"])
     os.environ["FACTDEBATE_GUARD__UPSTREAM"] = given["upstream"]
     return create_app(api_keys=[KEY, LIGHT_KEY], defaults=PLAIN, db_path=Path(given["work"]) / "service.sqlite",
                       rate_limit_per_minute=0, claims_per_minute=0, shared_state=True,
@@ -361,8 +382,11 @@ def start_guard(args: argparse.Namespace, upstream: str, port: int,
            "FACTDEBATE_GUARD__CHECKS_AT_ONCE": str(args.checks_at_once if shedding else 100_000),
            "FACTDEBATE_GUARD__MAX_LOOP_LAG_MS": str(args.max_lag_ms if shedding else 0),
            "FACTDEBATE_GUARD__MAX_CPU_SHARE": str(max_cpu_share or 0)}
+    if shedding:  # the requests' deadline the operator's, so the checker's limit learns from their misses
+        env["FACTDEBATE_GUARD__DEADLINE_S"] = str(args.deadline)
     process = subprocess.Popen([sys.executable, __file__, "--serve", "--port", str(port), "--upstream", upstream,
-                                "--latency", str(args.latency), "--workers", str(workers)], env=env)
+                                "--latency", str(args.latency), "--workers", str(workers),
+                                "--checker-slots", str(args.checker_slots)], env=env)
     wait_ready(process, port, "guard")
     return process
 
@@ -498,7 +522,9 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
                 rows["off closed"] = summary(
                     f"{name}, closed {args.concurrency} streams",
                     asyncio.run(closed(url, args.concurrency, args.seconds, args.deadline)), args.seconds, cpu)
-                capacity_per_s = rows["off closed"]["per_s"]
+                # replies answered and checked within their deadline: the CPU's capacity (none misses it there)
+                # or, behind a checker of few slots, the checker's
+                capacity_per_s = rows["off closed"]["goodput_per_s"]
             rate = args.offered * capacity_per_s
             cpu = Cpu(guard.pid, upstream.pid)
             rows[f"{key} open"] = summary(f"{name}, open {args.offered:g} x capacity ({rate:.1f}/s)",
@@ -548,6 +574,8 @@ def main() -> None:
                         "more (a reply takes about 0.47 s, so 20 s a guard gives about 40)")
     parser.add_argument("--deadline", type=float, default=5.0, help="each request's deadline_s")
     parser.add_argument("--latency", type=float, default=0.05, help="seconds per checker model call")
+    parser.add_argument("--checker-slots", type=int, default=0, help="calls the checker answers at once, the rest "
+                        "waiting their turn (0: any number), per guard process")
     parser.add_argument("--token-delay", type=float, default=0.01)
     parser.add_argument("--first", type=float, default=0.0, help="the upstream's seconds before its answer's "
                         "first byte (0: at once, so a first token's time is the guard's own; a served model's "
