@@ -11,9 +11,8 @@ Runs, each ``--seconds`` long (the one-stream ones ``--alone-seconds``, by defau
 
 1. the guard without shedding (``guard.checks_at_once`` 100000, nothing watched): one stream at a time (the
    uncontended figures), then ``--concurrency`` streams kept in flight (closed loop), which saturate it: its
-   replies per second answered and checked within their deadline are the capacity (the machine's, or behind a
-   checker of few slots the checker's; also given in streams by Little's law: that rate times the uncontended
-   reply's seconds);
+   replies per second are the machine's capacity (also given in streams by Little's law: that rate times the
+   uncontended reply's seconds);
 2. the same guard offered ``--offered`` times that capacity, open loop (requests arrive at random, Poisson,
    whatever was answered; a shed one is not retried: a retry is one more arrival);
 3. for each ``--max-cpu-share`` value, a guard with shedding (the adaptive limit on checks in flight, the default,
@@ -35,8 +34,9 @@ workers, one state database shared by them, ``shared_state`` on; 1 is one proces
 each against its own capacity, and ends with the capacity of each over one process's.
 
 ``--checker-slots N`` has the checker answer N calls at once per guard process, the rest waiting their turn, as a
-model server with N slots does (0, the default: any number): with ``--latency 1`` the checker, not the CPU, is then
-the capacity, and what the admission lets in must still be checked within its deadline. The requests' deadline is
+model server with N slots does (0, the default: any number). With ``--latency 1`` and few slots the open load
+(twice the unshed guard's replies answered with 64 streams) is many times what the checker answers within a
+deadline: what the admission lets in must still be checked within it. The requests' deadline is
 the shedding guards' own (``guard.deadline_s``), so their checker's limit learns from its misses; the unshed guard's
 is longer, so its checker's limit learns nothing (a deadline shorter than the operator's is the caller's choice).
 
@@ -243,7 +243,8 @@ async def one(pool: Pool, body: bytes, ended: Callable[[], float] = time.perf_co
     at_deadline = bool(result.get("deadline_missed"))  # admitted, not checked within its deadline
     # Goodput counts a reply answered and checked within its deadline: its result came, no claim was cut.
     return {"shed": False, "ttft": first, "seconds": seconds, "at_deadline": at_deadline,
-            "good": bool(result) and not at_deadline and not result.get("degraded")}
+            "good": bool(result) and not at_deadline and not result.get("degraded"),
+            "calls": (result.get("usage") or {}).get("model_calls", 0)}
 
 
 def request_body(deadline_s: float) -> bytes:
@@ -349,6 +350,7 @@ def summary(name: str, runs: list[dict[str, Any]], seconds: float, cpu: Cpu) -> 
            "ttft_p50_s": round(statistics.median(ttfts), 4) if ttfts else None,
            "ttft_p99_s": round(percentile(ttfts, 0.99), 4),
            "reply_p50_s": round(statistics.median([r["seconds"] for r in admitted]), 3) if admitted else None,
+           "checker_calls_p50": statistics.median([r["calls"] for r in admitted]) if admitted else None,
            "at_deadline": sum(r["at_deadline"] for r in admitted), "errors": sum("error" in r for r in runs),
            "goodput_per_s": round(sum(r["good"] for r in admitted) / seconds, 2),
            "cpu_share": {name: round(share, 2) for name, share in shares.items()},
@@ -522,9 +524,7 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
                 rows["off closed"] = summary(
                     f"{name}, closed {args.concurrency} streams",
                     asyncio.run(closed(url, args.concurrency, args.seconds, args.deadline)), args.seconds, cpu)
-                # replies answered and checked within their deadline: the CPU's capacity (none misses it there)
-                # or, behind a checker of few slots, the checker's
-                capacity_per_s = rows["off closed"]["goodput_per_s"]
+                capacity_per_s = rows["off closed"]["per_s"]
             rate = args.offered * capacity_per_s
             cpu = Cpu(guard.pid, upstream.pid)
             rows[f"{key} open"] = summary(f"{name}, open {args.offered:g} x capacity ({rate:.1f}/s)",
