@@ -86,9 +86,8 @@ RULES: dict[str, Rule] = {
     'factdebate verify "The Eiffel Tower is in Paris." --json > verdict.json': Run(),
     'factdebate verify "The Eiffel Tower is in Paris." --method mermaid': Run(),
     'factdebate verify "The Eiffel Tower is in Paris." --brief': Run(),
-    'factdebate check-response --llm openai:gpt-4o-mini --question "Tell me about the Eiffel Tower." "The Eiffel '
-    'Tower stands in Paris. It was finished in 1899 and is made of wrought iron." --method madke --madke-rounds 1':
-        Run(2, "OPENAI_API_KEY", why=NEEDS_KEY),
+    'factdebate check-response --question "Tell me about the Eiffel Tower." "The Eiffel Tower stands in Paris. It '
+    'was finished in 1899 and is made of wrought iron." --method madke --madke-rounds 1': Run(),
     "factdebate check-response --file answer.md": Parse(USER_FILE),
     "factdebate serve --no-auth": Parse(SERVER),
     "factdebate serve --guard-upstream https://api.openai.com/v1": Parse(SERVER),

@@ -36,6 +36,9 @@ class LLMSection(Protocol):
     @property
     def one_call_verdict(self) -> bool: ...
 
+    @property
+    def number_notes(self) -> bool | Literal["auto"]: ...
+
 
 class RetrievalSection(Protocol):
     """``retrieval``: where evidence comes from."""

@@ -16,6 +16,7 @@ from typing import Any
 import jinja2
 
 from factdebate.core.claim_context import binary_task, four_label_task
+from factdebate.prompts.numbers import number_note
 
 _DIR = Path(__file__).parent
 # Found by path, not by import: the prompts sit below the methods in the layers.
@@ -47,7 +48,7 @@ def _mark(value: object) -> str:
 @cache
 def _env(fixed: bool = False) -> jinja2.Environment:
     """The templates' environment; ``fixed``: one that writes :data:`VALUE_MARK` for every value."""
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(p) for p in template_dirs()]),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=False,
@@ -57,6 +58,8 @@ def _env(fixed: bool = False) -> jinja2.Environment:
         auto_reload=False,  # templates ship with the package; no per-render stat() of the file
         finalize=_mark if fixed else None,
     )
+    env.globals["number_note"] = number_note  # number_note.j2: the claim's numbers no document writes
+    return env
 
 
 @dataclass(frozen=True)

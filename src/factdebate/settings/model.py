@@ -80,6 +80,11 @@ class LLMSettings(_Strict):
     one_call_verdict: bool = Field(default=True, description="On backends that constrain: reasoning and a final "
                                    "'Verdict:' line in one held generation, so the first answer always carries "
                                    "a label (off: a free answer, then a label re-ask when none is readable).")
+    number_notes: bool | Literal["auto"] = Field(
+        default="auto", description="Under a debater's documents, a line naming the claim's numbers that no "
+        "document writes and the numbers the documents' closest sentences give (Tool-MAD, MADKE): small models "
+        "compare digits poorly. auto: on for the in-process model (llama-cpp:), off for served ones; false: the "
+        "papers' prompts, documents only.")
     stream: bool | Literal["auto"] = Field(
         default="auto", description="Ask OpenAI-compatible servers for answers as streams, so that a call cut "
         "short (a deadline, a try given up, a failed sibling, a client that left) stops generating at the server: "

@@ -28,7 +28,11 @@ def test_each_baseline_ran_on_the_papers_backbones(method: str) -> None:
     corpus += ["repeat_skip"] if method == "react" else []
     assert deviations(method, retrieval=web) == corpus
     assert deviations(method, retrieval=web, llm={"debater": "openai:Llama-3.3-70B-Instruct-Turbo"}) == corpus
-    assert deviations(method, retrieval=web, llm={"debater": "llama-cpp:builtin"}) == ["backbone", *corpus]
+    # MADKE's debaters read the number note with the in-process model (llm.number_notes: auto)
+    noted = ["number_notes"] if method == "madke" else []
+    assert deviations(method, retrieval=web, llm={"debater": "llama-cpp:builtin"}) == ["backbone", *corpus, *noted]
+    assert deviations(method, retrieval=web, llm={"debater": "llama-cpp:builtin", "number_notes": False}) == [
+        "backbone", *corpus]
 
 
 def test_madkes_pool_on_the_local_index_is_declared() -> None:
@@ -137,3 +141,11 @@ def test_madkes_pool_declares_its_sources_and_that_the_paper_names_none() -> Non
         assert "does not say where MADKE's pool comes from" in found[key].paper
     assert "10,033" in found["rag_corpus"].here
     assert deviations("madke", retrieval={"search": "tavily"}) == ["rag_corpus"]
+
+
+def test_madke_with_the_offline_model_says_what_tells_the_labels_apart_as_tool_mad_does() -> None:
+    offline = {"debater": "llama-cpp:qwen2.5-coder-1.5b"}
+    for method in ("madke", "tool-mad"):
+        assert {"label_guide", "number_notes"} <= set(deviations(method, llm=offline))
+    assert "label_guide" not in deviations("madke", llm=offline, methods={"madke": {"label_guide": False}})
+    assert not {"label_guide", "number_notes"} & set(deviations("madke", retrieval={"search": "tavily"}))

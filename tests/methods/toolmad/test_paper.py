@@ -81,8 +81,9 @@ def test_the_papers_setting_departs_only_where_declared_and_each_change_is_named
     later = ["relevance_encoder", "answer_format", "judge_explains", "answer_tokens"]
     always = ["rag_corpus", *authors, *later]
     assert deviations() == always
-    assert deviations(llm={"debater": "llama-cpp:builtin"}) == ["backbone", "rag_corpus", *authors, "scorer_model",
-                                                                *later]
+    # The in-process model's debaters read the number note (llm.number_notes: auto)
+    assert deviations(llm={"debater": "llama-cpp:builtin"}) == ["backbone", "rag_corpus", "number_notes", *authors,
+                                                                "scorer_model", *later]
     assert deviations(retrieval={"search": "local"}) == ["tools_homogeneous", "search_engine", "rag_corpus",
                                                          *authors[:2], *later]
     assert deviations(retrieval={"search": "wikipedia"}) == ["search_engine", "rag_corpus", *authors[:2], *later]

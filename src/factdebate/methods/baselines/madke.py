@@ -20,7 +20,7 @@ from factdebate.core.runtime import emit, span
 from factdebate.core.types import Document, Round, Turn, Verdict
 from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.baselines.utils import evidence_pool
-from factdebate.methods.kit.paper_setup import toolmad_backbone
+from factdebate.methods.kit.paper_setup import guide_labels, notes_numbers, number_notes, toolmad_backbone
 from factdebate.methods.kit.sources import homogeneous_deviation, rag_corpus_deviation, search_engine_deviation
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge
 from factdebate.methods.resources import Resources
@@ -49,6 +49,14 @@ class MADKESettings(MethodSettings):
         title="Evidence tools", default_factory=lambda: ["rag", "search"],
         json_schema_extra=offered(group="evidence", main=True),
         description="Tools that fill the shared evidence pool: rag, search, mcp:<server>/<tool>.")
+    # The offline model calls a date the documents give otherwise NOT ENOUGH INFO or SUPPORTS, as in Tool-MAD's
+    # debates (benchmarks/decisions/label_guide.md): the same two sentences, on the same models.
+    label_guide: bool | None = Field(
+        title="Say what the labels mean", default=None, json_schema_extra=offered(group="scoring"),
+        description="Two sentences before the debaters' and the judge's verdicts: first say what the documents "
+                    "state about the claim's subject, then whether it matches; another value makes the claim "
+                    "REFUTES, and NOT ENOUGH INFO is for documents silent on it. Unset: on for an in-process GGUF "
+                    "model other than the embedded SmolLM2, off for a served model. On is declared.")
 
 
 def _desc(name: str) -> str:
@@ -92,7 +100,15 @@ class MADKE(Method[MADKESettings]):
                 + search_engine_deviation(tools, settings, paper_engine="tavily", who="the evidence pool's searches",
                                           paper=f"{silent}, whose search reads the live web (Tavily)")
                 + rag_corpus_deviation(tools, settings, paper=f"{silent}, whose RAG module reads a Milvus vector "
-                                       "index of Wikipedia"))
+                                       "index of Wikipedia")
+                + number_notes(settings)
+                + ([Deviation(key="label_guide", paper="the MADKE prompts the Tool-MAD paper ran name the labels "
+                              "without saying what tells REFUTES from NOT ENOUGH INFO",
+                              here="the debaters' and the judge's prompts ask them to say first what the documents "
+                                   "state about the claim's subject and whether it matches: another value refutes "
+                                   "the claim (on for an in-process GGUF model)",
+                              restore="methods.madke.label_guide: false in the config")]
+                   if guide_labels(self.cfg(settings).label_guide, settings) else []))
 
     async def run(self, claim: str, resources: Resources) -> Verdict:
         settings, cfg = resources.settings, self.cfg(resources.settings)
@@ -110,7 +126,8 @@ class MADKE(Method[MADKESettings]):
             end_round(rounds[-1], consensus=agreed, final=agreed or r == cfg.rounds)
             if agreed:
                 return finish(claim, self.name, turns[0].label, "consensus", rounds)
-        prompt = render("madke_judge", claim=claim, documents=pool, history=history_text(rounds))
+        prompt = render("madke_judge", claim=claim, documents=pool, history=history_text(rounds),
+                        number_notes=notes_numbers(settings), label_guide=guide_labels(cfg.label_guide, settings))
         decision = await judge(resources.judge, prompt, round=len(rounds) + 1,
                                temperature=settings.llm.temperature)
         return finish(claim, self.name, decision.vote, "judge", rounds, [decision])
@@ -120,7 +137,9 @@ class MADKE(Method[MADKESettings]):
         name = DEBATERS[index]
         others = [] if previous is None else [
             {"desc": _desc(t.agent), "response": t.response} for t in previous if t.agent != name]
-        prompt = render("madke_answer", agent_desc=_desc(name), claim=claim, others=others, documents=pool)
+        prompt = render("madke_answer", agent_desc=_desc(name), claim=claim, others=others, documents=pool,
+                        number_notes=notes_numbers(resources.settings),
+                        label_guide=guide_labels(self.cfg(resources.settings).label_guide, resources.settings))
         # The pool is stored once, on the round-1 turns; later rounds read the same documents.
         return await answer_turn(resources.debater, prompt, agent=name, round=r, tool="pool",
                                  query=claim if r == 1 else None, evidence=pool if r == 1 else [],

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from factdebate.core.claim_context import binary_task
 from factdebate.core.deviations import Deviation
+from factdebate.llm.near_chance import EMBEDDED_MODELS
 from factdebate.methods.kit.backbones import DPD, TOOLMAD, TOOLMAD_SCORER, Backbones, backbone
 
 if TYPE_CHECKING:
@@ -93,3 +94,32 @@ def top_k(settings: RunSettings) -> list[Deviation]:
         return []
     return [Deviation(key="top_k", paper=f"{TOOLMAD_K} documents per query", here=f"{k} documents per query",
                       restore=f"-k {TOOLMAD_K}")]
+
+
+def notes_numbers(settings: RunSettings) -> bool:
+    """Whether the debaters read the number note (``llm.number_notes``; auto: on for the in-process model)."""
+    chosen = settings.llm.number_notes
+    return settings.llm_for("debater").startswith("llama-cpp:") if chosen == "auto" else chosen
+
+
+def number_notes(settings: RunSettings) -> list[Deviation]:
+    """The ``number_notes`` deviation while the debaters read the number note (prompts/numbers.py): under their
+    documents, which of the claim's numbers no document writes."""
+    if not notes_numbers(settings):
+        return []
+    return [Deviation(key="number_notes", paper="the debaters read the claim and their documents",
+                      here="under its documents a debater also reads which of the claim's numbers no document "
+                           "writes and the numbers the closest sentences give instead (a comparison of digits; "
+                           "the verdict stays the model's)",
+                      restore="llm.number_notes: false in the config")]
+
+
+def guide_labels(chosen: bool | None, settings: RunSettings) -> bool:
+    """Whether a debate's prompts say what tells the labels apart (label_guide.j2): ``chosen`` where set, else
+    on for an in-process GGUF model other than the embedded SmolLM2, whose runs test the pipeline and which no
+    sentence makes read evidence."""
+    if chosen is not None:
+        return chosen
+    provider, _, target = settings.llm_for("debater").partition(":")
+    # The provider's spellings are make_backend's (llm/__init__.py); the embedded names are near_chance's.
+    return provider in ("llama-cpp", "llamacpp", "llama_cpp") and f"llama-cpp:{target}" not in EMBEDDED_MODELS

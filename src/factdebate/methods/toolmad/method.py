@@ -35,6 +35,7 @@ from factdebate.methods.kit.formats import (
     QUERY_TOKENS,
     grounded_query,
 )
+from factdebate.methods.kit.paper_setup import notes_numbers
 from factdebate.methods.kit.sources import heterogeneous
 from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, scored
@@ -216,7 +217,8 @@ class ToolMAD(Method[ToolMADSettings]):
         note = score_note(previous, index, agent.tool is not None, cfg)
         prompt = render("debate_answer", agent_desc=agent.desc, claim=claim, others=others, documents=documents,
                         answer_sentences=cfg.answer_sentences, score_note=note,
-                        label_guide=label_guide_on(cfg, resources.settings))
+                        label_guide=label_guide_on(cfg, resources.settings),
+                        number_notes=notes_numbers(resources.settings))
         turn = await answer_turn(resources.debater, prompt, agent=agent.name, round=r, tool=agent.tool_name,
                                  query=query, query_changed=changed, evidence=documents,
                                  temperature=resources.settings.llm.temperature)

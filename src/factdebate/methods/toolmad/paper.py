@@ -12,8 +12,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from factdebate.core.deviations import Deviation
-from factdebate.llm.near_chance import EMBEDDED_MODELS
-from factdebate.methods.kit.paper_setup import answer_format, toolmad_backbone, toolmad_scorer, top_k
+from factdebate.methods.kit.paper_setup import (
+    answer_format,
+    guide_labels,
+    number_notes,
+    toolmad_backbone,
+    toolmad_scorer,
+    top_k,
+)
 from factdebate.methods.kit.sources import homogeneous_deviation, rag_corpus_deviation, search_engine_deviation
 from factdebate.methods.kit.turns import ANSWER_TOKENS
 from factdebate.methods.toolmad import authors_code
@@ -43,6 +49,7 @@ def deviations(cfg: ToolMADSettings, settings: RunSettings) -> list[Deviation]:
         found.append(Deviation(key="rounds", paper=f"T = {ROUNDS}", here=f"T = {cfg.rounds}",
                                restore=f"--rounds {ROUNDS}"))
     found += top_k(settings)
+    found += number_notes(settings)
     found += authors_code.deviations(cfg, settings)
     calibrated = cfg.calibrated
     if (cfg.faithfulness_threshold, RELEVANCE if calibrated else cfg.relevance_threshold) != (FAITHFULNESS,
@@ -99,14 +106,9 @@ def deviations(cfg: ToolMADSettings, settings: RunSettings) -> list[Deviation]:
 
 
 def label_guide_on(cfg: ToolMADSettings, settings: RunSettings) -> bool:
-    """Whether the prompts say what tells the labels apart: ``label_guide`` where set, else on for an
-    in-process GGUF model other than the embedded SmolLM2, whose runs test the pipeline and which no sentence
-    makes read evidence."""
-    if cfg.label_guide is not None:
-        return cfg.label_guide
-    provider, _, target = settings.llm_for("debater").partition(":")
-    # The provider's spellings are make_backend's (llm/__init__.py); the embedded names are near_chance's.
-    return provider in ("llama-cpp", "llamacpp", "llama_cpp") and f"llama-cpp:{target}" not in EMBEDDED_MODELS
+    """Whether the prompts say what tells the labels apart (kit/paper_setup.py: ``label_guide`` where set, else
+    on for an in-process GGUF model other than the embedded SmolLM2)."""
+    return guide_labels(cfg.label_guide, settings)
 
 
 def _threshold_test(cfg: ToolMADSettings) -> list[Deviation]:
