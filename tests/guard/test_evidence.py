@@ -86,3 +86,12 @@ def test_tool_messages_are_given_evidence() -> None:
     # Never titled by the call id: a tool result with no name anywhere is numbered.
     assert [(e.title, e.text) for e in found] == [("search_docs", "The tower is in Paris."),
                                                   ("tool result 2", "Opened 1889.")]
+
+
+def test_a_claim_with_a_number_is_quoted_from_the_sentence_that_writes_one() -> None:
+    from factdebate.guard_engine.evidence import best_quote
+
+    passage = ("The Eiffel Tower is a lattice tower on the Champ de Mars in Paris, France. It is named after the "
+               "engineer Gustave Eiffel, whose company designed and built the tower from 1887 to 1889.")
+    assert best_quote("The Eiffel Tower was finished in 1899.", passage).endswith("from 1887 to 1889.")
+    assert best_quote("The Eiffel Tower is in Rome.", passage).startswith("The Eiffel Tower is a lattice tower")

@@ -107,12 +107,16 @@ def _words(text: str) -> set[str]:
 
 
 def best_quote(claim: str, text: str) -> str:
-    """The sentence of ``text`` sharing most words with ``claim`` (its opening when none shares any)."""
+    """The sentence of ``text`` sharing most words with ``claim`` (its opening when none shares any); of those
+    sharing as many, one that writes a number when the claim does: a claim refuted on a date or a quantity is
+    corrected from the sentence that gives it, not from the passage's opening about the same subject."""
+    from factdebate.prompts.numbers import numbers_in
     from factdebate.response_level.spans import sentences
 
     wanted = _words(claim)
+    counts = bool(numbers_in(claim))
     pieces = [text[s:e] for s, e in sentences(text)] or [text]
-    best = max(pieces, key=lambda p: len(wanted & _words(p)))
+    best = max(pieces, key=lambda p: (len(wanted & _words(p)), counts and bool(numbers_in(p))))
     if not wanted & _words(best):
         best = pieces[0]
     return best[:MAX_QUOTE_CHARS]
