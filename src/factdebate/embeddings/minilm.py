@@ -99,11 +99,3 @@ def model_path() -> Path:
 # retrieval.encoder names (run/build.py).
 ENCODERS = ("int8", "fp32")
 DEFAULT_ENCODER = "int8"
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    """Cosine similarity of two vectors; 0.0 when either is all zeros rather than NaN."""
-    a = np.asarray(a, dtype=np.float32).ravel()
-    b = np.asarray(b, dtype=np.float32).ravel()
-    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
-    if norm == 0.0:
-        return 0.0
-    return float(np.dot(a, b) / norm)

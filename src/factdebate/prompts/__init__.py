@@ -93,7 +93,3 @@ def template_path(name: str) -> Path:
         if (folder / f"{name}.j2").is_file():
             return folder / f"{name}.j2"
     raise FileNotFoundError(f"no prompt template '{name}' in {', '.join(str(p) for p in template_dirs())}")
-
-
-def template_hash(name: str) -> str:
-    return hashlib.sha256(template_path(name).read_bytes()).hexdigest()[:12]

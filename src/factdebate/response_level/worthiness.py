@@ -50,6 +50,7 @@ from factdebate.response_level.structured import (
     punctuation,
     structured,
     table_row,
+    table_rule,
 )
 
 _GREETING = re.compile(
@@ -119,14 +120,7 @@ _PRAISE = re.compile(
     r"must-see|breathtaking|charming|fascinating|incredible|delightful)\b", re.I)
 _JUDGEMENT = re.compile(r"\b(?:better|best|worse|worst|nicer|nicest|prettier|tastier|overrated|underrated|"
                         r"more (?:fun|interesting|beautiful|pleasant)|great|good|bad|nice)\b", re.I)
-_FACT_MARK = re.compile(r"\d|\b[A-Z][a-z]+")
 _WORDS = re.compile(r"[^\W_]+")
-
-
-def _names_a_fact(text: str) -> bool:
-    """A number anywhere, or a capitalised word after the first (a name)."""
-    words = text.split(maxsplit=1)
-    return bool(re.search(r"\d", text)) or (len(words) > 1 and bool(_FACT_MARK.search(words[1])))
 
 
 def _name_runs(text: str) -> int:
@@ -249,22 +243,18 @@ def code_line(text: str) -> bool:
     return bool(code) and bool(_CODE.search(code)) and not prose
 
 
-_TABLE_ROW = re.compile(r"^\s*\|(?:[^|\n]*\|){2,}\s*$")
-_TABLE_RULE = re.compile(r"^\s*\|(?:\s*:?-{2,}:?\s*\|)+\s*$")
-
-
 def table_header(text: str, end: int) -> bool:
     """Whether the line of ``text`` that ends at ``end`` is a table's header row: a row of cells ("| Fact |
     Value |") with a rule under it ("|---|---|"). Known only once the rule is read: a stream's part is its
     sentence alone, so the check asks at its end (guard_engine/coverage.py)."""
     line_start = text.rfind("\n", 0, end) + 1
-    if not _TABLE_ROW.match(text[line_start:end]):
+    if not table_row(text[line_start:end]):
         return False
     after = text[end:].lstrip(" \t")
     if not after.startswith("\n") and not after.startswith("\r"):
         return False
     rule = after.lstrip("\r\n").split("\n", 1)[0]
-    return bool(_TABLE_RULE.match(rule))
+    return table_rule(rule)
 
 
 def _opinion_only(rest: str, *, stance: bool) -> bool:

@@ -63,8 +63,6 @@ def moderation_params(labels: tuple[str, ...]) -> GenParams:
 
 
 MODERATION_GRAMMAR = moderation_grammar(ALL_LABELS)
-MODERATION_JSON = moderation_json(ALL_LABELS)
-MODERATION_PARAMS = moderation_params(ALL_LABELS)
 
 if TYPE_CHECKING:
     from factdebate.methods.settings_protocol import RunSettings

@@ -77,7 +77,6 @@ def verdict_schema(labels: tuple[str, ...]) -> dict[str, object]:
 
 
 VERDICT_GRAMMAR = verdict_grammar(ALL_LABELS)
-VERDICT_SCHEMA = verdict_schema(ALL_LABELS)
 VERDICT_TEMPLATE = "{reasoning}\nVerdict: {verdict}"
 
 

@@ -52,13 +52,11 @@ from factdebate.scoring.consistency import consistency
 from factdebate.scoring.faithfulness import faithfulness
 from factdebate.scoring.relevance import answer_relevance
 from factdebate.tools.base import Tool
-from factdebate.tools.registry import AGENT_TOOLS, agent_description
+from factdebate.tools.registry import agent_description
 from factdebate.util.tasks import gather_all  # a failed part cancels its siblings
 
 if TYPE_CHECKING:
     from factdebate.methods.settings_protocol import RunSettings
-
-AGENT_DESCRIPTIONS = AGENT_TOOLS  # kept for importers; the registry owns the descriptions
 
 
 def debate_calls(cfg: ToolMADSettings, *, reasks: bool) -> int:
@@ -251,11 +249,12 @@ class ToolMAD(Method[ToolMADSettings]):
         # (a grammar, or a schema rendered back as "[query]"); the re-ask is the same form.
         held = GenParams(temperature=0.0, max_tokens=QUERY_TOKENS, grammar=QUERY_GRAMMAR, json_schema=QUERY_SCHEMA,
                          json_template=QUERY_TEMPLATE)
-        # Its own earlier answer is no query (Tool-MAD's small models searched its first 100 characters), nor
-        # the other agents' answers its prompt shows (SmolLM2 searched "The Eiffel Tower is located in Paris,
-        # France. The claim has been verified to be ..." from them in benchmarks/served.py's runs).
+        # Its own earlier answer is no query (Tool-MAD's small models searched its first 100 characters). A fact
+        # taken from another agent's answer is: looking up what the other side asserts is the debate's adaptive
+        # retrieval (the offline model searched "The Eiffel Tower was designed and built from 1887 to 1889." from
+        # it, and two of six queries were lost when that was refused). Such a copy that comments on the claim
+        # ("The claim has been verified to be ...", as SmolLM2 wrote) is still refused, as commentary.
         earlier = [own_previous.response] if own_previous is not None and own_previous.response else []
-        earlier += [other["response"] for other in others if other.get("response")]
         query = (await ask(resources.debater, prompt,
                            lambda text: grounded_query(text, claim, previous_query, earlier=earlier),
                            what="query", params=held, problem="the query was not inside square brackets",

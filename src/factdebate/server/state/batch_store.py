@@ -104,10 +104,6 @@ class BatchStore:
 
         self.db.write("batches", insert)
 
-    def pending_claims(self, owner: str) -> int:
-        """Claims of ``owner``'s batches that are waiting or running."""
-        return self.db.read(lambda db: _pending_claims(db, owner))
-
     def get(self, batch_id: str) -> BatchInfo | None:
         def read(db: Cursor) -> tuple[Any, dict[str, int]]:
             row = db.execute("SELECT id, owner, created, finished, status, settings, options FROM batches "
