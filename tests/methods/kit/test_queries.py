@@ -95,20 +95,25 @@ def test_a_claim_worded_like_the_instructions_is_still_a_query() -> None:
     assert query_problem(claim, "query_select", claim=claim) is None
 
 
-async def test_tool_mad_refuses_a_query_that_copies_another_agents_answer() -> None:
-    # SmolLM2 behind llama-cpp-python's server searched the other agents' answers its prompt showed
-    # ("The Eiffel Tower is located in Paris, France. The claim has been verified to be ...").
-    answer = "The capital of France is Paris and the records have long shown it plainly to every reader."
+@pytest.mark.parametrize(("answer", "searched"), [
+    # A fact the other side asserted is looked up: the debate's adaptive retrieval.
+    ("The capital of France is Paris and the records have long shown it plainly to every reader.", True),
+    # SmolLM2 behind llama-cpp-python's server searched the other agents' answers with their verdicts in them.
+    ("The Eiffel Tower is located in Paris, France. The claim has been verified to be false.", False),
+])
+async def test_tool_mad_searches_another_agents_fact_but_not_its_comment_on_the_claim(answer: str,
+                                                                                       searched: bool) -> None:
     labels = {("rag", r): "SUPPORTS" for r in (1, 2)} | {("search", r): "REFUTES" for r in (1, 2)}
+    query = answer[:80].rsplit(" ", 1)[0]
 
     def copying(call: CallInfo, messages: list[Message]) -> str | None:
         if call.prompt == "debate_answer" and call.agent == "search" and call.round == 1:
             return f"{answer}\nREFUTES"
         if call.prompt.startswith("query_select") and call.agent == "rag" and call.round == 2:
-            return f"[{answer[:70]}]"
+            return f"[{query}]"
         return None
 
     resources, _, tools = make_resources(debate_script(labels, overrides=copying), rounds=2)
     verdict = await run_claim(CLAIM, resources.settings, resources)
-    assert tools["rag"].queries == [CLAIM]  # the copy was never searched: round 1's query is kept
-    assert verdict.parse_counts["query"].lost == 1
+    assert tools["rag"].queries == ([CLAIM, query] if searched else [CLAIM])  # refused: round 1's query is kept
+    assert verdict.parse_counts["query"].lost == (0 if searched else 1)
