@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from factdebate.llm.base import GenParams, ToolSchema
 from factdebate.llm.json_reply import loads
@@ -17,7 +17,6 @@ from factdebate.llm.json_reply import loads
 # How an OpenAI-compatible server is asked to constrain: ``grammar`` (llama.cpp servers: a GBNF ``grammar``
 # field), ``guided`` (vLLM: ``guided_choice``/``guided_grammar``/``guided_json``), ``json_schema``
 # (``response_format``: OpenAI, Ollama and most others), ``none``; ``auto`` asks the server what it is.
-ConstrainMode = Literal["auto", "grammar", "guided", "json_schema", "none"]
 CONSTRAIN_MODES: tuple[str, ...] = ("auto", "grammar", "guided", "json_schema", "none")
 # What to try next when a server rejects a constrained request.
 FALLBACK: dict[str, str] = {"grammar": "json_schema", "guided": "json_schema", "json_schema": "none"}

@@ -62,8 +62,8 @@ def fitting_item_chars(key: str, max_items: int, max_tokens: int) -> int:
     return part_chars(max_tokens, max_items, len(f'{{"{key}": []}}') + 4 * max_items)
 
 
-def parse_string_list(text: str, key: str) -> tuple[list[str] | None, str]:
-    """``{"<key>": [...]}`` (or a bare JSON list) somewhere in ``text`` -> (strings, "") or (None, problem).
+def _keyed_value(text: str, key: str) -> tuple[Any, str]:
+    """``{"<key>": value}`` (or a bare JSON list) somewhere in ``text`` -> (value, "") or (None, problem).
     Only JSON is read: never ``eval``."""
     if "{" not in text and "[" not in text:
         return None, "no JSON object in the reply"
@@ -75,6 +75,14 @@ def parse_string_list(text: str, key: str) -> tuple[list[str] | None, str]:
         if key not in value:
             return None, f'the object has no "{key}" list'
         value = value[key]
+    return value, ""
+
+
+def parse_string_list(text: str, key: str) -> tuple[list[str] | None, str]:
+    """``{"<key>": [...]}`` (or a bare JSON list) somewhere in ``text`` -> (strings, "") or (None, problem)."""
+    value, problem = _keyed_value(text, key)
+    if problem:
+        return None, problem
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         return None, f'"{key}" must be a list of strings'
     seen: dict[str, None] = {}
@@ -153,16 +161,9 @@ def parse_claims(text: str, count: int) -> tuple[list[Drawn] | None, str]:
     (None, problem). Each item is ``{"claim": ..., "sentences": [...]}`` or a string (the older form);
     ``count``: how many numbered sentences the extractor was shown. A claim said twice (in any case) is kept
     once, with the sentences of both. Only JSON is read: never ``eval``."""
-    if "{" not in text and "[" not in text:
-        return None, "no JSON object in the reply"
-    try:
-        value = enclosed(text, "{[")
-    except json.JSONDecodeError as exc:
-        return None, f"not valid JSON ({exc.msg})"
-    if isinstance(value, dict):
-        if "claims" not in value:
-            return None, 'the object has no "claims" list'
-        value = value["claims"]
+    value, problem = _keyed_value(text, "claims")
+    if problem:
+        return None, problem
     if not isinstance(value, list):
         return None, '"claims" must be a list'
     read = [_drawn(item, count) for item in value]
