@@ -1,4 +1,4 @@
-"""Retrieval tools as one toolset, and a toolset's tool back behind the ``search(query, k)`` protocol."""
+"""A toolset's tool behind the ``search(query, k)`` protocol."""
 
 from __future__ import annotations
 
@@ -7,31 +7,14 @@ from typing import Any, Self
 from factdebate.core.runtime import RunRecorder, recording
 from factdebate.core.types import Document
 from factdebate.tools.base import Tool
-from factdebate.tools.retrieval_toolset import SEARCH_INPUT, RetrievalToolset, ToolsetSearch, as_documents
-from factdebate.tools.toolset import ToolResult, ToolSchema, Toolset
-from tests.helpers import StaticTool
+from factdebate.tools.retrieval_toolset import ToolsetSearch, as_documents
+from factdebate.tools.toolset import ToolResult, ToolSchema
 
-
-class BrokenTool:
-    name = "broken"
-
-    async def search(self, query: str, k: int) -> list[Document]:
-        raise RuntimeError("index is offline")
-
-
-async def test_retrieval_tools_are_listed_and_called_as_one_toolset() -> None:
-    rag = StaticTool("rag")
-    async with RetrievalToolset({"rag": rag, "search": BrokenTool()}) as toolset:
-        assert isinstance(toolset, Toolset) and isinstance(rag, Tool)
-        assert [(t.name, t.parameters) for t in await toolset.list_tools()] == [("rag", SEARCH_INPUT),
-                                                                             ("search", SEARCH_INPUT)]
-        found = await toolset.call_tool("rag", {"query": "capital of France", "k": 1})
-        assert not found.is_error and found.documents == rag.docs[:1] and "Paris" in found.text
-        assert rag.queries == ["capital of France"]
-        failed = await toolset.call_tool("search", {"query": "x"})
-        assert failed.is_error and "index is offline" in failed.text
-        assert (await toolset.call_tool("web", {"query": "x"})).is_error
-        assert (await toolset.call_tool("rag", {})).is_error
+SEARCH_INPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"query": {"type": "string"}, "k": {"type": "integer", "minimum": 1, "maximum": 20}},
+    "required": ["query"],
+}
 
 
 class RecordingToolset:

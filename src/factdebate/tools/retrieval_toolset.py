@@ -1,55 +1,15 @@
-"""Today's retrieval tools (``search(query, k)``) as one toolset, and the way back: any toolset tool
-that takes a query used as a retrieval tool, so Tool-MAD's agents can search through it."""
+"""Any toolset tool that takes a query used as a retrieval tool (``search(query, k)``), so Tool-MAD's agents
+can search through it."""
 
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Self
+from typing import Any
 
 from factdebate.core.claim_context import search_before as claim_search_before
 from factdebate.core.runtime import emit
 from factdebate.core.types import Document
-from factdebate.tools.base import Tool
-from factdebate.tools.toolset import ToolResult, ToolSchema, Toolset, documents_text
-
-SEARCH_INPUT: dict[str, Any] = {
-    "type": "object",
-    "properties": {"query": {"type": "string", "description": "What to search for."},
-                   "k": {"type": "integer", "minimum": 1, "maximum": 20, "description": "Passages to return."}},
-    "required": ["query"],
-}
-
-
-class RetrievalToolset:
-    """Each retrieval tool under its kind (``rag``, ``search``...), described for a model that picks one."""
-
-    def __init__(self, tools: dict[str, Tool], *, default_k: int = 3, name: str = "retrieval") -> None:
-        self.name = name
-        self.tools = tools
-        self.default_k = default_k
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
-
-    async def list_tools(self) -> list[ToolSchema]:
-        return [ToolSchema(kind, f"Search passages with the {tool.name} engine.", SEARCH_INPUT)
-                for kind, tool in self.tools.items()]
-
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
-        tool = self.tools.get(name)
-        query = str(arguments.get("query") or "").strip()
-        if tool is None:
-            return ToolResult(f"unknown tool '{name}'; available: {', '.join(self.tools)}", is_error=True)
-        if not query:
-            return ToolResult("the argument 'query' is required", is_error=True)
-        try:
-            documents = await tool.search(query, int(arguments.get("k") or self.default_k))
-        except Exception as exc:  # an observation for the agent, not a crash of the debate
-            return ToolResult(f"{name} failed: {exc}", is_error=True)
-        return ToolResult(documents_text(documents), documents=documents)
+from factdebate.tools.toolset import ToolResult, Toolset
 
 
 class ToolsetSearch:

@@ -1,6 +1,6 @@
 """Toolsets: tools with a name, a description and a JSON-schema input, listed and called through one
-protocol with an async open and close (``async with toolset: ...``). Retrieval tools form one toolset
-(retrieval_toolset.py), each MCP server another (mcp_client.py).
+protocol with an async open and close (``async with toolset: ...``): each MCP server is one (mcp_client.py),
+and retrieval_toolset.py puts a toolset's tool behind the retrieval tools' ``search(query, k)``.
 
 A failed call is an observation (``ToolResult.is_error``), not an exception: an agent reads what went
 wrong and carries on, and the trace shows it."""
@@ -13,7 +13,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 from factdebate.core.types import Document
 from factdebate.llm.base import ToolSchema
 
-__all__ = ["ToolResult", "ToolSchema", "Toolset", "documents_text"]
+__all__ = ["ToolResult", "ToolSchema", "Toolset"]
 
 
 @dataclass
@@ -39,10 +39,3 @@ class Toolset(Protocol):
     async def __aenter__(self) -> Self: ...
 
     async def __aexit__(self, *exc: object) -> None: ...
-
-
-def documents_text(documents: list[Document], max_chars: int = 500) -> str:
-    if not documents:
-        return "nothing found"
-    return "\n".join(f"[{i}] {d.title}: {' '.join(d.text.split())[:max_chars]}"
-                     for i, d in enumerate(documents, start=1))
