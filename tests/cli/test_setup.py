@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from factdebate.cli import doctor
-from factdebate.cli.main import _embedded_note
-from factdebate.cli.render import embedded_model_note
+from factdebate.cli.render import embedded_model_note, print_embedded_note
 from factdebate.cli.setup import pip_command
 from factdebate.settings.load import load_settings
 from factdebate.util import data_packages
@@ -67,11 +67,11 @@ def test_the_embedded_model_note_names_a_served_model_only_when_the_embedded_mod
     assert embedded_model_note(["openai:gpt-4o-mini", "scripted:agree"]) is None
 
 
-def test_verify_prints_the_note_for_the_default_model_and_not_for_another(capsys: pytest.CaptureFixture[str]) -> None:
-    _embedded_note(load_settings(environ={}))  # the default: every role on llama-cpp:builtin
+def test_the_note_is_printed_for_the_default_model_and_not_for_another(capsys: pytest.CaptureFixture[str]) -> None:
+    print_embedded_note(load_settings(environ={}), Console(soft_wrap=True))  # every role on llama-cpp:builtin
     assert "near chance" in capsys.readouterr().out
-    _embedded_note(load_settings(overrides={"llm": {"debater": "openai:gpt-4o-mini", "judge": "openai:gpt-4o-mini",
-                                                    "scorer": "openai:gpt-4o-mini"}}, environ={}))
+    served = {"debater": "openai:gpt-4o-mini", "judge": "openai:gpt-4o-mini", "scorer": "openai:gpt-4o-mini"}
+    print_embedded_note(load_settings(overrides={"llm": served}, environ={}), Console(soft_wrap=True))
     assert capsys.readouterr().out == ""
 
 

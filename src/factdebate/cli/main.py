@@ -143,12 +143,6 @@ def _vectors_note() -> None:
     vectors_later.stop()
 
 
-def _embedded_note(settings: Any) -> None:
-    from factdebate.cli.render import print_embedded_note
-
-    print_embedded_note(settings, Console(soft_wrap=True))
-
-
 async def _verify_one(claim: str, settings: Any, resources: Any, trace: Path | None,
                       live: Callable[[dict[str, Any]], None] | None) -> Any:
     from factdebate.core.runtime import trace_file
