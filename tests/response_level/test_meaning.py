@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from factdebate.response_level.grounding import grounded, holds
-from factdebate.response_level.lemmas import lemma, lemmas, same_word
+from factdebate.response_level.lemmas import lemmas
 
 # The twenty verbs whose past form the grounding filter used to drop: (base, past, the rest of the statement).
 VERBS = [
@@ -31,15 +31,15 @@ def test_a_claim_in_the_past_of_the_question_s_verb_is_kept(base: str, past: str
     question = f"Did {subject} {base} {rest}?"
     claim = f"{subject[0].upper()}{subject[1:]} {past} {rest}."
     assert grounded([claim], f"Yes. {question}") == ([claim], [])
-    assert same_word(past, base) and lemma(past) == base
+    assert base in lemmas(past)
 
 
 def test_plurals_and_regular_forms_meet() -> None:
     for a, b in (("countries", "country"), ("studied", "studies"), ("married", "marries"), ("stopped", "stops"),
                  ("bridges", "bridge"), ("tallest", "tall")):
-        assert same_word(a, b), (a, b)
+        assert lemmas(a) & lemmas(b), (a, b)
     assert "leave" in lemmas("left") and "rise" in lemmas("rose")
-    assert not same_word("sank", "sold")
+    assert not lemmas("sank") & lemmas("sold")
 
 
 def test_another_verb_is_still_not_the_text_s() -> None:

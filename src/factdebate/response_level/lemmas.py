@@ -4,9 +4,7 @@ they mean rather than how they are spelt: "sank" and "sink", "won" and "win", "d
 
 The lemmas come from LemmInflect (its dictionary and rules ship inside its wheel: nothing is fetched), which
 gives every lemma a word can have ("left" is the adjective and the past of "leave", "rose" a flower and the
-past of "rise"). A comparison that asks whether two words may be the same takes all of them
-(:func:`lemmas`); one that needs a single form to count a word by takes :func:`lemma`, the verb's first (so
-"leaves", "left" and "leave" are all "leave").
+past of "rise"); two words may be the same when their lemmas meet (:func:`lemmas`).
 
 The dictionary (about 0.2 s to load) is read on first use, not on import.
 """
@@ -16,8 +14,6 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from typing import Any
 
-# The order in which a word's parts of speech name its one lemma: a verb's forms vary most.
-_ORDER = ("VERB", "AUX", "NOUN", "ADJ", "ADV", "PROPN")
 _LONGEST = 40  # a longer "word" is no dictionary word: looked up, it only fills the cache
 
 
@@ -41,23 +37,8 @@ def lemmas(word: str) -> frozenset[str]:
     return frozenset((folded, *(w for _, forms in _by_kind(folded) for w in forms)))
 
 
-def lemma(word: str) -> str:
-    """The one lemma ``word`` counts as (a verb's before a noun's: "left" is "leave"), folded; the word itself
-    when the dictionary does not know it (a name, a number)."""
-    folded = word.casefold()
-    kinds = dict(_by_kind(folded))
-    for kind in _ORDER:
-        if kinds.get(kind):
-            return kinds[kind][0]
-    return folded
-
-
 def inflected_verb(word: str) -> bool:
     """Whether ``word`` is a form of a verb other than its base ("sank", "built", "studied", "stands")."""
     folded = word.casefold()
     return any(kind in ("VERB", "AUX") and folded not in forms for kind, forms in _by_kind(folded))
 
-
-def same_word(a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` may be forms of one word ("won" and "win", "countries" and "country")."""
-    return a.casefold() == b.casefold() or bool(lemmas(a) & lemmas(b))
