@@ -27,7 +27,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from factdebate.response_level.extract import _content_words, aextract_claims
+from factdebate.response_level.extract import aextract_claims
+from factdebate.response_level.grounding import content_words
 from factdebate.run.build import build_resources
 from factdebate.settings.load import load_settings
 
@@ -61,7 +62,7 @@ DATASETS: dict[str, Callable[[Path], list[dict[str, Any]]]] = {"factool": factoo
 
 
 def overlap_f1(a: str, b: str) -> float:
-    wa, wb = _content_words(a), _content_words(b)
+    wa, wb = content_words(a), content_words(b)
     if not wa or not wb:
         return 0.0
     common = len(wa & wb)

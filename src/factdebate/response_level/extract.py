@@ -31,7 +31,7 @@ from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
-from factdebate.response_level.grounding import content_words, grounded, in_english, uncovered_places
+from factdebate.response_level.grounding import grounded, in_english, uncovered_places
 from factdebate.response_level.offload import read_text
 from factdebate.response_level.room import claim_room, filled
 from factdebate.response_level.spans import sentences
@@ -358,11 +358,6 @@ def _drawn_in_english(text: str, units: Sequence[tuple[int, int]], numbers: Sequ
     text) read as English (grounding.in_english)."""
     said = [text[units[n - 1][0]:units[n - 1][1]] for n in numbers if 1 <= n <= len(units)]
     return any(in_english(sentence) for sentence in said) if said else in_english(text)
-
-
-def _content_words(text: str) -> set[str]:
-    """Kept for the benchmarks that import it: :func:`factdebate.response_level.grounding.content_words`."""
-    return content_words(text)
 
 
 def extract_claims(response: str, *, question: str | None = None, llm: LLM, max_claims: int = 12,
