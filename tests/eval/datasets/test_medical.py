@@ -10,13 +10,13 @@ import httpx
 import respx
 
 from factdebate.core.types import Document
-from factdebate.eval.datasets.medical import ScholarPipeline, parse_keywords
 from factdebate.eval.report.summary import latest_records
 from factdebate.eval.runner import execute, make_plan
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.settings.load import load_settings
 from factdebate.tools.openalex import OpenAlexTool
+from factdebate.tools.scholar import ScholarPipeline, parse_keywords
 from tests.eval.support import resources_for
 from tests.helpers import StaticTool
 from tests.paths import FIXTURES

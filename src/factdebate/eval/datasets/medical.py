@@ -1,11 +1,10 @@
-"""The paper's medical setting (flexibility experiment).
+"""The paper's medical setting (flexibility experiment), whose search agent's tool is
+:class:`factdebate.tools.scholar.ScholarPipeline` (keyword extraction → abstracts → summaries).
 
-- :class:`ScholarPipeline` (now in :mod:`factdebate.tools.scholar`, re-exported here): the search agent's
-  tool becomes keyword extraction → abstracts → summaries.
-- :func:`run_choice`: multiple-choice questions (MedQA, A–E). Every method returns a verdict on a claim, so
-  each option becomes the claim "the correct answer is (X) ..." and is checked on its own; exactly one
-  SUPPORTS verdict picks that option, otherwise one judge call chooses among the options from the
-  verdicts' reasons. Yes/no/maybe questions (PubMedQA) need no decomposition: see the pubmedqa loader.
+:func:`run_choice`: multiple-choice questions (MedQA, A–E). Every method returns a verdict on a claim, so each
+option becomes the claim "the correct answer is (X) ..." and is checked on its own; exactly one SUPPORTS verdict
+picks that option, otherwise one judge call chooses among the options from the verdicts' reasons. Yes/no/maybe
+questions (PubMedQA) need no decomposition: see the pubmedqa loader.
 """
 
 from __future__ import annotations
@@ -25,9 +24,6 @@ from factdebate.methods.resources import Resources
 from factdebate.prompts import render
 from factdebate.run.claim import run_claim
 from factdebate.settings.model import Settings
-from factdebate.tools.scholar import ScholarPipeline, parse_keywords
-
-__all__ = ["ScholarPipeline", "option_claim", "parse_keywords", "run_choice"]
 
 
 def option_claim(sample: Sample, letter: str) -> str:
