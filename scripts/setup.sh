@@ -28,9 +28,9 @@ for arg in "$@"; do
   esac
 done
 CORES=$(nproc 2>/dev/null || echo 2)
-# How long each phase takes, in seconds on a 2-core machine with an empty pip cache (docs/performance.md, "From
-# git clone to the first verdict"); the compile's is CPU-seconds, divided by the cores it gets.
-EST_PACKAGES=150 EST_MODEL=110 EST_INDEX=60 EST_LLAMA_CPU=220
+# How long each phase took on the 2-core machine, nearly idle, with an empty pip cache (docs/performance.md, "From
+# git clone to the first verdict"); the compile's is its time there times 2, divided by the cores here.
+EST_PACKAGES=60 EST_MODEL=60 EST_INDEX=20 EST_LLAMA_CPU=340
 T0=$SECONDS
 say() { printf 'setup %d:%02d  %s\n' $(((SECONDS - T0) / 60)) $(((SECONDS - T0) % 60)) "$*" >&2; }
 about() { if [ "$1" -lt 90 ]; then echo "about $1 s"; else echo "about $((($1 + 30) / 60)) min"; fi; }
