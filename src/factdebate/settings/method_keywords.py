@@ -103,6 +103,7 @@ class MADOptions(TypedDict, total=False):
 class MADKEOptions(TypedDict, total=False):
     madke_rounds: int | None
     madke_tools: list[str] | None  # rag, search or mcp:<server>/<tool>
+    madke_label_guide: bool | None  # None: on for the offline model (Tool-MAD's label_guide)
 
 
 class ReActOptions(TypedDict, total=False):
