@@ -47,3 +47,13 @@ def test_facts_splits_and_an_answer_of_conclusions_only_keeps_them_all() -> None
     assert facts(statements, ROME) == (statements[:1], statements[1:])
     only = ["The Eiffel Tower is not located in Rome.", "The claim is false."]
     assert facts(only, ROME) == (only, [])
+
+
+def test_the_claim_negated_with_a_value_of_a_few_words_in_its_place_is_a_conclusion() -> None:
+    claim = "The Eiffel Tower is located in Rome."
+    # The offline model's refutation with the label guide: no document says "not Rome".
+    assert conclusion("The Eiffel Tower is located in Paris, France, not Rome.", claim)
+    assert not conclusion("Documents state that the Eiffel Tower is located in Paris, France.", claim)
+    # More than the replacing value is a fact of its own, checked against the documents.
+    assert not conclusion("The Eiffel Tower, not Rome's Colosseum, stands on the Champ de Mars beside the Seine.",
+                          claim)

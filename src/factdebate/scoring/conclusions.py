@@ -32,6 +32,9 @@ _FUNCTION_WORDS = frozenset([
     "wouldn"])
 # The share of a negated statement's content words the claim must hold for it to be the claim negated.
 RESTATED = 0.8
+# Or: the claim's every content word, and at most this many more, the value that replaces the claim's
+# ("The Eiffel Tower is located in Paris, France, not Rome." for "... located in Rome.": "paris", "france").
+REPLACING = 3
 
 
 def _content(text: str) -> set[str]:
@@ -46,8 +49,10 @@ def conclusion(statement: str, claim: str) -> bool:
         return False
     # Most content words from the claim: "the tower is in Paris, not Rome" is the claim negated with the value
     # that replaces it, and a 1.5B scorer marks it unsupported as often as not (no document says "not Rome").
-    words = _content(statement)
-    return bool(words) and len(words & _content(claim)) >= RESTATED * len(words)
+    words, claimed = _content(statement), _content(claim)
+    if not words:
+        return False
+    return len(words & claimed) >= RESTATED * len(words) or (claimed <= words and len(words - claimed) <= REPLACING)
 
 
 def facts(statements: list[str], claim: str) -> tuple[list[str], list[str]]:
