@@ -20,16 +20,12 @@ RULES: dict[str, str] = {
 
 def response_label(labels: Sequence[Label | None], *, extracted: bool = True,
                    binary: bool = False) -> tuple[Label | None, str]:
-    """(label, decided_by). Order matters: a REFUTES decides even when other claims have no label, because
-    nothing they could be changes the outcome; otherwise an unlabelled claim might be the false one, so the
-    response stays unlabelled (``unparsed``) rather than being called true.
+    """(label, decided_by). A REFUTES decides even when other claims have no label; otherwise an unlabelled
+    claim might be the false one, so the response stays unlabelled (``unparsed``).
 
-    An extraction that leaves no claim (``no-claims``) is NOT ENOUGH INFO, except in a two-label task
-    (``binary``), where it is SUPPORTS: the papers call a response non-factual when one of its claims is
-    found false (DPD, Section 4.1, KB-QA), and none is; a dialogue reply with only opinions (what DPD's
-    subjective filter removes) has nothing left that could be hallucinated. A response with a NOT ENOUGH INFO
-    claim and none false (``unverified``) is NOT ENOUGH INFO, except in a two-label task, where it is REFUTES
-    by the rule of core/claim_context.py: it was not verified as factual."""
+    No claims (``no-claims``) is NOT ENOUGH INFO, SUPPORTS in a two-label task (``binary``: a response is
+    non-factual when a claim is found false, DPD Section 4.1). A NOT ENOUGH INFO claim and none false
+    (``unverified``) is NOT ENOUGH INFO, REFUTES in a two-label task (core/claim_context.py)."""
     if not extracted:
         return None, "unparsed"
     if not labels:
@@ -48,10 +44,8 @@ def factual(label: Label | None) -> bool | None:
 
 
 def coverage_line(verdict: ResponseVerdict) -> str | None:
-    """How much of the response its claims checked, for the terminal (the page words it alike): "12 claims
-    from 12 of 160 sentences; 148 not checked: 147 claim limit, 1 greeting", and how many of those were checked
-    in part (the claim limit cut their claims short). None when the response's sentences were not read (given
-    claims, an older saved verdict)."""
+    """How much of the response its claims checked ("12 claims from 12 of 160 sentences; 148 not checked: 147
+    claim limit, 1 greeting"); None when its sentences were not read."""
     if verdict.sentences is None:
         return None
     claims, total = len(verdict.extraction.claims), verdict.sentences

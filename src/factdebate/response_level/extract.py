@@ -1,20 +1,13 @@
 """Splitting a response into atomic claims, with an optional pre-step that removes subjective content.
 
-Both steps ask for one JSON object, held to its schema where the backend can constrain output. A reply that
-cannot be read is re-asked once with the problem named; if the re-ask fails too, the failure is recorded
-(``parsed`` false, the reply kept) and no claim is made up. The claims read are held to the text
-(``grounding.py``: names and numbers the text writes, words it writes in some form, not the worked example's
-claims, no opinions; the others go to ``ungrounded``), and the text's sentences that state a fact no kept
-claim covers are added as they stand. A failed subjective filter falls back to the whole response, which is
-the input itself and not an invention, and says so (``subjective_removed`` false).
+Both steps ask for one JSON object, held to its schema where the backend can. An unreadable reply is re-asked
+once; if that fails too, the failure is recorded (``parsed`` false) and no claim is made up. The claims read are
+held to the text (grounding.py; the others go to ``ungrounded``). A failed subjective filter falls back to the
+whole response and says so (``subjective_removed`` false).
 
-Where each claim comes from: the extractor is shown the text with each of its sentences numbered ("[S1] ...
-[S2] ...") and answers, with each claim, the numbers of the sentences it drew it from
-(``{"claim": ..., "sentences": [2]}``). Those are the claim's place and its sentences' coverage
-(``ClaimExtraction.sentences``): a sentence a kept claim was drawn from is not added again as written. A
-model that cannot answer so (a plain list of strings, the old form) is still read: a claim that writes a
-sentence's marker ("[S2] ...") is drawn from that sentence, and one that names none is placed by its words
-(response_level/placing.py), as before.
+The extractor is shown the text's sentences numbered ("[S1] ...") and answers with each claim the numbers it
+drew it from: the claim's place and its sentences' coverage. A plain list of strings is still read, a claim
+placed by its words then (response_level/placing.py).
 """
 
 from __future__ import annotations
@@ -157,10 +150,8 @@ def _drawn(item: object, count: int) -> Drawn | None:
 
 
 def parse_claims(text: str, count: int) -> tuple[list[Drawn] | None, str]:
-    """``{"claims": [...]}`` (or a bare JSON list) somewhere in ``text`` -> (claims with their sentences, "") or
-    (None, problem). Each item is ``{"claim": ..., "sentences": [...]}`` or a string (the older form);
-    ``count``: how many numbered sentences the extractor was shown. A claim said twice (in any case) is kept
-    once, with the sentences of both. Only JSON is read: never ``eval``."""
+    """``{"claims": [...]}`` (or a bare JSON list) in ``text`` -> (claims with their sentences, "") or (None,
+    problem); ``count``: the numbered sentences shown. A claim said twice is kept once. Only JSON is read."""
     value, problem = _keyed_value(text, "claims")
     if problem:
         return None, problem
@@ -191,12 +182,10 @@ async def ask_for_list(llm: LLM, prompt_name: str, reask_name: str, key: str, *,
                        max_tokens: int, what: str, min_items: int = 0, schema_min_items: int | None = None,
                        agent: str = AGENT, check: Callable[[str], str | None] | None = None,
                        item_chars: int | None = None, **variables: Any) -> ListReply:
-    """One JSON-list question with at most one re-ask; ``items`` None when neither reply could be read.
-    ``check``: why an item says nothing (a copied placeholder, a label as a query), or None; an item it
-    refuses makes the reply unreadable, as a malformed list does, and so does a list shorter than
-    ``min_items``. ``schema_min_items`` (default ``min_items``): the least the schema asks for where the
-    backend holds output to it, without refusing a shorter list from a backend that does not. ``item_chars``:
-    the longest item (default: what lets the longest list close within ``max_tokens``)."""
+    """One JSON-list question with at most one re-ask; ``items`` None when neither reply could be read (a
+    malformed list, one shorter than ``min_items``, or an item ``check`` refuses). ``schema_min_items``: the
+    schema's least, not enforced on other backends. ``item_chars``: the longest item (default: what fits
+    ``max_tokens``)."""
 
     def read(text: str) -> list[str]:
         items, problem = parse_string_list(text, key)
@@ -234,16 +223,11 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
                           opening: str | None = None, fit: bool = True,
                           units: Sequence[tuple[int, int]] | None = None,
                           ask_claims: AskClaims | None = None) -> ClaimExtraction:
-    """The atomic claims of ``response`` (see the module docstring for failures). ``context``: what the
-    response continues (a dialogue's history), shown to the extractor so that a reply's pronouns become
-    names in its claims; no claim is taken from it. ``opening``: the first sentence of the whole reply when
-    ``response`` is a part of it (a stream's), whose subject a leading "It" of a sentence added as the text
-    writes it stands for, as in the whole reply (grounding.uncovered_sentences). ``fit``: ask for no more
-    claims than the text can state (:func:`claim_room`); off, ``max_claims`` as configured (FacTool, whose
-    call bounds are declared from its ``max_claims``). ``units``: the offsets in ``response`` of the sentences
-    to number for the extractor, in order (default: its sentences); each claim's ``sentences`` in the result
-    are numbers into them, from 1. ``ask_claims``: who asks the model for the claims (default: the extraction
-    prompt, :func:`ask_for_claims`); the guard's fast tier asks for their verdicts in the same call."""
+    """The atomic claims of ``response``. ``context``: what it continues, shown so that pronouns become names;
+    no claim is taken from it. ``opening``: the whole reply's first sentence when ``response`` is a part of
+    it. ``fit``: ask for no more claims than the text can state (:func:`claim_room`), else ``max_claims``.
+    ``units``: the offsets of the sentences to number (default: its sentences). ``ask_claims``: who asks the
+    model (default :func:`ask_for_claims`; the guard's fast tier asks for verdicts in the same call)."""
     text, removed, retries = response, None, 0
     if drop_subjective:
         text, removed, retries = await remove_subjective(response, llm)
@@ -268,9 +252,8 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
 
 
 def cut_short(items: Sequence[Drawn], units: Sequence[tuple[int, int]], room: int) -> list[int]:
-    """The numbers of the ``units`` whose claims the call's limit may have cut short, as the extractor gave
-    ``items`` (before any was dropped): every unit when it gave ``room`` claims, the most its call allows
-    (which of the units it stopped in is not known), else none."""
+    """The numbers of the ``units`` whose claims the call's limit may have cut short: all of them when the
+    extractor gave ``room`` ``items``, else none."""
     return list(range(1, len(units) + 1)) if filled(len(items), room) else []
 
 

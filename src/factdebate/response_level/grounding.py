@@ -1,27 +1,13 @@
 """Which of the claims an extractor wrote are taken from the text, and which of the text's own sentences
 still need checking once they are read.
 
-A small model's claims go wrong in known ways, each measured on served and embedded SmolLM2:
-
-- it copies the prompt's worked example into an unrelated text, whole or in part ("The Berlin TV Tower last
-  erupted in 1969"), or invents a name or a number;
-- it keeps opinions that name no "I" ("Honestly, nothing compares to it at night.", "Everyone should see
-  it once.");
-- it leaves plain facts out ("26 m", "1791").
-
-So a claim is kept when every name and number it writes is one the text writes (numbers in words count:
-"twenty-six" is 26; a name may be written more fully than the text writes it, "Mount Everest" for
-"Everest"; the claim's first word is capitalised by position, so an ordinary word there is no name), the
-words that say what it states of them are the text's too, it is not one of the worked example's claims, and
-it is not an opinion. Words are compared by what they mean, not by how they are spelt: a word meets the text's
-when they share a lemma (response_level/lemmas.py: "sank" meets "sink", "won" meets "win", "studied" meets
-"study", "countries" meets "country") or a stem ("Construction" meets "constructed"). The worked examples
-use invented names, so no real claim is one of them, and a model that copies one is caught by the whole
-claim, never by a word it shares with a real one. Then every sentence of the text that states a fact (a name
-after its first word, or a number), that no kept claim was drawn from and that the kept claims placed on it
-do not cover (most of its words, and each of its names and numbers), is added as it stands, a leading
-pronoun replaced by the text's subject, up to the claim limit: a sentence is the text itself, so nothing is
-invented.
+A small model copies the prompt's worked example into unrelated text, invents names or numbers, keeps
+opinions that name no "I" ("Everyone should see it once.") and leaves plain facts out (measured on SmolLM2).
+So a claim is kept when its names and numbers (numbers in words count; a name may be written more fully)
+and the words that say what it states of them are the text's, compared by lemma or stem
+(response_level/lemmas.py), and it is neither a worked example's claim nor an opinion. Then each sentence
+that states a fact and that the kept claims do not cover is added as it stands, a leading pronoun replaced
+by the text's subject, up to the claim limit: a sentence is the text itself, so nothing is invented.
 """
 
 from __future__ import annotations
@@ -116,16 +102,14 @@ def stem(word: str) -> str:
 
 
 def content_words(text: str) -> set[str]:
-    """Words that carry content: numbers, and words of four letters or more that are not function words,
-    without a plural -s (so "snowplows" meets "snowplow")."""
+    """Numbers, and words of four letters or more that are not function words, without a plural -s."""
     words = (w.casefold() for w in _WORD.findall(text))
     return {w.removesuffix("s") if len(w) > 4 else w for w in words
             if w.isdigit() or (len(w) >= 4 and w not in COMMON)}
 
 
 def numbers(text: str) -> set[str]:
-    """The numbers ``text`` writes, in digits ("1,788" as "1788", "3.5" as "3" and "5") or in words
-    ("twenty-six" as "26", "three hundred" as "300")."""
+    """The numbers ``text`` writes, in digits ("1,788" as "1788") or in words ("twenty-six" as "26")."""
     found = {n for token in re.findall(r"\d[\d.,]*", text) for n in re.findall(r"\d+", token.replace(",", ""))}
     value: int | None = None
     for word in re.findall(r"[a-z]+", text.lower().replace("-", " ")):
@@ -143,8 +127,7 @@ def numbers(text: str) -> set[str]:
 
 
 def names(text: str) -> set[str]:
-    """The names ``text`` writes (capitalised words, folded: "Fuji's" as "fuji"), its first word left out
-    when it is an ordinary word there by position ("Located", "Construction")."""
+    """The names ``text`` writes (capitalised words, folded), less a first word that is an ordinary word."""
     found: set[str] = set()
     opening = len(text) - len(text.lstrip(" \"'“‘("))  # what may stand before the first word
     for match in _NAME.finditer(text):
@@ -159,8 +142,7 @@ def names(text: str) -> set[str]:
 
 
 def is_opinion(claim: str) -> bool:
-    """The writer's view rather than a fact: in the first person, advice ("Everyone should see it once."),
-    or judging words with no number to check ("Honestly, nothing compares to it at night.")."""
+    """The writer's view rather than a fact: the first person, advice, or judging words with no number."""
     if _FIRST_PERSON.search(_NUMERAL_I.sub(" ", claim)) or _ADVICE.search(claim):
         return True
     return bool(_JUDGING.search(claim)) and not re.search(r"\d", claim)
@@ -168,8 +150,7 @@ def is_opinion(claim: str) -> bool:
 
 @cache
 def example_claims() -> frozenset[str]:
-    """The claims of the extraction prompt's worked example, folded: a claim that is one of them was copied
-    from the prompt, not read from the text (the example's names are invented, so no real claim is one)."""
+    """The extraction prompt's worked example's claims, folded (their names are invented: none is real)."""
     text = _EXAMPLE.read_text(encoding="utf-8") if _EXAMPLE.exists() else ""
     found: set[str] = set()
     for line in text.splitlines():
@@ -197,8 +178,7 @@ def echoes_example(claim: str, source: str) -> bool:
 
 
 def forms(words: Iterable[str]) -> set[str]:
-    """Each of ``words`` folded, with its stem and every lemma it may have: what a word of a claim is looked
-    for among (response_level/lemmas.py)."""
+    """Each of ``words`` folded, with its stem and every lemma it may have."""
     out: set[str] = set()
     for word in words:
         out.add(word.casefold())
@@ -208,8 +188,7 @@ def forms(words: Iterable[str]) -> set[str]:
 
 
 def among(word: str, found: Collection[str]) -> bool:
-    """Whether ``word`` is one of the words ``found`` holds (:func:`forms`): as written, by its stem or by a
-    lemma ("sank" among the forms of "sink")."""
+    """Whether ``word`` is among ``found`` (:func:`forms`): as written, by its stem or by a lemma."""
     return word.casefold() in found or stem(word) in found or not lemmas(word).isdisjoint(found)
 
 
@@ -246,8 +225,7 @@ _AFTER_VERB = frozenset(("the", "a", "an", "in", "on", "at", "to", "into", "from
 
 
 def _has_verb(words: Sequence[str]) -> bool:
-    """Whether ``words`` (a claim's) hold a verb: a form of be or have, a modal, an irregular past, a word in
-    -ed, or a lower-case word followed by what follows a verb (an article, a preposition, a name, a number)."""
+    """Whether ``words`` hold a verb: one of _FINITE, a word in -ed, or a word followed by _AFTER_VERB."""
     if any(_FINITE.fullmatch(w) for w in words) or any(w.endswith("ed") and len(w) > 4 for w in words[1:]):
         return True
     for word, after in pairwise(words[1:]):
@@ -259,9 +237,8 @@ def _has_verb(words: Sequence[str]) -> bool:
 
 
 def is_statement(claim: str) -> bool:
-    """Whether ``claim`` is written as a declarative sentence: three words or more, no
-    identifier (``date_published``), key, markup or heading joined to an item, no question, and a verb (a form
-    of be or have, a modal, a verb in the past, or a common verb in the present)."""
+    """Whether ``claim`` is a declarative sentence: three words or more, a verb, no question, identifier,
+    key, markup or heading."""
     text = claim.strip()
     words = _WORD.findall(text)
     if len(words) < 3 or text.endswith(("?", ":")) or _IDENTIFIER.search(text):
@@ -277,8 +254,7 @@ def _sentence_like(text: str) -> bool:
 
 
 def predicate_words(claim: str) -> set[str]:
-    """The words of ``claim`` that say what it states of its names and numbers: not names, numbers, function
-    words or numbers in words."""
+    """The words of ``claim`` that are not names, numbers, numbers in words or function words."""
     out = set()
     for match in _WORD.finditer(without_urls(claim)):
         word = match.group(0)
@@ -304,9 +280,8 @@ def _source_names(source: str) -> list[frozenset[str]]:
 
 
 def _named_in_full(claim: str, source_names: Sequence[frozenset[str]]) -> set[str]:
-    """The words of the names ``claim`` writes in a longer form of a name the source writes ("Marie Curie" where
-    the source says "Curie", "Mount Everest" for "Everest"): a run that holds all of one of the source's names.
-    Not a name the text lacks that only shares a word with one ("Mount Kilimanjaro" for "Mount Everest")."""
+    """The words of names ``claim`` writes more fully than the source ("Mount Everest" for "Everest"): a run
+    that holds all of one of the source's names, not one that shares a word with it."""
     out: set[str] = set()
     for match in _NAME_RUN.finditer(claim):
         own = _name_words(match.group(0))
@@ -329,11 +304,8 @@ _ENGLISH_GLUE = frozenset(("the", "and", "was", "were", "are", "is", "of", "on",
 
 
 def in_english(sentence: str) -> bool:
-    """Whether ``sentence`` reads as English: four words or more, one of them an English function word (a
-    shorter sentence cannot be told, and counts as English), written mostly in Latin letters (a sentence in
-    Japanese, Chinese, Thai, Russian or Greek is not, however few its spaces make its words). A reply in
-    another language is grounded by its numbers only (:func:`grounded`), since a claim about it is written in
-    English, as its evidence is."""
+    """Whether ``sentence`` reads as English: mostly Latin letters, and, at four words or more, an English
+    function word among them."""
     if not latin(sentence):  # "富士山の高さは3,776メートルです。": short by its spaces, and not English
         return False
     words = [w.casefold() for w in _WORD.findall(sentence) if not w.isdigit()]
@@ -342,21 +314,13 @@ def in_english(sentence: str) -> bool:
 
 def grounded(claims: list[str], source: str, *, translated: Collection[str] = (),
              answered: Collection[str] = ()) -> tuple[list[str], list[str]]:
-    """(claims taken from ``source``, the others): see the module docstring. A claim must be a declarative
-    sentence (:func:`is_statement`), its names and numbers the source's (a name may be written more fully),
-    and its predicate the source's too: at most one of its :func:`predicate_words` missing, and never half
-    of them ("The play was banned in 1597." is not in "The play was first published in 1597."), each word
-    looked for by its lemmas and stem (:func:`among`). A claim that another kept claim contains word for word
-    is left out (checked once, in the longer one), not counted as ungrounded.
+    """(claims taken from ``source``, the others): see the module docstring. At most one of a claim's
+    :func:`predicate_words`, and under half of them, may be missing. A claim another kept claim contains
+    word for word is left out, not counted as ungrounded.
 
-    ``translated``: claims drawn from sentences in another language (:func:`in_english`). Their words are a
-    translation's ("The Berlin Wall fell in 1991." of "Die Berliner Mauer fiel 1991."), so their numbers written
-    in digits and their names are held to the source, the names by the letters they are written in
-    (response_level/translated.py): such a claim is checked rather than dropped.
-
-    ``answered``: claims drawn from short answers only ("In 1991." to "And the Berlin Wall?"). What they state
-    of their names lives in the conversation, whose verb the extractor may put in other words ("fell" for
-    "collapse"), so their names and numbers are held to the source, not their predicate."""
+    ``translated``: claims drawn from sentences in another language; only their digits and names are held to
+    the source (response_level/translated.py). ``answered``: claims drawn from short answers, whose predicate
+    lives in the conversation; only their names and numbers are held to the source."""
     source = without_urls(source)
     known = forms(content_words(source))
     written = set(_WORD.findall(source.replace(",", "")))  # each word once: a long source repeats most
@@ -411,9 +375,7 @@ _NO_SUBJECT = frozenset(("i", "hi", "hello", "hey", "sure", "yes", "no", "ok", "
 
 
 def _subject(text: str) -> str | None:
-    """The text's subject as its first sentence names it: the run of capitalised words it opens with
-    ("The Brandenburg Gate"), when that sentence is a statement of it (the run is followed by a verb) and the
-    run is a name, never "I", "Hi", "Sure" or a heading's word."""
+    """The run of capitalised words ``text`` opens with when a verb follows it and it is a name."""
     if not is_statement(text) or re.search(r"[:?]$", text.strip()):
         return None
     match = re.match(r"^((?:The\s+)?(?:[A-Z][\w'.-]*)(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'.-]*)*)\s+(\S+)",
@@ -429,9 +391,7 @@ def _subject(text: str) -> str | None:
 
 
 def clauses(sentence: str) -> list[str]:
-    """``sentence`` split where it joins two statements that each have a subject of their own (the part after
-    the join is four words or more, and its first word is no verb ending in -s/-ed: "and is 368 m tall" stays
-    whole); a sentence joined nowhere is itself."""
+    """``sentence`` split where it joins two statements that each have a subject of their own."""
     parts: list[str] = []
     start = 0
     # Where each word starts, so that the words after a join are counted without reading the rest again.
@@ -448,11 +408,8 @@ def clauses(sentence: str) -> list[str]:
 
 
 def holds(piece: str, claims: Sequence[str]) -> bool:
-    """Whether ``claims`` (those placed on the sentence ``piece`` is part of) say what ``piece`` says: most
-    of its content words (a word in any of its forms: :func:`among`), each of its numbers, and each of its names
-    (as a word anywhere in them, so a name the claim writes lower-case, or first, counts). The one rule of
-    coverage by words: a response check's unchecked sentences and the guard's use it too, for a sentence whose
-    claims the claim limit cut short, and for claims no extractor said the source of."""
+    """Whether ``claims`` say what ``piece`` says: most of its content words, each of its numbers and each of
+    its names. The one rule of coverage by words, which the guard uses too."""
     if not claims:
         return False
     words = forms(set().union(*(content_words(c) for c in claims)))
@@ -465,21 +422,16 @@ def holds(piece: str, claims: Sequence[str]) -> bool:
 
 def uncovered_sentences(text: str, claims: list[str], limit: int, *, opening: str | None = None,
                         covered: Sequence[tuple[int, int]] = ()) -> list[str]:
-    """The sentences of ``text`` that state a fact the ``claims`` do not cover, at most ``limit``, each as the
-    text writes it, a leading pronoun replaced by the text's subject (:func:`uncovered_places`)."""
+    """:func:`uncovered_places` without the offsets."""
     return [sentence for sentence, _, _ in uncovered_places(text, claims, limit, opening=opening, covered=covered)]
 
 
 def uncovered_places(text: str, claims: list[str], limit: int, *, opening: str | None = None,
                      covered: Sequence[tuple[int, int]] = ()) -> list[tuple[str, int, int]]:
-    """The sentences of ``text`` that state a fact the ``claims`` do not cover, at most ``limit``, each as the
-    text writes it, a leading pronoun replaced by the text's subject, with the offsets of the sentence of
-    ``text`` it is taken from. A sentence a claim was drawn from (``covered``: offsets in ``text``, as the
-    extractor said) is covered by it. Otherwise a sentence is covered only by the claims placed on it (the span
-    search's sentence, as the verdict marks it) when they hold most of its content words and every name and
-    number it writes (a claim about another sentence, or a number some other claim writes,
-    covered a sentence that differs from a checked one only by a number or a name, which was then neither
-    checked nor added)."""
+    """The sentences of ``text`` that state a fact the ``claims`` do not cover, at most ``limit``, as the text
+    writes them (a leading "It" replaced by the subject), with their offsets. A sentence a claim was drawn
+    from (``covered``) is covered; any other only by the claims placed on it (:func:`holds`). ``opening``: the
+    reply's first sentence, whose subject "It" stands for, when ``text`` is a part of the reply."""
     if limit <= 0:
         return []
     bounds = sentences(text)
@@ -488,8 +440,6 @@ def uncovered_places(text: str, claims: list[str], limit: int, *, opening: str |
     for claim, (span, _) in zip(claims, claim_spans(claims, text), strict=True):
         if span is not None:
             placed.setdefault(bisect_right(starts, span.start) - 1, []).append(claim)
-    # The subject a leading "It" stands for: that of the reply's first sentence (``opening``, when ``text`` is a
-    # part of it), else of the text's.
     first = opening if opening is not None else text[bounds[0][0]:bounds[0][1]] if bounds else None
     subject = _subject(first.strip()) if first else None
     out: list[tuple[str, int, int]] = []

@@ -1,12 +1,6 @@
-"""A word's dictionary forms (lemmas), so that rules which compare a claim's words with a text's compare what
-they mean rather than how they are spelt: "sank" and "sink", "won" and "win", "died" and "die", "studied" and
-"study", "countries" and "country" are one word each.
-
-The lemmas come from LemmInflect (its dictionary and rules ship inside its wheel: nothing is fetched), which
-gives every lemma a word can have ("left" is the adjective and the past of "leave", "rose" a flower and the
-past of "rise"); two words may be the same when their lemmas meet (:func:`lemmas`).
-
-The dictionary (about 0.2 s to load) is read on first use, not on import.
+"""A word's dictionary forms (lemmas), so that a claim's words meet a text's by meaning: "sank" and "sink" are
+one word. LemmInflect gives every lemma a word can have, from its wheel; the dictionary (about 0.2 s) loads on
+first use.
 """
 
 from __future__ import annotations

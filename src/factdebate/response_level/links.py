@@ -1,6 +1,4 @@
-"""Web addresses in a text: what a reader follows, not what the text states. Their words never count as a
-name or a fact ("https://en.wikipedia.org/wiki/Eiffel_Tower" names no tower), in the gate,
-the grounding rules and the placing of claims alike."""
+"""Web addresses in a text: their words never count as a name or a fact, in the gate, grounding or placing."""
 
 from __future__ import annotations
 

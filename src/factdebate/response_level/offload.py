@@ -1,6 +1,5 @@
-"""Text work on a long text runs in a worker thread, so that the event loop, which answers every other request
-(``/v1/health`` among them), is not held while it reads. A short text is read in place: the thread's
-hand-over would cost more than the reading."""
+"""Text work on a long text runs in a worker thread, so that the event loop is not held while it reads; a
+short text is read in place, where the hand-over would cost more."""
 
 from __future__ import annotations
 

@@ -1,18 +1,10 @@
-"""Which sentence of a text states a claim the extractor reworded: the words that tell
-the sentences apart decide, and a claim that fits no sentence clearly is not placed.
+"""Which sentence of a text states a claim the extractor reworded: the words that tell the sentences apart
+decide, and a claim that fits no sentence clearly is not placed.
 
-What a sentence is taken to say: its content words (numbers as digits, "1,063" as "1063" and "two" as "2";
-a light stem, so "opened" meets "opens"), and, when it opens with a pronoun ("It is in Berlin.", "In 1889,
-it opened."), the subject of the sentence before it, as the extractor writes it back into the claim ("The
-Eiffel Tower is in Berlin."). The subject is what a sentence opens with up to its verb ("The Eiffel Tower"
-of "The Eiffel Tower is in Paris."); a pronoun passes its antecedent on to the next sentence.
-
-How a claim is weighed against a sentence: the share of the claim's words the sentence holds, each word
-weighted by how rare it is among the text's sentences (a word every sentence has tells none apart), a name
-twice and a number three times. A sentence that gives a number but none of the claim's numbers states
-another fact. The best sentence is the claim's place when it holds at least PLACE of the claim's weight
-and no other sentence comes within MARGIN of it (a sentence said again word for word is the same place:
-the one nearest after the previous claim's is taken); otherwise the claim has no place, and the reason.
+A sentence says its content words (numbers as digits, lightly stemmed) and, when it opens with a pronoun, the
+subject of the sentence before it. A claim's words are weighted by how rare they are among the sentences, a
+name twice and a number three times; a sentence with a number but none of the claim's states another fact.
+The best sentence is the place when it holds PLACE of the weight and no other comes within MARGIN of it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""Years a text states without writing them: "in 1879 ... the following year" states 1880, and an extractor
-that resolves it writes the year in its claim ("Edison founded the company in 1880."). The grounding filter
-holds a claim's numbers to the text's, so the years such phrases name are counted among the text's numbers;
-only years (four digits) the text writes are counted from, by a whole number of years it writes too.
+"""Years a text states without writing them ("in 1879 ... the following year" states 1880), counted among
+the text's numbers for the grounding filter: only from years the text writes, by years it writes too.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""How many claims the extractor is asked for: its room, counted from the units it is shown (each sentence, list
-item, line, table row, JSON member). The room fails closed twice over: it is wide enough for what each unit
-states (a sentence's parts, a row's cells, an object's members), so that a capable extractor is not cut short;
-and where an extractor fills it all the same, the check reads that as a cut (guard_engine/coverage.py), never
-as every fact of the units taken.
+"""How many claims the extractor is asked for, counted from the units it is shown. The room fails closed: it
+is wide enough for what each unit states, and an extractor that fills it all the same is read as cut short.
 """
 
 from __future__ import annotations
@@ -32,10 +29,8 @@ def unit_room(unit: str) -> int:
 
 
 def claim_room(text: str, max_claims: int, units: Sequence[tuple[int, int]] | None = None) -> int:
-    """How many claims ``text`` can state: each of its ``units`` (offsets in it; default: its sentences) its
-    :func:`unit_room`, and one more, at most ``max_claims`` in all. The extraction's schema and token cap are
-    fitted to it: a small model asked for up to 12 claims (1,024 tokens) of a two-sentence reply writes items
-    until the cap, past the guard's deadline."""
+    """How many claims ``text`` can state: each of its ``units`` its :func:`unit_room`, plus one, at most
+    ``max_claims`` (a small model asked for more writes items until its token cap)."""
     shown = sentences(text) if units is None else units
     # One more than the units' rooms: only an extractor that writes past what the text was counted to state
     # fills it, and that is read as a cut.

@@ -1,8 +1,5 @@
-"""Text in scripts written without spaces between words (Japanese, Chinese, Thai, Lao, Khmer, Burmese): the
-rules that count words by spaces read "富士山の高さは3,776メートルです。" as one or two words, and the rules
-that tell English by its function words read it as English because it is short. Both are answered here, by
-the characters' scripts (Unicode blocks), with no segmentation library: only counts and the script are
-needed, never the words themselves.
+"""Text in scripts written without spaces between words (Japanese, Chinese, Thai...): word counts and
+"is it English" by the characters' Unicode blocks, with no segmentation library.
 """
 
 from __future__ import annotations

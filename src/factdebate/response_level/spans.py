@@ -1,17 +1,9 @@
 """Where in a text each extracted claim is said, as character offsets the caller can slice with.
 
-An extractor returns claims in its own words. Three tries, most exact first: the claim verbatim; the
-claim ignoring case, runs of whitespace and its closing punctuation; then the sentence that states it,
-found by the words that tell the text's sentences apart, a sentence that opens with a pronoun read with
-its antecedent (:mod:`factdebate.response_level.placing`: "It is in Berlin." is the place of
-"The Eiffel Tower is in Berlin.", not the sentence before it that shares more words). A claim no sentence
-states clearly, or that two sentences state alike, has no span, and a note saying why: the offsets never
-point at text that does not say the claim.
-
-Every pass is linear in the text, so that a long text cannot stall a check: sentence ends are found in one
-reading, each character once (:class:`SentenceEnds`, which also reads a text that arrives in pieces, the new
-piece only), and what the span search reads of a text (its folded form, its sentences and their words) is made
-once per text (:class:`TextIndex`), not once per claim.
+Three tries, most exact first: the claim verbatim; ignoring case, whitespace and closing punctuation; then
+the sentence that states it, found by the words that tell sentences apart, a pronoun read with its antecedent
+(response_level/placing.py). A claim no one sentence states clearly has no span, and a note saying why.
+Every pass is linear in the text (:class:`SentenceEnds`, :class:`TextIndex`), so a long text cannot stall.
 """
 
 from __future__ import annotations
@@ -83,12 +75,9 @@ def _abbreviation(word: str) -> bool:
 
 
 class SentenceEnds:
-    """Where sentences end in a text read in pieces (or whole): ``feed`` each piece and get the gaps between
-    sentences that piece settles, as (start, end) offsets in the whole text; ``pending`` gives those of the
-    whitespace the text ends with, which the next piece may still lengthen. Each character is read once.
-
-    ``cursor``: no gap is reported before it (a stream moves it past the gaps it has used). The gaps are the
-    places the module's rules give, the same as a search for them from ``cursor`` in the whole text."""
+    """Where sentences end in a text read in pieces (or whole), each character once: ``feed`` gives the gaps a
+    piece settles, as offsets in the whole text; ``pending`` the trailing whitespace's, which the next piece
+    may lengthen. No gap is reported before ``cursor``."""
 
     def __init__(self, cursor: int = 0) -> None:
         self.length = 0
@@ -142,10 +131,9 @@ class SentenceEnds:
         return settled
 
     def _full_stops(self, part: str, at: int) -> list[tuple[int, int]]:
-        """The sentence ends inside the word ``part`` (at ``at``) continues: after each full-width stop and its
-        closing marks that more of the word follows, an empty gap, unless a quotation it closes goes on into
-        its sentence (:func:`_quoted_on`). A stop the word ends with is remembered, with the marks after it,
-        since the next piece of a stream may go on with the next sentence."""
+        """The sentence ends inside the word ``part`` (at ``at``): an empty gap after each full-width stop that
+        more of the word follows (unless a quotation goes on: :func:`_quoted_on`); a stop it ends with is
+        remembered for the next piece."""
         if self._full < 0 and _ANY_FULL_STOP.search(part) is None:  # most words hold none
             return []
         out: list[tuple[int, int]] = []
@@ -283,10 +271,8 @@ def _fold_by_character(text: str) -> tuple[str, list[int]]:
 
 
 class TextIndex:
-    """What the span search reads of one text, each made once, when first needed: the text folded (lower
-    case, each whitespace run one space) with where its characters came from, and the text's sentences with
-    the sentences each content word is in. ``extend`` adds to a text that grows (a streamed answer); only
-    the new part is read then."""
+    """What the span search reads of one text, each made once when first needed: its folded form with offsets
+    back, and its sentences by content word. ``extend`` reads only the new part of a growing text."""
 
     def __init__(self, text: str = "") -> None:
         self._parts: list[str] = [text] if text else []
@@ -465,10 +451,8 @@ class TextIndex:
 
 def find_span(claim: str, text: str, *, after: int = 0,
               index: TextIndex | None = None) -> tuple[Span | None, str | None]:
-    """(span, note) of ``claim`` in ``text``; ``after``: prefer a place at or after this offset (claims come
-    in the text's order). The note is None for an exact place, says "approximate" for the sentence a
-    reworded claim states, and says why when there is no span. ``index``: ``text``'s index, when several claims are
-    placed in it (it is made once)."""
+    """(span, note) of ``claim`` in ``text``, preferring a place at or after ``after``. The note is None for an
+    exact place, "approximate" for a reworded claim's sentence, else why there is no span."""
     if index is None or len(index) != len(text):
         index = TextIndex(text)
     return index.find(claim, after=after)

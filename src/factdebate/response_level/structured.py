@@ -1,7 +1,5 @@
-"""Lines of structured text in a reply: Markdown table rows, JSON objects and their members, YAML mappings. Each
-states what its cells, keys and values say ("| Empire State Building | New York City | 1931 |", ``"city":
-"London",``), so they are statements to check, never code or "no content"; and each cell or member is a fact
-of its own, which is how the extractor's room for claims counts them (response_level/room.py).
+"""Lines of structured text in a reply (table rows, JSON members, YAML mappings): statements to check, never
+code or "no content", each cell or member a fact of its own for the extractor's room.
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
-"""The names of a claim the extractor wrote in English of a sentence in another language (a translation's
-claim), held to the text's names.
+"""The names of a claim written in English of a sentence in another language, held to the text's names by
+the letters they are written in.
 
-A translated claim cannot be held to the text's words (they are the translation's), but its names can be, by
-the letters they are written in:
-
-- each name of the claim (a run of capitalised words: "Berlin Wall", "Queen Victoria") is held when one of
-  its words meets a word the text or its conversation writes in Latin letters: the same first four letters,
-  or the whole of the shorter word, accents folded. A name keeps its core across languages that write Latin
-  letters ("Berlin" meets "Berliner", "Atlantic" meets "Atlantique", "Everest" meets "L'Everest"), so a claim
-  about a name the text does not write ("The Statue of Liberty is in Rome." of "La tour Eiffel est à Rome.")
-  is dropped;
-- a name none of whose words the text writes in Latin letters is held only when the text writes letters of
-  another script (Japanese, Chinese, Thai, Cyrillic...): it is then taken as the translation of a name written
-  in that script ("Mount Fuji" of "富士山"), which only a dictionary could compare, so the claim is held to
-  the text's numbers (written in digits) alone there.
-
-What a name that meets no word costs is the sentence's check, never a pass: a dropped claim leaves its sentence
-unchecked (guard_engine/coverage.py). The names whose translation shares no four letters ("Germany" of
-"Allemagne", "Cologne" of "Köln") are such a cost.
+A name is held when one of its words meets a word the text writes in Latin letters: the same first four
+letters, or the whole of the shorter word, accents folded ("Berlin" meets "Berliner"). A name none of whose
+words the text writes is held only when the text writes another script, as the translation of a name in it
+("Mount Fuji" of "富士山"). A name that meets no word ("Germany" of "Allemagne") drops the claim, leaving its
+sentence unchecked, never passed.
 """
 
 from __future__ import annotations
@@ -50,9 +38,7 @@ def _meets(word: str, written: set[str]) -> bool:
 
 
 def names_held(claim: str, source: str, names: set[str]) -> bool:
-    """Whether every name of ``claim`` is held by ``source`` (the text and its conversation), by the module
-    docstring's rule. ``names``: the claim's names as the grounding filter reads them (folded words), so a word
-    capitalised by position only ("Located") names nothing here either."""
+    """Whether every one of ``names`` (the claim's, as grounding.names reads them) is held by ``source``."""
     if not names:
         return True
     written = {_fold(w) for w in _WORD.findall(source) if all(_latin(c) for c in w)}

@@ -1,29 +1,16 @@
 """The sentences of a checked response that no claim covers, each with why it was not checked, so that a
-reader sees what the verdict says nothing about (an opinion or a greeting the extractor dropped would
-otherwise leave its sentence unmarked, as if it had been checked).
+reader sees what the verdict says nothing about.
 
-A sentence is covered when the extractor said a claim was drawn from it (the claim's sources), or a claim was
-placed in it (its span), and only then: a claim placed on another sentence, or on none, does not cover a
-sentence whose words it holds, which would then have neither a mark nor a note. The reason of one that is not,
+A sentence is covered only when a claim was drawn from it or placed in it. The reason of one that is not,
 first that applies: the worthiness rules' (``question``, ``greeting``, ``instruction``, ``opinion``, ``no
-content``); ``subjective`` when DPD's subjective filter removed it; ``opinion`` by the grounding rules
-(advice, judging words); ``ungrounded`` when the extractor wrote a claim for it that named what the text does
-not (the claim is the note); ``unplaced`` when a checked claim holds most of its words but could not be placed
-in it with confidence (the claim is the note: its verdict may be about this sentence, but the page cannot say
-so); ``unresolved`` when it opens with a pronoun no claim resolved (never checked with a guessed subject);
-``repeated`` when it says word for word what a checked sentence says (it is checked once); ``claim limit``
-when the response already had as many claims as it may; ``table header`` for a table's header row (it states
-nothing); else ``no claim``: a statement the extractor took no claim from. Coverage fails closed: a sentence
-the gate passed is a statement, and one no claim covers is listed as not checked, whatever it names.
+content``); ``subjective`` (DPD's filter removed it); ``opinion`` by the grounding rules; ``ungrounded`` (its
+claim named what the text does not); ``unplaced`` (a checked claim holds most of its words but could not be
+placed in it); ``unresolved`` (a pronoun no claim resolved); ``repeated``; ``claim limit``; ``table header``;
+else ``no claim``. Coverage fails closed.
 
-At the claim limit, and in an extraction whose call's limit may have cut it short (the extractor filled the
-room of its call: response_level/room.py), a sentence with claims placed on it
-is covered only when they hold it by the grounding
-rule (:func:`~factdebate.response_level.grounding.holds`: most of its words, every name and number): the
-extractor may have split it into several claims of which the limit kept only some ("... built in 1889 and
-repainted in 1900." with only the 1889 claim kept). Such a sentence is ``claim limit`` too, its note the
-claims that were checked of it. Below the limit the extractor's reading covers it: a sentence stating a fact
-its claims do not hold is added as a claim of its own (grounding.uncovered_sentences).
+At the claim limit, or when the call's limit may have cut the extraction short (response_level/room.py), a
+sentence is covered only when its claims hold it (grounding.holds): the limit may have kept only some of the
+claims split from it. Such a sentence is ``claim limit`` too, its note the claims checked of it.
 """
 
 from __future__ import annotations
@@ -69,12 +56,9 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
                         max_claims: int, *, asked: bool = False, sources: Sequence[Sequence[Span]] = (),
                         dropped: Sequence[Sequence[Span]] = (),
                         cut: Sequence[Span] = ()) -> list[UncheckedSentence]:
-    """Every sentence of ``text`` that none of ``claims`` (placed at ``spans``, drawn from ``sources``, as the
-    extractor said) covers, with its reason (see the module docstring). None for an extraction that could not
-    be read: then nothing was checked at all, which the verdict already says. ``dropped``: the sentences each of
-    the extraction's ungrounded claims was drawn from, where the extractor said. ``cut``: the sentences whose
-    claims a limit of the extraction may have cut short (response_level/room.py): held to their claims as at
-    the claim limit."""
+    """Every sentence of ``text`` that none of ``claims`` (placed at ``spans``, drawn from ``sources``) covers,
+    with its reason; None for an extraction that could not be read. ``dropped``: the sentences the ungrounded
+    claims were drawn from. ``cut``: those whose claims a limit may have cut short."""
     if not extraction.parsed:
         return []
     # A claim is about the sentences it was drawn from and the one it is placed in.

@@ -1,36 +1,19 @@
-"""Which sentences of a text state something that could be checked, by rules and no model call: a chat reply
-or a long answer is partly framing ("Sure! Here is...", "I hope this helps", "Let me know if..."), and
-verifying it costs calls and can only come back NOT ENOUGH INFO. A sentence left out is said with its
-reason. The rules fail closed: a sentence is left out only when it is one of these, each listed and tested
-(tests/guard/test_gate.py, tests/response_level/test_conversation_gate.py), and anything else is a statement,
-which is checked or marked unchecked with its reason (guard_engine/coverage.py, unchecked.py):
+"""Which sentences of a text state something that could be checked, by rules and no model call: framing
+("Sure! Here is...", "Let me know if...") costs calls and can only come back NOT ENOUGH INFO. The rules fail
+closed: a sentence is left out, with its reason, only when it is one of these, and anything else is a statement:
 
-- ``greeting``: a greeting, thanks, sign-off or offer of help with no other content ("Sure!", "Let me know if
-  you have any other questions."), or thanks and framing of the answer that name only its topic, with no
-  clause of their own ("Thanks for asking about Greece!"; "Happy to help with the Eiffel Tower, which is in
-  Berlin." is a statement);
-- ``question``;
-- ``instruction`` (an imperative addressed to the reader that states nothing after its verb) and ``opinion``
-  (the writer's own view, or praise, that states nothing once its stance or praise is set aside);
-- ``code``: a line of code with no comment, never a line for ending in a brace: a JSON object, its members and
-  a YAML mapping's entries state what their keys and values say, and are statements however short, as list
-  items and table rows are (response_level/structured.py);
-- ``heading`` (read into what follows it; a JSON key that opens an object or array heads its members),
-  ``link`` (it only points to a link) and ``no content`` (too short to say anything, outside an answer to a
-  question; words are counted by script, so a sentence of Japanese or Chinese is never one word);
-- ``table header``: a table's header row, known once the row after it is read (:func:`table_header`).
+- ``greeting``: a greeting, thanks, sign-off or offer of help with no other content, or framing that names
+  only the answer's topic ("Thanks for asking about Greece!");
+- ``question``; ``instruction`` (an imperative that states nothing after its verb); ``opinion`` (a view or
+  praise that states nothing once its stance is set aside);
+- ``code``: a line of code with no comment (JSON and YAML entries are statements: response_level/structured.py);
+- ``heading`` (read into what follows it), ``link``, ``no content`` (too short, outside an answer), and
+  ``table header`` (:func:`table_header`).
 
-A short answer to a question ("Yes.", "The latter.", "In 1991.", "Shorter.") is always a statement. Framing
-does not hide a statement: the writer's stance ("I think", "In my opinion", "Honestly,", "I'd
-recommend", "I love") and reminders to the reader ("Remember that", "Don't forget", "Note that") are set aside
-and what follows is judged on its own, so "I think the Eiffel Tower is in Berlin." is checked. An imperative
-("Visit ...", "Check ...") is an instruction only when what follows the verb states nothing: no number, not
-two names ("Visit the Eiffel Tower in Berlin." is checked; "Visit the Louvre early." is not), and no "is",
-"was", "has"... with a name. A question answered "Yes." or "No." is a statement (:func:`gated` joins them).
-
-:func:`gated` is the one gate: the guard (guard_engine/gate.py) and a response check
-(run/response.py) both hand the extractor only the sentences it passes, so a small model that copies "Hello!"
-or "What is its height?" into its claims has nothing to copy them from.
+A short answer to a question ("Yes.", "In 1991.") is always a statement. The writer's stance ("I think") and
+reminders ("Note that") are set aside and the rest judged on its own, so "I think the Eiffel Tower is in
+Berlin." is checked. :func:`gated` is the one gate: the guard and a response check both hand the extractor only
+the sentences it passes, so a small model has no "Hello!" to copy into its claims.
 """
 
 from __future__ import annotations
@@ -129,9 +112,8 @@ def _name_runs(text: str) -> int:
 
 
 def _states_something(rest: str, *, stance: bool) -> bool:
-    """Whether what follows framing (``stance``: the writer's) or an imperative verb states something: a
-    number, two names, a verb of being or having with a name, or (after a stance) with a subject that is
-    not a pronoun ("I think the tower is made of iron", not "I think it is great")."""
+    """Whether what follows framing or an imperative verb states something: a number, two names, or a verb
+    of being or having with a name (after a ``stance``, with a subject that is not a pronoun)."""
     if re.search(r"\d", rest) or _name_runs(rest) >= 2:
         return True
     if not _VERB.search(rest):
@@ -177,11 +159,8 @@ def only_a_link(text: str) -> bool:
 
 
 def _framing_only(text: str) -> bool:
-    """Whether ``text``, which opens with a greeting, thanks, offer of help or wish (:data:`_GREETING`), holds
-    nothing else after that opening: no number and no name, and either only :data:`_FRAMING_WORDS` ("Let me
-    know if you have any other questions.") or no clause (a verb of being or having, a relative pronoun, a verb
-    in the past: "Sure, it sank in the Atlantic.") and at most two other words ("Here is a summary of the
-    tower's history.")."""
+    """Whether ``text``, which opens with :data:`_GREETING`, holds nothing else: no number or name, and only
+    :data:`_FRAMING_WORDS` or, with no clause, at most two other words."""
     opening = _GREETING.match(text)
     rest = text[opening.end():] if opening else text
     if re.search(r"\d", rest) or _name_runs(" " + rest):
@@ -207,9 +186,7 @@ def _framing(text: str) -> bool:
 
 
 def _praise_only(text: str) -> bool:
-    """Whether ``text`` only praises: with its words of praise set aside, it names nothing after its verb and
-    gives no number ("It is beautiful.", "Paris is lovely in spring."; not "The beautiful Eiffel Tower is in
-    Berlin.", whose "is in Berlin" is a statement)."""
+    """Whether ``text`` only praises: without its words of praise, no name after its verb and no number."""
     rest = _PRAISE.sub(" ", text)
     if re.search(r"\d", rest) or _name_runs(rest) >= 2:
         return False
@@ -244,9 +221,7 @@ def code_line(text: str) -> bool:
 
 
 def table_header(text: str, end: int) -> bool:
-    """Whether the line of ``text`` that ends at ``end`` is a table's header row: a row of cells ("| Fact |
-    Value |") with a rule under it ("|---|---|"). Known only once the rule is read: a stream's part is its
-    sentence alone, so the check asks at its end (guard_engine/coverage.py)."""
+    """Whether the line of ``text`` that ends at ``end`` is a table's header row (a rule "|---|" under it)."""
     line_start = text.rfind("\n", 0, end) + 1
     if not table_row(text[line_start:end]):
         return False
@@ -268,10 +243,8 @@ def _opinion_only(rest: str, *, stance: bool) -> bool:
 
 
 def reason_to_skip(sentence: str, *, asked: bool = False) -> str | None:
-    """Why ``sentence`` is not worth checking, or None when it is (the module docstring's list). ``asked``: the
-    text answers a person's message, so a short sentence ("Sydney.", "Yes.", "The latter.") is a statement in
-    that message's context, never "no content"; a list item ("- Sweden: Bergen") is a statement about its
-    heading's subject, never "no content" either."""
+    """Why ``sentence`` is not worth checking, or None when it is. ``asked``: the text answers a message, so a
+    short sentence is a statement in its context; so is a list item in its heading's."""
     # A list item, a table row or a key's value ('"city": "Paris",') states something about its heading's,
     # table's or object's subject, however short.
     item = list_item(sentence) or member(sentence) or table_row(sentence)
@@ -339,9 +312,7 @@ _AGREEMENT = re.compile(r"^\W*(?:sure|of course|certainly|absolutely|definitely|
 
 
 def answers_asked(question: str | None, sentence: str) -> bool:
-    """Whether ``sentence``, a bare agreement ("Sure.", "Of course it is."), answers ``question``, the person's
-    message, because its last question is answered yes or no ("Did the Titanic sink in 1912?"): then it
-    states that, and is a statement."""
+    """Whether ``sentence``, a bare agreement, answers the yes-or-no question that ends ``question``."""
     if not question or not _AGREEMENT.match(sentence):
         return False
     asked = re.findall(r"[^.!?\n]*\?", question)
@@ -358,13 +329,9 @@ _HASH_COMMENT = re.compile(r"\s*#+\s*(.*)", re.S)  # a comment line in a shell, 
 
 
 def gated(text: str, *, asked: bool = False, fenced: bool = False) -> list[tuple[int, int, str | None]]:
-    """Every sentence of ``text`` as (start, end, why it is left out or None when it is check-worthy). A
-    question followed by its yes or no is one statement, check-worthy (the extractor reads both together).
-    ``asked``: ``text`` answers a person's message (:func:`reason_to_skip`).
-
-    In a fenced code block a line that opens with ``#`` is a comment, not a Markdown heading: its words are
-    judged as any sentence's ("# Apollo 11 landed in 1972" states something). ``fenced``: ``text`` starts
-    inside such a block (a part of a streamed reply whose earlier text opened one)."""
+    """Every sentence of ``text`` as (start, end, why it is left out or None). A question and its yes or no
+    are one statement. ``asked``: as :func:`reason_to_skip`. In a fenced code block a ``#`` line is a comment,
+    judged as prose; ``fenced``: ``text`` starts inside such a block."""
     out: list[tuple[int, int, str | None]] = []
     for start, end in sentences(text):
         sentence = text[start:end]
@@ -381,12 +348,9 @@ def gated(text: str, *, asked: bool = False, fenced: bool = False) -> list[tuple
 
 
 def headed(text: str, pieces: Sequence[tuple[int, int, str | None]], chosen: Sequence[tuple[int, int]]) -> str:
-    """The sentences ``chosen`` (offsets in ``text``, in order) as the extractor is given them, each list item
-    and each sentence right after a heading under that heading (``pieces``: the gate's reading of ``text``, or
-    of as much of it as has been read), so that "- Sweden: Bergen" is read about "Capitals of the Nordic
-    countries:" and "- She won three Nobel Prizes." about "Facts about Curie:". The
-    heading is given as a line of its own, never as a claim's words joined to an item's. Every door builds the
-    extractor's text here, a whole reply and a streamed one alike."""
+    """The sentences ``chosen`` (offsets in ``text``) as the extractor is given them: each list item and each
+    sentence right after a heading under that heading, on a line of its own (``pieces``: the gate's reading of
+    ``text``). Every door builds the extractor's text here."""
     return layout(text, pieces, chosen)[0]
 
 
@@ -427,9 +391,8 @@ def layout(text: str, pieces: Sequence[tuple[int, int, str | None]],
 
 
 def _heading_of(text: str, pieces: Sequence[tuple[int, int, str | None]], at: int) -> tuple[int, int] | None:
-    """The heading the sentence ``pieces[at]`` is under: the nearest before it with only list items between
-    (or none, for a sentence that is no list item). A JSON object's members are its items, under the key that
-    opens it ('"landmarks": ['), its brackets between them read past."""
+    """The heading ``pieces[at]`` is under: the nearest before it with only list items (or JSON members)
+    between."""
     item = at < len(pieces) and _item_of(text[pieces[at][0]:pieces[at][1]])
     for back in range(at - 1, -1, -1):
         start, end, reason = pieces[back]
