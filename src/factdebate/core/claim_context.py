@@ -1,12 +1,6 @@
-"""What one claim of a batch carries beside its text: the date a dataset gives it (AVeriTeC's
-``claim_date``), which every search-like tool reads as a leakage cut-off for that claim alone, and its place
-in the run's order, which a method that keeps state across the claims of a run (MERMAID's run memory) reads
-so that a claim sees what the claims before it left, and nothing of those after it, even when it is run
-again on a resume; and whether the claim's task has two labels only (a binary dataset), so that a method or
-the response rule that would answer NOT ENOUGH INFO answers in the task's two labels instead; or whether it
-has four (AVeriTeC's, with Conflicting Evidence/Cherrypicking), so that the prompts, answer formats and the
-label parser offer and read the fourth label there and nowhere else; and the evidence that came with it.
-All of it is one :class:`ClaimContext` value."""
+"""What one claim of a batch carries beside its text, as one :class:`ClaimContext` value: its date (a leakage
+cut-off for search-like tools), its place in the run's order (for state kept across a run's claims), whether
+its task has two labels (NOT ENOUGH INFO is then answered in them) or four (AVeriTeC's), and its evidence."""
 
 from __future__ import annotations
 
@@ -23,9 +17,7 @@ from factdebate.core.types import Document
 
 @dataclass(frozen=True, slots=True)
 class ClaimContext:
-    """Everything one claim carries beside its text, as one value: its date (a leakage cut-off), its place in
-    its run's order, its task's label set, and the evidence that came with it (a dataset's or a caller's;
-    None: none came)."""
+    """Everything one claim carries beside its text (``evidence`` None: none came)."""
 
     date: str | None = None
     position: int | None = None
@@ -127,9 +119,8 @@ def binary_task() -> bool:
 
 @contextmanager
 def four_labels(active: bool) -> Iterator[None]:
-    """Within the block (``active``), the claim belongs to a task with four labels: SUPPORTS, REFUTES, NOT
-    ENOUGH INFO and CONFLICTING EVIDENCE/CHERRYPICKING (AVeriTeC). The eval runner sets it for such a
-    dataset; outside it (the guard, ``verify``, any other dataset) the fourth label is never offered or read."""
+    """Within the block (``active``), the claim's task has AVeriTeC's four labels; outside it the fourth label
+    is never offered or read."""
     with claim_context(four_labels=active):
         yield
 

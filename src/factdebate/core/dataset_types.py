@@ -1,7 +1,5 @@
-"""What an evaluation sample and a dataset are, and the label sets they use: plain data that every layer may
-name. A method runs samples its own way (``Method.run_sample``) and the run layer reads them; the datasets'
-loaders and registry (:mod:`factdebate.eval.datasets`) fill them. Here, below both, so that a method names the
-types without importing the evaluation above it; ``factdebate.eval.datasets`` exports them too.
+"""What an evaluation sample and a dataset are, and their label sets: plain data here in the lowest layer, so
+that a method names them without importing :mod:`factdebate.eval.datasets` (which exports them too).
 """
 
 from __future__ import annotations
@@ -34,9 +32,8 @@ class Sample:
 
 @dataclass
 class Dataset:
-    """``labels`` is the dataset's label set (table order); ``label_map`` turns a verdict's label into that
-    set. A verdict label missing from the map is kept as it is and can never match the gold label: it counts
-    as wrong. On a two-label task the runner answers NOT ENOUGH INFO REFUTES (``answer_map``)."""
+    """``labels`` is the dataset's label set; ``label_map`` turns a verdict's label into it (a label missing
+    from it counts as wrong)."""
 
     kind: str
     labels: tuple[str, ...]
@@ -75,9 +72,8 @@ class Dataset:
         return self.answer_format == "label" and Label.CONFLICTING.value in self.labels
 
     def answer_map(self) -> dict[str, str]:
-        """``label_map`` as the run applies it (run.json shows this): on a two-label task, NOT ENOUGH INFO
-        (where the map does not send it to one of the two) is REFUTES by the rule of core/claim_context.py,
-        applied and counted by ``eval.runner.outside_two_labels``."""
+        """``label_map`` as the run applies it: on a two-label task NOT ENOUGH INFO is REFUTES where the map
+        does not say otherwise."""
         if not self.two_labels() or self.label_map.get(NEI) in self.labels:
             return self.label_map
         return {**self.label_map, NEI: THIRD_LABEL_ANSWER}

@@ -1,11 +1,8 @@
 """Where a run differs from the paper its method comes from.
 
-A method lists its deviations for given settings (``Method.paper_deviations``); the claim runner stamps them
-on every verdict, the evaluation harness writes them into ``run.json`` and the summary, and the terminal
-prints one line each. A deviation is a fact about the settings a run used, never a guess about its outcome:
-the same settings always give the same list, so a reader can compare two runs by it. One is a fact about the
-claim's own searches instead, and is recorded per verdict: ``rag_full_text``, a RAG search of the built-in corpus
-made on its full-text index while its vectors were still being built (tools/retrieval_record.py).
+A method lists its deviations for given settings (``Method.paper_deviations``), stamped on every verdict and
+written into ``run.json``: a fact about the settings, so the same settings give the same list. One is about the
+claim's own searches, recorded per verdict: ``rag_full_text`` (tools/retrieval_record.py).
 """
 
 from __future__ import annotations

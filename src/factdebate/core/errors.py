@@ -53,9 +53,7 @@ class EndpointUnavailableError(FactDebateError):
 
 
 class EndpointSlowError(EndpointUnavailableError):
-    """A remote service that took every request but answered none in time: slow, not unreachable. A server
-    busy with earlier requests (a llama-cpp-python server, say) is up, and is not reported as one that could
-    not be reached."""
+    """A remote service that took every request but answered none in time: slow, not unreachable."""
 
     def __init__(self, url: str, attempts: int, last_error: str) -> None:
         super().__init__(url, attempts, last_error)

@@ -1,12 +1,8 @@
 """Trace events: one pydantic model per kind, a discriminated union on ``event``.
 
-The kinds every method shares are here; a method's own kinds (MERMAID's decomposition, DPD's panel) live
-in its folder and are registered with the method (``Method.events``), so :func:`parse_event` and
-:func:`event_json_schema` know them without this module knowing the methods.
-
-Every event carries ``span_id`` (the innermost open span: a round, a team, a judge panel, a sub-claim, a
-tool call) and ``parent_id`` (that span's parent), so a consumer can nest events without replaying the
-span bookkeeping. ``t`` and ``run`` are filled in by the recorder. docs/trace.md documents the format.
+The kinds every method shares are here; a method's own are registered with it (``Method.events``). Every event
+carries ``span_id`` (the innermost open span) and ``parent_id``, so a consumer can nest events; ``t`` and
+``run`` are filled in by the recorder. docs/trace.md documents the format.
 """
 
 from __future__ import annotations
@@ -235,9 +231,8 @@ class LLMRetry(Where):
 
 
 class ParseProblem(Where):
-    """The record of a reply that could not be read and was re-asked once (``llm.ask.ask`` is the only
-    place that makes one): ``parse_recovered`` if the re-ask was readable, else ``parse_failure`` (the
-    caller records the value as unparsed; nothing is filled in for it)."""
+    """A reply that could not be read and was re-asked once (by ``llm.ask.ask``): ``parse_recovered`` if the
+    re-ask was readable, else ``parse_failure``."""
 
     event: Literal["parse_failure", "parse_recovered"] = "parse_failure"
     what: str  # what was asked for: label, yes_no, query, ballot, claims...

@@ -1,30 +1,16 @@
-"""How a setting is offered beyond the settings file, said once on its pydantic ``Field``.
+"""How a setting is offered beyond the settings file, said once on its pydantic ``Field``: ``title`` is its
+short name, ``description`` its help everywhere, and ``json_schema_extra`` (:func:`offered`, read by
+:func:`exposure`) the rest:
 
-Every setting is a ``Field`` whose ``title`` is its short human name and whose ``description`` is its help
-text wherever it shows (flags, the API reference, the web form). Its ``json_schema_extra``, written with
-:func:`offered` and read with :func:`exposure`, says the rest:
+- ``option``: its flat name (the ``--flag``, the API keyword, the request field, the form control);
+- ``operator_only``: callers of the service may not set it;
+- ``reaches``: what outside the settings it names (:data:`REACHES`): operator only, and never taken from a
+  file the user did not choose (settings/operator_paths.py lists them from this mark);
+- ``env``, ``short``, ``flag``: a short environment variable, a one-letter flag, a flag of its own;
+- ``group`` (:data:`GROUPS`), ``main``: the web form's section, and shown first;
+- ``only``: ``response`` or ``eval`` where it matters only there.
 
-- ``option``: its flat name: the ``--flag`` of ``verify``/``eval``/``serve``/``check-response``, the Python
-  API's keyword, the service's request field and the web form's control. A method's fields are options
-  without saying so (``<prefix><field>``, see :class:`factdebate.methods.base.Method`);
-- ``operator_only``: the command line and the Python API may set it, callers of the service may not (it
-  spends or reaches the operator's resources);
-- ``reaches``: what outside the settings the value names (a kind of :data:`REACHES`): an endpoint the claims
-  and keys are sent to, a command that is started, the executor work runs on, a key, a file path. Such a
-  setting is operator only, and it is never taken from a file the user did not choose (a ``factdebate.yaml``
-  found in the current folder, a run folder's ``run.json``): settings/operator_paths.py lists them from this
-  mark, so a new field of that kind is kept out by being declared, not by being remembered in a list;
-- ``env``: a short environment variable besides ``FACTDEBATE_<SECTION>__<FIELD>`` (``FACTDEBATE_LLM``);
-- ``short``: a one-letter flag besides the long one (``-k``);
-- ``flag``: a command-line flag of its own for a setting that is not a flat option (scale's ``--workers``);
-- ``group``: what the setting acts on (a key of :data:`GROUPS`): the web form's section under "More options";
-- ``main``: one of the few settings that change a method's behaviour most, shown first in the form;
-- ``only``: where the setting matters at all, when that is not every check: ``response`` (checking a whole
-  response) or ``eval`` (the evaluation harness: a dataset's task, its two labels, its given claims). The
-  web form leaves it out of the modes where it would do nothing.
-
-It lives in the lowest layer so that the settings of every layer (memory, methods, the service) describe
-themselves the same way and the option table can read them all.
+It lives in the lowest layer so that the settings of every layer describe themselves the same way.
 """
 
 from __future__ import annotations
@@ -75,9 +61,8 @@ class Exposure(TypedDict, total=False):
 def offered(option: str | None = None, *, operator_only: bool = False, env: str | None = None,
             short: str | None = None, flag: str | None = None, group: str | None = None, main: bool = False,
             only: str | None = None, reaches: str | None = None, **extra: JsonValue) -> JsonDict:
-    """The ``json_schema_extra`` of a setting; ``extra`` carries a family's own keys (MERMAID's ``memory``)
-    and JSON Schema words the type cannot say (``maxItems`` where a validator gives the message). A setting
-    that ``reaches`` outside is operator only."""
+    """The ``json_schema_extra`` of a setting; ``extra`` carries a family's own keys and JSON Schema words. A
+    setting that ``reaches`` outside is operator only."""
     if group is not None and group not in GROUPS:
         raise ValueError(f"unknown settings group '{group}'; known: {', '.join(GROUPS)}")
     if only is not None and only not in SCOPES:

@@ -1,19 +1,9 @@
-"""Reading a file a user names on the command line (``check-response --file``, ``verify --input``, a dataset,
-a grid, a settings file) within bounds, whatever the path leads to.
+"""Reading a file a user names on the command line within bounds, whatever the path leads to.
 
-Read naively, a link to ``/dev/zero`` fills the memory (over a gigabyte in seconds), a FIFO nobody writes holds
-the command on ``open`` for ever, and a sparse file of gigabytes is read whole. So the path is opened without
-blocking, and what it leads to decides:
-
-- a regular file is refused from its size before a byte is read when it is above the cap, and read to at most
-  the cap (a file that grows while read is refused too);
-- a pipe (``--file <(echo ...)``, ``-`` for stdin, a FIFO someone writes to) is read as it comes, to at most the
-  cap, and refused once it goes :data:`PIPE_IDLE_S` seconds without a byte; a FIFO nobody opened for writing
-  reads as empty at once (the caller says it gave nothing);
-- anything else (a character device such as ``/dev/zero``, a socket, a block device, a folder) is refused.
-
-Each refusal is one :class:`InputError` line (exit 2) naming the file and, for the size, the setting that
-raises the cap.
+The path is opened without blocking: a regular file is read to at most the cap (refused from its size first);
+a pipe is read as it comes, to the cap, and refused after :data:`PIPE_IDLE_S` seconds without a byte; anything
+else (``/dev/zero``, a socket, a folder) is refused. Each refusal is one :class:`InputError` line (exit 2)
+naming the file and the setting that raises the cap.
 """
 
 from __future__ import annotations
@@ -56,9 +46,8 @@ def size_text(count: int) -> str:
 
 def read_bounded(path: str | Path, *, what: str, limit: int, setting: str = "", pipes: bool = True,
                  idle_s: float = PIPE_IDLE_S) -> bytes:
-    """The bytes of ``path`` (``-``: standard input), at most ``limit`` of them. ``what`` names the file in
-    errors ("--file"), ``setting`` says what raises the cap ("response.max_response_chars"); ``pipes=False``
-    refuses a pipe too (a path recorded in a run folder is a file, never a program's output)."""
+    """The bytes of ``path`` (``-``: standard input), at most ``limit``. ``what`` and ``setting`` name the file
+    and what raises the cap in errors; ``pipes=False`` refuses a pipe too."""
     shown = "standard input" if str(path) == STDIN else f"{what} {path}"
     if str(path) == STDIN:
         return _read_fd(0, shown, limit, setting, pipes, idle_s)
@@ -113,9 +102,8 @@ def _read_regular(fd: int, limit: int) -> bytes:
 
 
 def _read_pipe(fd: int, shown: str, limit: int, idle_s: float) -> bytes:
-    """A pipe read as its writer sends, each wait at most ``idle_s`` seconds. A descriptor opened here is
-    non-blocking and read first (a FIFO nobody opened for writing reads as empty at once, where ``poll``
-    would wait); standard input keeps the shell's flags, so ``poll`` says first when a read will not block."""
+    """A pipe read as its writer sends, each wait at most ``idle_s`` seconds (a FIFO with no writer reads
+    as empty at once; standard input keeps the shell's flags, so ``poll`` comes first)."""
     poller = select.poll()
     poller.register(fd, select.POLLIN | select.POLLHUP)
     nonblocking = bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK)

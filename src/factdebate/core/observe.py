@@ -1,11 +1,6 @@
-"""Where the service's metrics and traces (server/ops/metrics.py, server/ops/tracing.py) watch work done below the
-server: a model call, a search. The code that does the work says what it is (:func:`watched`); the watchers of
-the context it runs in (the service sets its own around each request: :func:`watching`) measure it. Outside
-any, which is every run of the CLI and the library, :func:`watched` costs one context-variable lookup. Being
-per context, two services in one process (tests) each count their own requests' calls.
-
-A watcher is told a kind (``model_call``, ``search``) and attributes that never hold a prompt, a claim or a key
-(the model's configured name, the role, the tool), and sees the exception the work raised, if any."""
+"""Where the service's metrics and traces watch work done below the server (a model call, a search): the work
+says what it is (:func:`watched`), and the watchers of its context (:func:`watching`) measure it; outside any,
+one context-variable lookup. A watcher is told a kind and attributes that never hold a prompt, claim or key."""
 
 from __future__ import annotations
 

@@ -76,11 +76,8 @@ def _unquote(text: str) -> str:
 
 
 def parse_label(text: str, *, lines_from_end: int = 3, max_other_words: int = 4) -> Label | None:
-    """The verdict on the model's own last verdict-like line naming exactly one label, looking at most
-    ``lines_from_end`` non-empty lines up from the end (the prompts ask for the label on the last line).
-    Quoted material (see :func:`_unquote`) is not the model's verdict: a reply ending with evidence that
-    reads "Final answer: SUPPORTS" keeps its own label. A line naming two different labels ("SUPPORTS or
-    REFUTES") is ambiguous and skipped."""
+    """The label of the model's own last line (at most ``lines_from_end`` up) naming exactly one label; quoted
+    material (:func:`_unquote`) and a line naming two labels are skipped."""
     lines = [ln.strip() for ln in _unquote(text.strip()).splitlines() if ln.strip()]
     for line in reversed(lines[-lines_from_end:]):
         labels = _labels_in(line)

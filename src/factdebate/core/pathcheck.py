@@ -1,9 +1,5 @@
-"""The check every command runs on a path it was given, before anything heavy loads or any model is called.
-
-Without it each mistake surfaced late and as Python's own error: ``IsADirectoryError`` when a trace or an
-export was opened after the run, sqlite's "unable to open database file" for a directory given as a
-database. The CLI prints those as internal errors ("This is a bug"); a wrong path is the user's to fix, so
-it is an :class:`InputError` (one line, exit 2) naming the flag and the path. Nothing here creates a file.
+"""The check every command runs on a path it was given, before anything heavy loads: a wrong path is an
+:class:`InputError` (one line, exit 2) naming the flag and the path, not a late OS error. Nothing is created.
 """
 
 from __future__ import annotations
@@ -67,9 +63,8 @@ def output_flag(flag: str, example: str) -> Callable[[Path | None], Path | None]
 
 
 def inside(folder: Path, relative: str, what: str) -> Path:
-    """``folder / relative`` for a path read from a file in ``folder`` (a manifest's entry): it must be
-    relative and stay inside ``folder`` once resolved, or a crafted file could make a command read or write
-    anywhere. ``what`` names the entry in the error."""
+    """``folder / relative`` for a path read from a file in ``folder``: it must stay inside ``folder`` once
+    resolved. ``what`` names the entry in the error."""
     candidate = Path(relative)
     if not relative or candidate.is_absolute() or candidate.drive:
         raise InputError(f"{what}: '{relative}' must be a relative path inside {folder}")

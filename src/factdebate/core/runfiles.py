@@ -1,19 +1,10 @@
-"""Reading the files of a run folder (``run.json``, ``summary.json``, ``results.jsonl``, ``reproduce.json``)
-that someone else may have made.
+"""Reading the files of a run folder that someone else may have made (``compare`` and ``reproduce --from``
+read folders people are sent).
 
-``compare`` and ``reproduce --from`` read folders people are sent. Opened naively, a ``summary.json``
-that is a link to ``/dev/zero`` fills the memory, a FIFO holds the command for ever, and a link to a file
-elsewhere reads that file. Every reader of a run folder's files goes through this module instead: the file
-must be a regular file, reached without leaving the folder, and no larger than a bound. A JSON file must
-also hold an object (not a list or a string) nested no deeper than :data:`MAX_DEPTH` levels, since every
-recursive walk over deeper data (copying an old verdict, flattening settings) fails with ``RecursionError``.
-Each refusal is one :class:`InputError` line naming the file: exit 2, before any work.
-
-``results.jsonl`` is read the same way, by its readers (``eval``'s resume, ``compare``, ``report``, ``reproduce
---from``, ``verify --input`` batches) alike: streamed a line at a time (:func:`iter_run_lines`), each line no
-longer than :data:`MAX_LINE_BYTES` and the file no larger than :data:`MAX_RESULTS_BYTES` (a link to
-``/dev/zero`` or a sparse file of gigabytes is never read whole into the memory), and a line nested past what
-``json`` parses is refused as not a record (:func:`json_line`), not dropped as a torn line.
+A file must be a regular file, reached without leaving the folder, and within a bound; a JSON file must hold
+an object nested no deeper than :data:`MAX_DEPTH`. ``results.jsonl`` is streamed a line at a time
+(:func:`iter_run_lines`) within :data:`MAX_LINE_BYTES` and :data:`MAX_RESULTS_BYTES`. Each refusal is one
+:class:`InputError` line naming the file: exit 2, before any work.
 """
 
 from __future__ import annotations
@@ -47,9 +38,8 @@ def _size(count: int) -> str:
 
 
 def run_file(folder: Path, name: str | Path, *, limit: int | None = None) -> Path | None:
-    """``folder / name`` once checked, or None when nothing is there. Refused: a link that leads outside
-    ``folder`` (or nowhere), anything that is not a regular file (a FIFO, a device, a folder), and a file
-    larger than ``limit`` bytes."""
+    """``folder / name`` once checked, or None when nothing is there. Refused: a link out of ``folder``, what
+    is not a regular file, and a file larger than ``limit`` bytes."""
     path = folder / name
     try:
         os.lstat(path)
@@ -80,9 +70,8 @@ def _check_size(shown: Path, size: int, limit: int | None) -> None:
 
 @contextmanager
 def _opened(folder: Path, name: str | Path, limit: int) -> Iterator[IO[bytes] | None]:
-    """``folder / name`` (checked by :func:`run_file`) open for reading, or None when nothing is there. The
-    file is opened without blocking and checked again once open, so a file swapped for a FIFO or a link
-    between the check and the open is refused too."""
+    """``folder / name`` (checked by :func:`run_file`) open for reading, or None; checked again once open, so
+    a file swapped in between is refused too."""
     real = run_file(folder, name, limit=limit)
     if real is None:
         yield None
@@ -113,11 +102,9 @@ def read_run_bytes(folder: Path, name: str | Path, *, limit: int = MAX_JSON_BYTE
 
 
 def read_input_bytes(path: Path, *, what: str, limit: int | None = None) -> bytes:
-    """The bytes of an input file the user names (a dataset, a grid), or a run folder records for a rerun:
-    a link is followed (the user chose the path), but what it leads to must be a regular file (a pipe is
-    refused: a run folder records files, and a FIFO there held the rerun) of at most ``limit`` bytes (default
-    :func:`~factdebate.core.input_files.input_limit`, which ``FACTDEBATE_MAX_INPUT_MB`` sets), checked once
-    open (without blocking) and before it is read. ``what`` names the file in the error ("the dataset file")."""
+    """The bytes of an input file the user names or a run folder records: a link is followed, but it must
+    lead to a regular file of at most ``limit`` bytes (default :func:`~factdebate.core.input_files.input_limit`).
+    ``what`` names the file in the error."""
     if limit is None:
         return read_bounded(path, what=what, limit=input_limit(), setting=MAX_INPUT_ENV, pipes=False)
     return read_bounded(path, what=what, limit=limit, pipes=False)
@@ -125,10 +112,8 @@ def read_input_bytes(path: Path, *, what: str, limit: int | None = None) -> byte
 
 def iter_run_lines(folder: Path, name: str | Path, *, limit: int = MAX_RESULTS_BYTES,
                    line_limit: int = MAX_LINE_BYTES) -> Iterator[bytes]:
-    """The lines of ``folder / name`` (checked as :func:`read_run_bytes` does), one at a time and without
-    their line ends; nothing when the file is not there. A line longer than ``line_limit`` bytes (a sparse
-    file of zeros has no line end at all) and a file that grows past ``limit`` are refused, so at most one
-    line is held at once whatever the file holds."""
+    """The lines of ``folder / name`` (checked as :func:`read_run_bytes` does), one at a time; a line past
+    ``line_limit`` bytes or a file past ``limit`` is refused."""
     shown = folder / name
     with _opened(folder, name, limit) as fh:
         if fh is None:
@@ -145,9 +130,8 @@ def iter_run_lines(folder: Path, name: str | Path, *, limit: int = MAX_RESULTS_B
 
 
 def json_line(line: bytes, shown: Path, number: int) -> Any:
-    """One line of a JSON-lines run file, parsed (a line that is not JSON raises ``ValueError``: a line torn
-    by a kill mid-write, which readers skip). A line nested deeper than :data:`MAX_DEPTH` levels is refused:
-    ``factdebate`` never writes one, and at a few thousand levels ``json`` itself fails with RecursionError."""
+    """One line of a JSON-lines run file, parsed (``ValueError`` for a torn line, which readers skip); a line
+    nested deeper than :data:`MAX_DEPTH` is refused."""
     try:
         data = json.loads(line.decode("utf-8", "replace"))
     except RecursionError:

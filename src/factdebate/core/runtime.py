@@ -1,9 +1,8 @@
 """Per-run bookkeeping: usage by role and by model, trace events and the spans they nest in.
 
-A :class:`RunRecorder` is installed in a context variable for the duration of one claim, so the LLM wrapper
-and the tools can account for work without every call site threading it through; concurrent claims in a
-batch each get their own recorder because asyncio tasks copy the context when they start. The open span
-is a context variable too, so the agents of a round (gathered tasks) inherit the round's span.
+A :class:`RunRecorder` lives in a context variable for one claim, so the LLM wrapper and tools account for work
+without threading it through; asyncio tasks copy the context, so concurrent claims each get their own, and the
+agents of a round inherit its open span.
 """
 
 from __future__ import annotations
@@ -26,11 +25,8 @@ EventSink = Callable[[dict[str, Any]], None]
 
 
 class Listener:
-    """A sink that reads only the events it names (``events``): a recorder whose every sink names its events
-    builds no other event at all. The guard's check listens to a few kinds (its tool calls, the model calls
-    it keeps), and building each event it ignores (validated, then dumped) cost a few milliseconds a reply.
-    A span's events may be named for one kind of span (``span_begin:subclaim``): a check opens dozens of spans
-    a reply. A sink without ``events`` (a plain function) reads every event."""
+    """A sink that reads only the events it names (``events``, or ``span_begin:<kind>`` for one kind of
+    span): a recorder whose every sink names its events builds no other. A plain function reads every event."""
 
     __slots__ = ("events", "take")
 
@@ -115,9 +111,8 @@ class RunRecorder:
         return names is None or event in names or (bool(span_kind) and f"{event}:{span_kind}" in names)
 
     def emit(self, event: BaseEvent | str, **data: Any) -> None:
-        """Sends a typed event to the sinks as a JSON-ready dict. The ``(name, **fields)`` form is
-        validated against the event models, so an unknown kind or field fails here, not in a consumer.
-        An event no sink reads (:meth:`wants`) is neither validated nor built."""
+        """Sends a typed event to the sinks as a JSON-ready dict; ``(name, **fields)`` is validated against the
+        event models. An event no sink reads (:meth:`wants`) is not built."""
         if isinstance(event, str):
             if not self.wants(event):
                 return
@@ -224,10 +219,8 @@ def add_spend(exc: BaseException, usage: Usage, by_model: dict[str, ModelUsage])
 
 @contextlib.contextmanager
 def charged(recorder: RunRecorder) -> Iterator[None]:
-    """An exception leaving the block carries what ``recorder`` counted until then (``spent_before``): a
-    claim that fails after ten model calls cost ten calls, and an evaluation's error record says so
-    (eval/runner.py), so a method that fails expensively does not look cheap. Use it only around a
-    recorder of its own (a claim's, a response's), never a speculation's: their usage flows to a parent."""
+    """An exception leaving the block carries what ``recorder`` counted until then (``spent_before``), so a
+    failed claim's error record says what it cost. Only around a claim's or a response's own recorder."""
     try:
         yield
     except Exception as exc:
@@ -272,12 +265,9 @@ def trace_file(path: str | Path | None) -> Iterator[list[EventSink]]:
 
 
 class SpeculativeRecorder(RunRecorder):
-    """The recorder of work started before it is known to be needed (every method's: methods/kit/speculation.py).
-
-    While pending, its events are held back and its usage is kept apart, so the trace shows nothing of it.
-    :meth:`commit` hands the held events to the parent, in order and with the time they happened, and from
-    then on forwards events and usage live. :meth:`discard` drops the events and books the LLM calls made,
-    and those cancelled in flight, as the parent's ``speculative_calls`` (per role), never as ``llm_calls``."""
+    """The recorder of work started before it is known to be needed (methods/kit/speculation.py): while
+    pending, its events and usage are held back. :meth:`commit` hands them to the parent and forwards live
+    from then on; :meth:`discard` books its calls as the parent's ``speculative_calls``, never ``llm_calls``."""
 
     def __init__(self, parent: RunRecorder) -> None:
         super().__init__(run_id=parent.run_id)

@@ -20,10 +20,8 @@ SCORE_FIELDS = ("faithfulness", "answer_relevance", "consistency")
 
 
 def upgrade(record: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``record`` (a verdict, or a results-file row holding one) in the current schema. A record
-    nested more than :data:`MAX_DEPTH` levels is refused (InputError) rather than copied: the copy, and every
-    later walk over it, would fail with RecursionError (a 500 from the service, an internal error from
-    ``compare``); no verdict factdebate writes comes near that depth."""
+    """A copy of ``record`` (a verdict, or a results-file row holding one) in the current schema; a record
+    nested more than :data:`MAX_DEPTH` levels is refused (InputError)."""
     if nesting_depth(record, MAX_DEPTH + 1) > MAX_DEPTH:
         raise InputError(f"the record nests lists or objects more than {MAX_DEPTH} levels deep: it is not a verdict")
     if problem := unencodable_reason(record):

@@ -1,7 +1,5 @@
-"""The process told to stop (Ctrl-C or SIGTERM in a command): one flag that work running in worker threads
-checks between its steps, where KeyboardInterrupt cannot reach it. ``asyncio.run`` waits for those threads
-before it lets an interrupt end the process, so work that never looked at this flag (an index build, an
-in-process llama.cpp generation) would run to its end, minutes after Ctrl-C."""
+"""The process told to stop (Ctrl-C or SIGTERM): one flag that work in worker threads checks between its steps,
+where KeyboardInterrupt cannot reach it (``asyncio.run`` waits for those threads)."""
 
 from __future__ import annotations
 

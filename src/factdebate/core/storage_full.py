@@ -1,10 +1,6 @@
-"""Writes that fail because the disk holding the data folder (or the state database) is full or read-only.
-
-On a full disk the response cache's write raises ``database or disk is full`` after the model call has
-succeeded; left to rise, it would turn every model-backed check into a 500 and lose its verdict. Such a
-failure is no fault of the check:
-the cache skips the write (with one warning), a kept check or a batch that cannot be stored says so with the
-reason, and ``/v1/health`` names the part that could not write (:data:`STORAGE`) until a write succeeds again.
+"""Writes that fail because the disk holding the data folder (or the state database) is full or read-only: no
+fault of the check. The cache skips the write with one warning, what cannot be stored says so, and
+``/v1/health`` names the part that could not write (:data:`STORAGE`) until a write succeeds again.
 """
 
 from __future__ import annotations
@@ -39,9 +35,8 @@ def storage_problem(exc: BaseException) -> str | None:
 
 
 class StorageNotes:
-    """Which parts of the service's storage could not be written lately, and why; a part is cleared by its
-    next successful write. Shared by the process (the response cache is built per settings, the health
-    route reads one place)."""
+    """Which parts of the service's storage could not be written lately, and why, for the whole process; a
+    part is cleared by its next successful write."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -1,9 +1,5 @@
-"""Text and JSON made safe once, at the edges where they enter or leave the system.
-
-Python strings may hold lone surrogates (valid JSON such as ``"\\ud800"``, or undecodable command-line
-bytes) that no UTF-8 file, socket or database can encode; floats may be NaN or infinite, which strict JSON
-cannot hold. Claims, documents and model replies pass :func:`safe_text` where they come in; every record
-written out passes :func:`dumps_record`, so one odd value can never crash a run."""
+"""Text and JSON made safe once, at the edges: lone surrogates no UTF-8 file can encode, and NaN or infinite
+floats strict JSON cannot hold. Input passes :func:`safe_text`; every record written passes :func:`dumps_record`."""
 
 from __future__ import annotations
 
@@ -51,9 +47,8 @@ def checked_input(value: object, *, what: str, empty: str, limit: int, setting: 
 
 
 def checked_values(value: object, *, what: str, limit: int) -> None:
-    """An ``InputError`` when any text in ``value`` (a string, or strings in lists and mappings) is unsafe
-    or longer than ``limit``: the check for the short texts of a request (option values, names) that are
-    not claims but reach prompts, filters, records and error messages all the same."""
+    """An ``InputError`` when any text in ``value`` (strings, nested too) is unsafe or longer than ``limit``:
+    the check for a request's short texts."""
     if isinstance(value, str):
         if reason := unsafe_reason(value):
             raise InputError(f"the {what} cannot be used: {reason}")
@@ -72,9 +67,8 @@ MAX_NESTING = 32  # levels of lists and objects one input value may have
 
 
 def nesting_depth(value: Any, stop: int = MAX_NESTING + 1) -> int:
-    """How deeply ``value`` nests lists, tuples and mappings (a scalar: 0), counted without recursion and
-    no further than ``stop``: input that nests hundreds of levels would make every recursive walk over it
-    (:func:`safe_value`, JSON encoders) fail with a RecursionError, so it is refused where it comes in."""
+    """How deeply ``value`` nests lists, tuples and mappings (a scalar: 0), counted without recursion and no
+    further than ``stop``, so that input too deep for a recursive walk is refused where it comes in."""
     deepest = 0
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
@@ -93,19 +87,15 @@ def nesting_depth(value: Any, stop: int = MAX_NESTING + 1) -> int:
 
 
 def checked_tree(value: Any, *, what: str, limit: int) -> None:
-    """:func:`checked_values` of a value that came in as JSON, its nesting bounded first (an ``InputError``
-    saying "the {what} nests more than ..."): one call for both, so a request's fields and messages are each
-    walked from one place (so the guard's request handling makes fewer calls)."""
+    """:func:`checked_values` of a value that came in as JSON, its nesting bounded first."""
     if nesting_depth(value) > MAX_NESTING:
         raise InputError(f"the {what} nests more than {MAX_NESTING} levels")
     checked_values(value, what=what, limit=limit)
 
 
 def unencodable_reason(value: Any) -> str | None:
-    """Where ``value`` (JSON as read: dicts, lists, scalars) holds what strict JSON and UTF-8 cannot carry
-    back out, or None: a number that read as infinite or NaN (``1e400``, ``NaN``) or a string (or key) with a
-    lone surrogate. A reply echoing such a value failed to encode (a 500); input is refused instead, where
-    it comes in. Walked without recursion (:func:`nesting_depth` bounds the depth first)."""
+    """Where ``value`` (JSON as read) holds what strict JSON and UTF-8 cannot carry back out (an infinite or
+    NaN number, a lone surrogate), or None; walked without recursion."""
     stack: list[tuple[Any, str]] = [(value, "")]
     while stack:
         item, path = stack.pop()
@@ -150,10 +140,8 @@ def safe_value(value: Any, nulls: dict[str, str] | None = None, path: str = "") 
 
 
 def _safe(value: Any) -> Any:
-    """:func:`safe_value` with no ``nulls`` to note in, so no paths to build: what every record written out
-    passes (:func:`dumps_record`, each model call a check keeps), so a mapping's plain keys and values are
-    taken as they are where they are (one search each), not each through a call (a call per value
-    costs CPU on every guarded reply)."""
+    """:func:`safe_value` with no ``nulls`` to note in: plain keys and values are taken as they are, without
+    a call each (every record written out passes here)."""
     if isinstance(value, str):
         return safe_text(value) if _UNSAFE.search(value) else value
     if isinstance(value, float):

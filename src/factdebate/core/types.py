@@ -102,10 +102,7 @@ class Usage(BaseModel):
 
 class ModelUsage(BaseModel):
     """What one model was asked to do in a run, for pricing it at its own rate (``factdebate compare
-    --price``): a run whose roles use models at different prices cannot be priced from its totals. The
-    discarded speculative work's tokens are kept here split into prompt and completion, since they were
-    paid for at those rates; calls cancelled in flight count in ``speculative_calls`` with no tokens
-    (the server did not say how many it spent)."""
+    --price``). Calls cancelled in flight count in ``speculative_calls`` with no tokens."""
 
     llm_calls: int = 0
     prompt_tokens: int = 0
@@ -133,25 +130,19 @@ def add_model_usage(into: dict[str, ModelUsage], usage: dict[str, ModelUsage]) -
 
 
 class ReplyCounts(BaseModel):
-    """How the replies of one kind a parser reads (``what`` in ``llm.ask``: label, query, ballot...) went:
-    every first reply asked, those that could not be read and were asked again, and of those the ones the
-    re-ask recovered and the ones lost (recorded unparsed). Nothing here is hidden in a default."""
+    """How the replies of one kind (``what`` in ``llm.ask``) went: asked, re-asked, and of those recovered or
+    lost (recorded unparsed)."""
 
     asked: int = 0
     reasked: int = 0
     recovered: int = 0
     lost: int = 0
-    # Replies (first asks and re-asks, parsed or free text) that stopped at their token limit
-    # (``finish_reason: length``); left out of a dump while none did, so records without any stay as they were.
+    # These three are left out of a dump while zero. Replies that stopped at their token limit:
     cut: int = 0
-    # Replies that echoed the prompt under its name: read for their decision although a free field (a thought, a
-    # reason, a ballot's "why") only echoed it and was dropped (methods/kit/fields.free_field), or, for an answer
-    # whose reasoning repeats its instructions, asked again whole (methods/kit/common.read_answer; such an answer
-    # is no position). Left out of a dump while none did.
+    # Replies whose free field only echoed the prompt (dropped: methods/kit/fields.free_field), or whose
+    # reasoning repeated its instructions (asked again: methods/kit/common.read_answer):
     echoed: int = 0
-    # Actions a tool-using agent repeated (the same tool with the same arguments as an earlier step of its loop),
-    # not run again: the agent was told it has their observation (ReAct, MERMAID's executor). Left out of a dump
-    # while none was.
+    # A tool-using agent's repeated actions, not run again:
     repeated: int = 0
 
     @model_serializer(mode="wrap")
@@ -185,15 +176,13 @@ class Step(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     observation: str = ""
     evidence: list[Document] = Field(default_factory=list)
-    # The earlier step whose action this one repeated, so it was not run again (its observation says so); left
-    # out of a dump while None, so other steps' records stay as they were.
+    # The earlier step whose action this one repeated, so it was not run again; left out of a dump while None.
     repeats: int | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class Turn(BaseModel):
-    """One agent's contribution in one round. ``scores`` is open: Tool-MAD writes ``faithfulness`` and
-    ``answer_relevance`` (or ``consistency``); a value of ``None`` means "could not be scored" and
-    ``score_errors`` says why; a score that was never computed is absent."""
+    """One agent's contribution in one round. ``scores`` is open; ``None`` means "could not be scored" (with
+    ``score_errors`` saying why), and a score never computed is absent."""
 
     agent: str
     role: str = "debater"
@@ -201,9 +190,8 @@ class Turn(BaseModel):
     tool: str = "none"
     query: str | None = None
     query_changed: bool | None = None
-    # The part of the claim this turn checked, where a method splits it (FacTool: each extracted claim, its
-    # own turn); None: the verdict's claim. Left out of a dump while None, so other methods' records stay as
-    # they were; a verdict written before this field reads as None.
+    # The part of the claim this turn checked, where a method splits it (FacTool); None: the verdict's claim,
+    # and left out of a dump.
     claim: str | None = Field(default=None, exclude_if=lambda value: value is None)
     evidence: list[Document] = Field(default_factory=list)
     steps: list[Step] = Field(default_factory=list)
@@ -345,23 +333,17 @@ class ClaimExtraction(BaseModel):
     parsed: bool = True
     parse_retries: int = 0
     raw: str = ""
-    # The pre-step that removes subjective content (DPD's dialogue mode): None when it did not run; True
-    # when its output was read and ``checked_text`` is what claims were taken from; False when it could not
-    # be read and the whole response was used instead.
+    # The subjective filter: None when it did not run; True when ``checked_text`` is what claims were taken
+    # from; False when it could not be read and the whole response was used.
     subjective_removed: bool | None = None
     checked_text: str | None = None
-    # Claims the extractor wrote that were not taken from the text, its question or its context: sharing no
-    # content word with them, naming a name or number they do not name (a small model copies the prompt's
-    # worked example, or invents), or written in the first person (an opinion): dropped, not checked.
+    # Claims the extractor wrote that were not taken from the text (response_level/grounding.py): not checked.
     ungrounded: list[str] = Field(default_factory=list)
-    # Where each claim comes from: for each of ``claims`` (and of ``ungrounded``), the numbers, from 1, of the
-    # text's sentences the extractor drew it from, as it was shown them (response_level/extract.py); empty
-    # where it did not say (then the claim is placed by its words). Empty lists altogether for given claims.
+    # For each of ``claims`` (and ``ungrounded``), the numbers, from 1, of the sentences it was drawn from;
+    # empty where the extractor did not say, and for given claims.
     sentences: list[list[int]] = Field(default_factory=list)
     ungrounded_sentences: list[list[int]] = Field(default_factory=list)
-    # The numbers, from 1, of the sentences whose claims the extraction's limit may have cut short: every
-    # sentence shown when the extractor gave as many claims as its call allowed (response_level/room.py), else
-    # none. Such a sentence is covered only by claims that hold all it says.
+    # The numbers of the sentences whose claims the extraction's limit may have cut short (response_level/room.py).
     cut: list[int] = Field(default_factory=list)
 
 
@@ -390,15 +372,9 @@ class ClaimCheck(BaseModel):
 
 
 class UncheckedSentence(BaseModel):
-    """A sentence of a checked response that no claim covers, and why it was not checked (response_level/
-    unchecked.py): ``question``, ``greeting``, ``instruction``, ``opinion``, ``no content``, ``heading``,
-    ``link`` (it only points to a link), ``unresolved`` (it opens with a pronoun no claim resolved), ``subjective``
-    (the subjective filter removed it), ``ungrounded`` (the extractor's claim for it named what the text does
-    not), ``claim limit`` (the response had ``max_claims`` claims already), ``code``, ``table header`` (a
-    table's header row) or ``no claim`` (a statement the extractor took no claim from). ``note``: the dropped
-    claim, for ``ungrounded``. ``partly``: some of the sentence was checked,
-    the rest not (``claim limit``: the limit kept only some of the claims taken from it, which ``note``
-    lists, " / " between them)."""
+    """A sentence of a checked response that no claim covers, and why (``reason``: the list in
+    response_level/unchecked.py). ``note``: the dropped claim, for ``ungrounded``. ``partly``: some of the
+    sentence was checked (``claim limit``: ``note`` lists the claims kept, " / " between them)."""
 
     span: Span
     text: str
@@ -408,10 +384,9 @@ class UncheckedSentence(BaseModel):
 
 
 class ResponseVerdict(BaseModel):
-    """The verdict on a whole response: false (REFUTES) as soon as one claim is false, true (SUPPORTS) when
-    every claim is supported. ``decided_by``: ``any-false``, ``all-true``, ``unverified`` (no claim false,
-    some NOT ENOUGH INFO), ``no-claims`` (nothing checkable: NOT ENOUGH INFO) or ``unparsed`` (no label:
-    the claims could not be extracted, or a claim without a label might be the false one)."""
+    """The verdict on a whole response: REFUTES as soon as one claim is false, SUPPORTS when every claim is
+    supported. ``decided_by``: ``any-false``, ``all-true``, ``unverified``, ``no-claims`` or ``unparsed``
+    (response_level/aggregate.py)."""
 
     schema_version: int = SCHEMA_VERSION
     kind: str = "response"
@@ -425,8 +400,7 @@ class ResponseVerdict(BaseModel):
     claims: list[ClaimCheck] = Field(default_factory=list)
     # The response's sentences no claim covers, each with why (an extraction that could not be read: none).
     unchecked: list[UncheckedSentence] = Field(default_factory=list)
-    # How many sentences the response has: those not in ``unchecked`` hold a checked claim, so a
-    # reader is told "12 of 160 sentences checked", never only "12 of 12 claims". None for given claims.
+    # How many sentences the response has ("12 of 160 sentences checked"); None for given claims.
     sentences: int | None = None
     usage: Usage = Field(default_factory=Usage)
     usage_by_role: dict[str, Usage] = Field(default_factory=dict)

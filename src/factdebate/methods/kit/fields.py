@@ -1,32 +1,13 @@
-"""The one rule every model-written field is read by (queries, topics, relations, triplet names, thoughts,
-reasons, a ballot's ``why``): a field that says nothing is no answer.
+"""The one rule every model-written field is read by (queries, topics, thoughts, reasons, a ballot's ``why``):
+a field that says nothing is no answer.
 
-Small models behind OpenAI-shaped servers fill a format without answering it: the query
-"true", the prompt's own ``<query>``, a topic "Geography" copied from the prompt's example, the thought
-"Your reasoning" in every step. Each of those was searched, or kept as a memory key, as if it were an
-answer. A field is refused here when
-
-- it copies one of the prompt's placeholders or examples (word for word, without case or punctuation),
-  or has no letter or digit at all ("...", "<>");
-- it is a query (``query=True``) made only of verdict and side labels ("true", "SUPPORTS", "negative");
-- it is meant to name what the claim says (``sources`` given: queries, and the subjects and objects that
-  key MERMAID's memory) and shares no content word with them;
-- it is a run of single letters (", S, C, D, E": a small model enumerating the alphabet), or only repeats
-  the prompt's own instructions (``instructions``: the template's fixed words, :func:`instruction_words`).
-
-Queries are held to more (:func:`query_problem`): they are searched, so a query that copies the
-agent's own earlier answer ("Tweet: "The claim is a lie…""), speaks to someone ("You can find evidence
-about it here") or comments on the claim is no query, whichever method wrote it. A query longer than a search
-is still one: it is cut to its key words (:func:`searchable`), not refused and lost.
-
-Free-form fields (thoughts, reasons, topics, relations, a ballot's ``why``) are not held to the claim's
-words: "the evidence settles it" is a fair thought, and "Geography" a fair topic of a claim about Paris.
-
-A refused field makes the reply unreadable (:class:`~factdebate.llm.ask.Unreadable`, naming the field and
-why), so ``llm.ask`` re-asks it once with that problem and, if the re-ask says nothing either, records it
-as lost under the reply's kind, as for any unreadable reply. Each prompt's placeholders are declared in
-:data:`PLACEHOLDERS`; ``tests/methods/kit/test_fields.py`` checks every declaration against its prompt and
-feeds each field its own placeholder.
+Small models fill a format without answering it: the query "true", the prompt's own ``<query>``, the thought
+"Your reasoning" in every step. A field is refused when it copies a placeholder or example of the prompt
+(:data:`PLACEHOLDERS`), has no letter or digit, is a query of labels only, shares no content word with the
+claim where it should name it (``sources``), is a run of single letters, or only repeats the prompt's
+instructions. Queries are held to more (:func:`query_problem`); a long one is cut to its key words
+(:func:`searchable`). Free-form fields are not held to the claim's words. A refused field makes the reply
+unreadable (:class:`~factdebate.llm.ask.Unreadable`), so it is re-asked once and else recorded as lost.
 """
 
 from __future__ import annotations
@@ -119,9 +100,7 @@ def _inside(run: Sequence[str], text: Sequence[str]) -> bool:
 def _shared_run(a: Sequence[str], b: Sequence[str], length: int,
                 outside: Sequence[str] = ()) -> tuple[str, ...] | None:
     """The first ``length`` consecutive words of ``a`` that ``b`` also has in a row and ``outside`` has not,
-    if any. Every run is looked at, not only the first shared one: an answer that starts with the claim's
-    own words ("The Eiffel Tower is located in Paris, France. The claim has been verified ...") is still
-    a copy after them (as SmolLM2 wrote in benchmarks/served.py's runs)."""
+    if any: every run is looked at, not only the first shared one."""
     grams = {tuple(b[i:i + length]) for i in range(len(b) - length + 1)}
     return next((tuple(a[i:i + length]) for i in range(len(a) - length + 1)
                  if tuple(a[i:i + length]) in grams and not _inside(a[i:i + length], outside)), None)
@@ -144,11 +123,9 @@ def instruction_words(prompt: str) -> tuple[str, ...]:
 
 
 def instruction_echo(text: str, fixed: str) -> str | None:
-    """The words ``text`` copies from a prompt's rendered instructions (``fixed``: ``Prompt.fixed``, the
-    prompt without the values it was given), when the copy is the reply rather than a phrase in it: a run of
-    :data:`ECHO_RUN` words or more that opens ``text`` (the model went on writing its prompt: "SUPPORTS if
-    the evidence shows the claim is true, not false, and not contradictory."), or that, with the other runs
-    of :data:`INSTRUCTION_RUN` words or more it copies, makes at least half of it. None otherwise."""
+    """The words ``text`` copies from a prompt's fixed words, when the copy is the reply rather than a phrase
+    in it: a run of :data:`ECHO_RUN` words that opens it, or runs of :data:`INSTRUCTION_RUN` words that make
+    half of it. None otherwise."""
     said, source = words(text), words(fixed)
     if len(said) < ECHO_RUN or len(source) < ECHO_RUN:
         return None
@@ -176,8 +153,7 @@ def instruction_echo(text: str, fixed: str) -> str | None:
 def field_problem(value: str, name: str, placeholders: Sequence[str] = (), *, query: bool = False,
                   sources: Iterable[str] = (), instructions: Sequence[str] = ()) -> str | None:
     """Why ``value``, the model's ``name`` field, says nothing (see the module docstring); None if it says
-    something. ``sources``: the texts a field that names the claim's content must share a word with;
-    ``instructions``: the prompt's fixed words (:func:`instruction_words`)."""
+    something."""
     said = words(value)
     if not said:
         return f'its "{name}" is empty or a placeholder ("{value.strip()}"); write your own'
@@ -198,12 +174,9 @@ def field_problem(value: str, name: str, placeholders: Sequence[str] = (), *, qu
 
 def query_problem(value: str, prompt: str, *, claim: str, sources: Iterable[str] = (),
                   earlier: Iterable[str] = (), name: str = "query") -> str | None:
-    """Why ``value``, a search query ``prompt``'s reply wrote, is no query, or None: every method's queries
-    are read by this one test (Tool-MAD, MERMAID, DPD, ReAct, FacTool). On top of :func:`field_problem`
-    (a placeholder, the instructions, a label, no word of ``claim`` or ``sources``): not a sentence longer
-    than a search, no word that speaks to someone (:data:`FILLER_WORDS`, unless the claim has it), no comment
-    on the claim or its truth (:func:`commentary`), and no run of :data:`ANSWER_RUN` words from one of
-    ``earlier`` (the agent's own answers) that the claim lacks."""
+    """Why ``value``, a search query, is no query, or None; every method's queries are read by it. Beyond
+    :func:`field_problem`: no :data:`FILLER_WORDS` the claim lacks, no :func:`commentary`, and no run of
+    :data:`ANSWER_RUN` words from the agent's ``earlier`` answers."""
     problem = field_problem(value, name, PLACEHOLDERS.get(prompt, {}).get(name, ()), query=True,
                             sources=(claim, *sources), instructions=_without(instruction_words(prompt), claim))
     if problem is not None:
@@ -225,10 +198,8 @@ def query_problem(value: str, prompt: str, *, claim: str, sources: Iterable[str]
 
 
 def searchable(value: str, claim: str) -> str:
-    """``value`` as searched: as written when it is no longer than a search (the claim plus a few words, or
-    :data:`QUERY_MAX_WORDS`), else its key words: the content words (:func:`content`) in the order written,
-    each once, to that length. A small model often writes its query as a sentence that names the right
-    things; the sentence's names are the search."""
+    """``value`` as searched: as written when short enough, else its content words in order, each once, to
+    that length."""
     limit = max(QUERY_MAX_WORDS, len(words(claim)) + 6)
     if len(words(value)) <= limit:
         return value
@@ -238,10 +209,8 @@ def searchable(value: str, claim: str) -> str:
 
 
 def commentary(value: str, claim: str) -> str:
-    """What in ``value`` comments on the claim, or "": a word naming the claim (:data:`CLAIM_WORDS`) that
-    ``claim`` itself lacks, or, outside a question, a verdict stated as a clause (a form of "be", perhaps with
-    "not", then one of :data:`VERDICT_WORDS`: "been verified", "is not true") whose verdict word ``claim``
-    lacks."""
+    """What in ``value`` comments on the claim, or "": a :data:`CLAIM_WORDS` word, or a verdict as a clause
+    ("is not true"), that ``claim`` itself lacks."""
     said, stated = words(value), set(words(claim))
     named = next((w for w in said if w in CLAIM_WORDS and w not in stated), "")
     if named or value.strip().endswith("?"):
@@ -272,10 +241,8 @@ def check_query(value: str, prompt: str, *, claim: str, sources: Iterable[str] =
 
 
 def free_field(value: str, prompt: str, name: str) -> str:
-    """A free field that only gives reasons (a thought, a reason, a ballot's "why"): ``value``, or "" when it
-    says nothing by :func:`field_problem` — then the reply is still read for its decision (a label, a vote,
-    an action), and the dropped field is counted as ``echoed`` under ``prompt`` (otherwise MERMAID would
-    throw away forced answers carrying "True" for the thought "Your reasoning")."""
+    """A free field that only gives reasons: ``value``, or "" when it says nothing, counted as ``echoed``
+    under ``prompt``; the reply is still read for its decision."""
     problem = field_problem(value, name, PLACEHOLDERS.get(prompt, {}).get(name, ()),
                             instructions=instruction_words(prompt))
     if problem is None:
