@@ -32,8 +32,7 @@ from fastapi import HTTPException
 from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from factdebate.facade.checking import Admission, default_deadline_s
-from factdebate.facade.settings import Settings
+from factdebate.engine import Admission, Settings, default_deadline_s
 from factdebate.server.ops.shedding import Shed
 from factdebate.server.security import RateLimiter
 from factdebate.server.service import Service
@@ -182,8 +181,9 @@ def admit_check(service: Service, who: str, settings: Settings, deadline_s: floa
     of checks, 429 out of claims). ``deadline_s``: the deadline the request asked for (None: the operator's)."""
     guard = settings.guard
     deadline = min(deadline_s or default_deadline_s(settings), guard.max_deadline_s)  # as guard_engine/options.py
+    operators = operator_deadline_s(settings)
     load = service.load
-    shed = load.shed(guard.checks_at_once, deadline, guard.max_loop_lag_ms, guard.max_cpu_share)
+    shed = load.shed(guard.checks_at_once, deadline, guard.max_loop_lag_ms, guard.max_cpu_share, operators)
     # A key under its share is admitted though the service is full; the heavy key's next requests pay for it.
     past = shed is not None and load.fair_turn(who, shed.capacity)
     if past:
@@ -194,7 +194,12 @@ def admit_check(service: Service, who: str, settings: Settings, deadline_s: floa
     if shed is not None:
         return ServiceAdmission(slot, charge, None, shed.why)
     return ServiceAdmission(slot, charge, load.start(guard.checks_at_once, guard.max_loop_lag_ms, who, past),
-                            teaches=deadline >= min(default_deadline_s(settings), guard.max_deadline_s))
+                            teaches=deadline >= operators)
+
+
+def operator_deadline_s(settings: Settings) -> float:
+    """A guard check's deadline unless its caller asks for another: what the checker's limits reckon with."""
+    return min(default_deadline_s(settings), settings.guard.max_deadline_s)
 
 
 def _shed(service: Service, on_overload: str, shed: Shed) -> HTTPException | None:

@@ -20,10 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.facade.checking import request_clock
-from factdebate.facade.core import __version__
-from factdebate.facade.scrub import redact_logs, safe_value
-from factdebate.facade.transport import close_session
+from factdebate.engine import __version__, close_session, redact_logs, request_clock, safe_value
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.guard.check_id import CheckIdHeader
 from factdebate.server.guard.litellm import router as litellm_router

@@ -13,9 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from factdebate.facade.core import ConfigError
-from factdebate.facade.running import get_method
-from factdebate.facade.settings import Settings
+from factdebate.engine import ConfigError, Settings, get_method
 
 
 class SpendingCaps(BaseModel):

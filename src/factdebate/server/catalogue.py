@@ -12,10 +12,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from factdebate.facade.core import GROUPS, LABEL_ALIASES
-from factdebate.facade.models import near_chance
-from factdebate.facade.running import RULES, MethodView, all_methods
-from factdebate.facade.settings import Settings, option_schema, option_value
+from factdebate.engine import (
+    GROUPS,
+    LABEL_ALIASES,
+    RULES,
+    MethodView,
+    Settings,
+    all_methods,
+    near_chance,
+    option_schema,
+    option_value,
+)
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.options import public_options
 

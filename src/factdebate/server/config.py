@@ -16,9 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, InitSettingsSource, SettingsConfigDict
 
-from factdebate.facade.core import ConfigError, offered
-from factdebate.facade.evidence import check_corpus_name
-from factdebate.facade.settings import Layer, NamedEnv, YamlFile
+from factdebate.engine import ConfigError, Layer, NamedEnv, YamlFile, check_corpus_name, offered
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.state.db import is_server_url, unsupported
 from factdebate.server.tool_allowlist import check_allow_entry

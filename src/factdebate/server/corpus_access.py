@@ -8,8 +8,7 @@ tells nothing of the others."""
 
 from __future__ import annotations
 
-from factdebate.facade.core import ConfigError
-from factdebate.facade.evidence import BUILTIN_CORPUS
+from factdebate.engine import BUILTIN_CORPUS, ConfigError
 
 ANY_CORPUS = "*"
 

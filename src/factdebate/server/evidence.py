@@ -11,16 +11,17 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from factdebate.facade.checking import (
+from factdebate.engine import (
     MAX_EVIDENCE_ITEMS,
+    Document,
     EvidenceMode,
     GuardEvidence,
     GuardOptions,
+    InputError,
+    Settings,
     passages,
     resolve_options,
 )
-from factdebate.facade.core import Document, InputError
-from factdebate.facade.settings import Settings
 
 
 class EvidenceChoice(BaseModel):

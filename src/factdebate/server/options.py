@@ -13,20 +13,25 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
-from factdebate.facade.core import ConfigError, InputError, ResponseVerdict, Verdict
-from factdebate.facade.evidence import PATTERN as CORPUS_PATTERN
-from factdebate.facade.models import DEFAULT_CHARS
-from factdebate.facade.running import METHODS, get_method
-from factdebate.facade.scrub import checked_values, hide_endpoints
-from factdebate.facade.settings import (
+from factdebate.engine import (
+    DEFAULT_CHARS,
+    METHODS,
+    ConfigError,
+    InputError,
     Option,
+    ResponseVerdict,
     Settings,
+    Verdict,
     all_options,
+    checked_values,
+    get_method,
+    hide_endpoints,
     option_value,
     options_to_overrides,
     settings_from,
     validation_problems,
 )
+from factdebate.engine import PATTERN as CORPUS_PATTERN
 from factdebate.server.caps import SpendingCaps, check_caps
 from factdebate.server.corpus_access import CorpusAccess
 from factdebate.server.evidence import EvidenceChoice

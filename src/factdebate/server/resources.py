@@ -10,10 +10,18 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
-from factdebate.facade.evidence import Tool
-from factdebate.facade.models import Backend, StreamSetting, make_backend
-from factdebate.facade.running import Resources, Services, build_resources, make_tool, method_class
-from factdebate.facade.settings import Settings
+from factdebate.engine import (
+    Backend,
+    Resources,
+    Services,
+    Settings,
+    StreamSetting,
+    Tool,
+    build_resources,
+    make_backend,
+    make_tool,
+    method_class,
+)
 
 Builder = Callable[[Settings], Resources]
 
@@ -71,7 +79,7 @@ class ResourcePool:
             if key not in self._tools:
                 copied = None
                 if kind == "rag" and self.lite_copies:
-                    from factdebate.facade.indexes import copied_rag_tool
+                    from factdebate.engine import copied_rag_tool
 
                     copied = copied_rag_tool(settings)
                 self._tools[key] = copied or make_tool(kind, settings)

@@ -17,7 +17,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.facade.scrub import scrub_json_text
+from factdebate.engine import scrub_json_text
 
 _TEXT = (b"application/json", b"text/event-stream", b"application/x-ndjson", b"application/jsonl", b"text/plain")
 

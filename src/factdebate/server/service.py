@@ -12,10 +12,7 @@ from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Request
 
-from factdebate.facade.running import Resources
-from factdebate.facade.scrub import remember_secrets, remember_settings
-from factdebate.facade.settings import Settings
-from factdebate.facade.storage import data_dir
+from factdebate.engine import Resources, Settings, data_dir, remember_secrets, remember_settings
 from factdebate.server.config import ServiceConfig
 from factdebate.server.ops.metrics import Metrics
 from factdebate.server.ops.shedding import CheckLoad

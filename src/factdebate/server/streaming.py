@@ -15,9 +15,7 @@ import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
-from factdebate.facade.core import DataDirError, EventSink, FactDebateError, Verdict
-from factdebate.facade.models import transcribing
-from factdebate.facade.scrub import hide_endpoints
+from factdebate.engine import DataDirError, EventSink, FactDebateError, Verdict, hide_endpoints, transcribing
 
 log = logging.getLogger("factdebate.server")
 

@@ -21,8 +21,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from factdebate.facade.core import ConfigError
-from factdebate.facade.evidence import MCPServerConfig, mcp_tool
+from factdebate.engine import ConfigError, MCPServerConfig, mcp_tool
 
 ANY_TOOL = "*"
 _ENTRY = re.compile(r"^mcp:[A-Za-z0-9_.-]+/([A-Za-z0-9_.-]+|\*)$")

@@ -30,10 +30,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import InitErrorDetails, core_schema
 
-from factdebate.facade.checking import GuardOptions
-from factdebate.facade.core import InputError
-from factdebate.facade.scrub import checked_tree, checked_values
-from factdebate.facade.settings import Settings
+from factdebate.engine import GuardOptions, InputError, Settings, checked_tree, checked_values
 
 MAX_FIELD_CHARS = 100_000  # the longest text in a field other than a message (a tool's schema, a stop word)
 MAX_CHOICES = 8  # n, whatever the operator allows: each answer is checked (guard.max_choices caps it lower)

@@ -17,22 +17,26 @@ from fastapi import HTTPException, Request
 from fastapi.responses import JSONResponse
 from starlette.types import Scope
 
-from factdebate.facade.checking import (
+from factdebate.engine import (
     Admission,
     Begun,
     CheckCall,
+    ConfigError,
+    EventSink,
+    FactDebateError,
     GuardOptions,
     GuardResult,
     Host,
+    InputError,
     ResolvedGuardOptions,
+    Resources,
     Reviser,
+    Settings,
+    VerdictWarning,
     begin,
+    breaker,
     given_resources,
 )
-from factdebate.facade.core import ConfigError, EventSink, FactDebateError, InputError, VerdictWarning
-from factdebate.facade.models import breaker
-from factdebate.facade.running import Resources
-from factdebate.facade.settings import Settings
 from factdebate.server.admission import ServiceAdmission, admit_check
 from factdebate.server.guard.chat_request import ChatRequest, checked_conversation
 from factdebate.server.guard.check_id import check_id_of, mark_kept, mark_not_kept

@@ -30,8 +30,7 @@ from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from factdebate.facade.checking import CheckCall, GuardOptions, GuardResult, Reply, Reviser, check_replies
-from factdebate.facade.settings import Settings
+from factdebate.engine import CheckCall, GuardOptions, GuardResult, Reply, Reviser, Settings, check_replies
 from factdebate.server.guard.chat_request import MAX_CHOICES, ChatMessage, ChatRequest, chat_of
 from factdebate.server.guard.check_id import check_id_of
 from factdebate.server.guard.host import ServiceHost, door_error, door_options

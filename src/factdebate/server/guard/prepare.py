@@ -16,9 +16,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.datastructures import State
 
-from factdebate.facade.checking import GuardOptions
-from factdebate.facade.core import FactDebateError, InputError
-from factdebate.facade.settings import Settings
+from factdebate.engine import FactDebateError, GuardOptions, InputError, Settings
 from factdebate.server.guard.check_id import GUARD_CHECK_ID_HEADER as GUARD_CHECK_ID_HEADER  # the routes read it here
 from factdebate.server.guard.upstream import AnswerLimits, Upstream, UpstreamError, error_body
 from factdebate.server.service import Service, caller

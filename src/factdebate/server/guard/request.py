@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 
-from factdebate.facade.core import InputError
+from factdebate.engine import InputError
 from factdebate.server.guard.chat_request import ChatRequest
 from factdebate.server.strict_json import TOO_DEEP
 

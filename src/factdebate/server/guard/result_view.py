@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.facade.checking import GuardResult
+from factdebate.engine import GuardResult
 
 # The fields of a result a reply carries; the texts before and after the policy stay in the kept check.
 REPLY_EXCLUDE = {"original_text", "text"}

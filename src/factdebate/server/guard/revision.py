@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.facade.checking import GuardClaim
-from factdebate.facade.models import render
+from factdebate.engine import GuardClaim, render
 
 # A revised answer is about as long as the original; this bounds it whatever the upstream's default.
 REVISE_MAX_TOKENS = 1024

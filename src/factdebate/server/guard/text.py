@@ -15,8 +15,7 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from factdebate.facade.checking import CheckCall, GuardOptions, Reply, Reviser, check_replies
-from factdebate.facade.settings import Settings
+from factdebate.engine import CheckCall, GuardOptions, Reply, Reviser, Settings, check_replies
 from factdebate.server.guard.chat_request import ChatMessage, ChatRequest, chat_of, lone_surrogate
 from factdebate.server.guard.check_id import check_id_of
 from factdebate.server.guard.host import ServiceHost, door_error, door_options

@@ -19,10 +19,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from factdebate.facade.checking import GuardClaim
-from factdebate.facade.core import FactDebateError, watched
-from factdebate.facade.scrub import redact_url, remember_endpoints, remember_secrets, scrub
-from factdebate.facade.transport import (
+from factdebate.engine import (
     MIB,
     AnswerTooLarge,
     AnswerTooSlow,
@@ -30,9 +27,18 @@ from factdebate.facade.transport import (
     CannotConnect,
     Client,
     ConnectTimeout,
-    Reply,
+    FactDebateError,
+    GuardClaim,
     UnsendableHeader,
+    redact_url,
+    remember_endpoints,
+    remember_secrets,
+    scrub,
     size_words,
+    watched,
+)
+from factdebate.engine import (
+    HttpReply as Reply,
 )
 from factdebate.server.guard.revision import revision_request
 

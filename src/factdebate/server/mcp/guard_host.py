@@ -12,10 +12,7 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from factdebate.facade.checking import GuardOptions, Host, given_resources
-from factdebate.facade.core import EventSink
-from factdebate.facade.running import Resources
-from factdebate.facade.settings import Settings
+from factdebate.engine import EventSink, GuardOptions, Host, Resources, Settings, given_resources
 from factdebate.server.options import SettingsResolver
 from factdebate.server.resources import ResourcePool
 from factdebate.server.security import CALLER_STATE

@@ -16,7 +16,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context
 
-from factdebate.facade.core import EventSink
+from factdebate.engine import EventSink
 
 EVERY_S = 1.0
 

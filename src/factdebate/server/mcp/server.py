@@ -26,8 +26,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, CallToolResult
 from pydantic import ValidationError
 
-from factdebate.facade.core import __version__
-from factdebate.facade.scrub import scrub, scrub_value
+from factdebate.engine import __version__, scrub, scrub_value
 from factdebate.server.mcp.prepare import Preparation
 from factdebate.server.mcp.results import describe_errors
 from factdebate.server.mcp.stdio_lines import TOO_LONG, bound_stdin_lines

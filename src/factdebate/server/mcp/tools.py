@@ -20,26 +20,37 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 from pydantic_core import to_json
 
-from factdebate.facade.checking import (
+from factdebate.engine import (
+    BUILTIN_CORPUS,
+    AgentTool,
     CheckCall,
     ClaimEvidence,
+    Document,
     EvidenceMode,
+    FactDebateError,
     GuardClaim,
     GuardEvidence,
     GuardOptions,
     GuardResult,
+    Label,
     Reply,
     ResolvedGuardOptions,
+    ResponseVerdict,
+    RetrievalTool,
+    SearchEngine,
+    Settings,
     Tier,
+    Verdict,
+    VerdictWarning,
+    builtin_engines,
     check_replies,
+    given_evidence,
+    run_claim,
+    unsafe_reason,
+    validate_claim,
 )
-from factdebate.facade.checking import check_response as check_response_call
-from factdebate.facade.core import Document, FactDebateError, Label, ResponseVerdict, Verdict, VerdictWarning
-from factdebate.facade.core import Span as CoreSpan
-from factdebate.facade.evidence import BUILTIN_CORPUS, AgentTool, RetrievalTool, SearchEngine, given_evidence
-from factdebate.facade.running import builtin_engines, run_claim, validate_claim
-from factdebate.facade.scrub import unsafe_reason
-from factdebate.facade.settings import Settings
+from factdebate.engine import Span as CoreSpan
+from factdebate.engine import check_response as check_response_call
 from factdebate.server.evidence import EvidenceChoice, with_evidence
 from factdebate.server.mcp.guard_host import McpHost, caller_of
 from factdebate.server.mcp.prepare import Preparation
@@ -244,7 +255,7 @@ def prepare_indexes(settings: Settings, pool: ResourcePool, index: Preparation) 
     """The background work: the built-in indexes the configured method searches, built if missing, then this
     process's searches over them opened (each process searches its own copy of a Milvus Lite folder: Milvus
     Lite serves one process at a time, docs/service.md)."""
-    from factdebate.facade.indexes import close_lite_clients, ensure_builtin_indexed, ensure_indexes, watch_builds
+    from factdebate.engine import close_lite_clients, ensure_builtin_indexed, ensure_indexes, watch_builds
 
     engines = builtin_engines(settings)
     if not engines:
@@ -352,7 +363,7 @@ class Tools:
                              method: str | None = None,
                              k: int | None = None, evidence: list[GuardEvidence] | None = None,
                              evidence_mode: EvidenceMode | None = None) -> ResponseCheck:
-        from factdebate.facade.running import validate_question, validate_response
+        from factdebate.engine import validate_question, validate_response
 
         with _tool_errors():
             options = VerifyOptions.model_validate({"method": method, "k": k})
@@ -375,7 +386,7 @@ class Tools:
                            evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
                            max_tier: Tier | None = None, deadline_s: float | None = None,
                            conversation: list[dict[str, Any]] | None = None) -> AnswerCheck:
-        from factdebate.facade.checking import resolve_options
+        from factdebate.engine import resolve_options
 
         started = time.monotonic()
         with _tool_errors():

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from factdebate.facade.scrub import hide_endpoints
+from factdebate.engine import hide_endpoints
 
 if TYPE_CHECKING:
     from factdebate.server.options import SettingsResolver
@@ -87,7 +87,7 @@ class OperatorNames:
 
 
 def _method_roles() -> frozenset[str]:
-    from factdebate.facade.running import all_methods
+    from factdebate.engine import all_methods
 
     return frozenset(role for method in all_methods().values() for role in method.roles)
 

@@ -39,7 +39,7 @@ from typing import Any
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.facade.core import Watcher, watching
+from factdebate.engine import Watcher, watching
 from factdebate.server.ops.labels import OperatorNames, method_label
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -216,7 +216,7 @@ def start_metrics_port(metrics: Metrics, host: str, port: int) -> Callable[[], N
     to stop it. A busy port is a :class:`ConfigError`, one line."""
     from prometheus_client import start_http_server
 
-    from factdebate.facade.core import ConfigError
+    from factdebate.engine import ConfigError
 
     registry: Any = metrics.registry
     if os.environ.get(MULTIPROC_ENV):

@@ -57,7 +57,7 @@ class Tracing:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-        from factdebate.facade.core import __version__
+        from factdebate.engine import __version__
 
         resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME") or "factdebate",
                                     "service.version": __version__})

@@ -19,9 +19,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from factdebate.facade.checking import TIERS
-from factdebate.facade.running import Resources, method_class
-from factdebate.facade.settings import Settings
+from factdebate.engine import TIERS, Resources, Settings, method_class
 
 log = logging.getLogger("factdebate.server")
 ENGINES = ("search", "rag")  # the engines a tier's agents may search (an MCP tool opens on its first search)

@@ -13,12 +13,20 @@ from typing import Any
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
-from factdebate.facade.batches import ClaimItem, parse_claim_lines
-from factdebate.facade.core import FactDebateError, InputError
-from factdebate.facade.running import Resources, run_claim, validate_claim
-from factdebate.facade.scrub import hide_endpoints, redact_text
-from factdebate.facade.settings import Settings
-from factdebate.facade.storage import STORAGE, storage_problem
+from factdebate.engine import (
+    STORAGE,
+    ClaimItem,
+    FactDebateError,
+    InputError,
+    Resources,
+    Settings,
+    hide_endpoints,
+    parse_claim_lines,
+    redact_text,
+    run_claim,
+    storage_problem,
+    validate_claim,
+)
 from factdebate.server.options import public_verdict
 from factdebate.server.state.batch_store import BatchStore
 from factdebate.server.state.db import process_alive

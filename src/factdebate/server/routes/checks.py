@@ -15,9 +15,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Response
 from pydantic import BaseModel, Field
 
-from factdebate.facade.checking import CONVERSATION_ID_PATTERN
-from factdebate.facade.core import EventSink, ResponseVerdict, Verdict
-from factdebate.facade.storage import STORAGE, public_reason, storage_problem
+from factdebate.engine import (
+    CONVERSATION_ID_PATTERN,
+    STORAGE,
+    EventSink,
+    ResponseVerdict,
+    Verdict,
+    public_reason,
+    storage_problem,
+)
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.state.check_store import CHECK_ID, MAX_PAGE
 from factdebate.server.state.kept_calls import CallKeeper

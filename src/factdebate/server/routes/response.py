@@ -18,33 +18,38 @@ from fastapi import APIRouter, HTTPException, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from factdebate.facade.checking import Admission, CheckCall, GuardOptions, Host, check_one_claim, given_resources
-from factdebate.facade.checking import check_response as check_response_call
-from factdebate.facade.core import (
+from factdebate.engine import (
+    CLAIMS,
+    Admission,
+    CheckCall,
     ClaimCheck,
     ConfigError,
     Document,
     EventSink,
     FactDebateError,
+    GuardOptions,
+    Host,
     InputError,
     Label,
+    Resources,
     ResponseVerdict,
+    Settings,
     Usage,
     add_model_usage,
     add_reply_counts,
-)
-from factdebate.facade.evidence import given_evidence
-from factdebate.facade.models import CLAIMS, with_model_warnings
-from factdebate.facade.running import (
-    Resources,
+    check_one_claim,
     factual,
+    given_evidence,
+    given_resources,
+    hide_endpoints,
+    option_value,
     response_label,
     validate_claim,
     validate_question,
     validate_response,
+    with_model_warnings,
 )
-from factdebate.facade.scrub import hide_endpoints
-from factdebate.facade.settings import Settings, option_value
+from factdebate.engine import check_response as check_response_call
 from factdebate.server.admission import ClaimCharge, RunSlot, ServiceAdmission, claimed_slot
 from factdebate.server.evidence import EvidenceChoice, checked_evidence
 from factdebate.server.options import TranscriptChoice, VerifyOptions, public_options, public_verdict

@@ -13,21 +13,26 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ValidationError
 
-from factdebate.facade.core import (
+from factdebate.engine import (
+    STORAGE,
     ConfigError,
     EndpointUnavailableError,
     EventSink,
     FactDebateError,
     InputError,
+    Settings,
     Verdict,
     __version__,
+    breaker,
+    convert,
+    given_evidence,
+    hide_endpoints,
+    public_reason,
+    run_claim,
+    scrub,
+    storage_problem,
+    validate_claim,
 )
-from factdebate.facade.evidence import given_evidence
-from factdebate.facade.models import breaker
-from factdebate.facade.running import run_claim, validate_claim
-from factdebate.facade.scrub import hide_endpoints, scrub
-from factdebate.facade.settings import Settings, convert
-from factdebate.facade.storage import STORAGE, public_reason, storage_problem
 from factdebate.server.admission import RunSlot
 from factdebate.server.catalogue import Catalogue, catalogue
 from factdebate.server.evidence import checked_evidence

@@ -10,8 +10,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
-from factdebate.facade.core import InputError
-from factdebate.facade.storage import upgrade
+from factdebate.engine import InputError, upgrade
 from factdebate.server.catalogue import PageViews, page_views
 from factdebate.server.service import CallerDep
 

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factdebate.facade.batches import ClaimItem
-from factdebate.facade.scrub import dumps_record
+from factdebate.engine import ClaimItem, dumps_record
 from factdebate.server.state.db import (
     HEARTBEAT_SCHEMA,
     PROCESS_LEASE_SECONDS,

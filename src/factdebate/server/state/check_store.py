@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from factdebate.facade.scrub import dumps_record
+from factdebate.engine import dumps_record
 from factdebate.server.state.db import Cursor, StateDatabase
 
 # A check's id is 32 lower-case hex digits (a UUID4 without dashes); anything else is refused unread.

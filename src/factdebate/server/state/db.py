@@ -27,9 +27,7 @@ from typing import Any, Protocol, TypeVar
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from factdebate.facade.core import ConfigError, EndpointUnavailableError, MissingDependencyError
-from factdebate.facade.scrub import redact_url
-from factdebate.facade.storage import pid_alive
+from factdebate.engine import ConfigError, EndpointUnavailableError, MissingDependencyError, pid_alive, redact_url
 
 T = TypeVar("T")
 

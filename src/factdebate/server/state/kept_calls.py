@@ -19,8 +19,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from factdebate.facade.core import Listener
-from factdebate.facade.scrub import dumps_record, hide_endpoints, redact_value
+from factdebate.engine import Listener, dumps_record, hide_endpoints, redact_value
 
 
 class CallKeeper:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.facade.checking import GuardResult, Reply
+from factdebate.engine import GuardResult, Reply
 from factdebate.server.guard.result_view import CHANGED, result_view
 
 

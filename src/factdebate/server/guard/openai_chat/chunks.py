@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from factdebate.facade.checking import (
+from factdebate.engine import (
     ChunkScrub,
     GuardedStream,
     GuardResult,

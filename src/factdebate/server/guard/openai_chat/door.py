@@ -19,8 +19,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 
-from factdebate.facade.checking import Begun, Reply, check_replies
-from factdebate.facade.scrub import safe_value
+from factdebate.engine import Begun, Reply, check_replies, safe_value
 from factdebate.server.guard.chat_request import ChatRequest
 from factdebate.server.guard.host import ChatDoor, door_error, prepare_stream, read_chat
 from factdebate.server.guard.openai_chat.answer import answer_replies, apply_to_answer

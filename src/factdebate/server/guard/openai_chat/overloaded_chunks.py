@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from factdebate.facade.checking import ChunkScrub, GuardResult, ResolvedGuardOptions
+from factdebate.engine import ChunkScrub, GuardResult, ResolvedGuardOptions
 from factdebate.server.guard.openai_chat.chunks import AnswerTooLong
 
 Fate = Literal["send", "end", "wait"]  # goes out now as it came; goes out at the end; its text is in the result

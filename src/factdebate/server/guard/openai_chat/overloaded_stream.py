@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from factdebate.facade.checking import Begun, finish, kept_chars, overloaded_result
+from factdebate.engine import Begun, finish, kept_chars, overloaded_result
 from factdebate.server.guard.openai_chat.answer import result_view
 from factdebate.server.guard.openai_chat.chunks import AnswerTooLong
 from factdebate.server.guard.openai_chat.overloaded_chunks import OverloadedChunks

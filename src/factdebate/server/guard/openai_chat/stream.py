@@ -52,17 +52,17 @@ from prometheus_client import Histogram
 from starlette.requests import Request
 from starlette.responses import Response
 
-from factdebate.facade.checking import (
+from factdebate.engine import (
     GuardedStream,
     GuardResult,
     StreamingCheck,
     finish,
     hidden_claim,
+    hide_endpoints,
     kept_chars,
     not_counted,
+    watched,
 )
-from factdebate.facade.core import watched
-from factdebate.facade.scrub import hide_endpoints
 from factdebate.server.admission import SlotStream
 from factdebate.server.guard.host import Prepared
 from factdebate.server.guard.openai_chat.answer import result_view
