@@ -1,9 +1,7 @@
 """Index the built-in corpus on first use.
 
-Every path that searches the builtin corpus (``verify``, batches, ``eval``, ``serve``, ``mcp``, the
-Python API) calls :func:`ensure_builtin_indexed` when it builds a retrieval tool, for the engines that
-tool needs. It is cheap when the indexes are there (a marker file and one existence check), builds what
-is missing otherwise, and holds a file lock so that two processes starting at once build it once.
+Every path that searches it calls :func:`ensure_builtin_indexed` when it builds a retrieval tool: cheap when
+the indexes are there, it builds what is missing under a file lock, so two processes build it once.
 """
 
 from __future__ import annotations
@@ -90,9 +88,8 @@ def build_lock_free(name: str = f"build-{BUILTIN_CORPUS}") -> bool:
 
 
 def _wait_for(fh: IO[str]) -> None:
-    """Take the lock once the other process lets go, asking between tries whether this one was told to stop:
-    a blocking wait in a worker thread (``run_claim``'s preparation) held Ctrl-C until the other build ended,
-    minutes later."""
+    """Take the lock once the other process lets go, asking between tries whether this one was told to stop
+    (a blocking wait in a worker thread would hold Ctrl-C)."""
     import fcntl
 
     while True:
@@ -111,11 +108,8 @@ def ensure_builtin_indexed(
     limit: int | None = None,
     encoder: str = DEFAULT_ENCODER,
 ) -> IndexStats | None:
-    """Index the builtin Wikipedia corpus for the engines that lack it; ``None`` when nothing was needed.
-
-    ``limit`` keeps only the first N articles (``retrieval.builtin_docs``: for tests and quick trials).
-    The marker records it and the encoder, so switching either rebuilds rather than mixing vectors.
-    """
+    """Index the builtin corpus for the engines that lack it; ``None`` when nothing was needed. ``limit``: the
+    first N articles only; the marker records it and the encoder, so switching either rebuilds."""
     uri = milvus_uri or default_milvus_uri()
     engines = tuple(engines)
     if all(is_indexed(e, uri, limit, encoder) for e in engines):

@@ -1,11 +1,8 @@
-"""The order in which an index build encodes passages, and what each costs the encoder: the progress's time
-left is the work left over the recent speed in work (util/progress.py), since passages go longest first
-and their speed in passages/s climbs through the build.
+"""The order in which an index build encodes passages (longest first), and what each costs the encoder, so
+that the progress's time left is the work left over the recent speed in work (util/progress.py).
 
-A batch is padded to its longest passage and cut at the model's 256 tokens, so each passage of a batch costs
-that length; tokens are estimated from characters (4.7 a token over the built-in corpus, by the model's own
-tokenizer). The int8 encoder's CPU time per passage, measured on batches of the built-in corpus padded to 32
-to 256 tokens, fits L + L²/200 (attention's share grows with the length) with no fixed part worth counting."""
+A passage costs its batch's padded length L (at most 256 tokens, 4.7 characters a token): the int8 encoder's
+CPU time per passage fits L + L²/200 on the built-in corpus."""
 
 from __future__ import annotations
 

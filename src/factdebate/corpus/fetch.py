@@ -1,10 +1,8 @@
 """``factdebate corpus fetch``: a public corpus from the Hugging Face Hub into ``<data>/corpora/<name>/``,
 as Parquet files with id / title / text columns and a ``manifest.json``, ready for ``factdebate index NAME``.
 
-Each file is checked against the sha256 the Hub's tree listing records for it (its LFS oid) before it is
-moved into the folder; JSON-lines corpora are turned into Parquet on arrival. The manifest is rewritten
-after every file, so a stopped fetch resumes: files already there whose sha256 still matches the
-manifest are skipped, and the rest are fetched from the commit the first run resolved.
+Each file is checked against the sha256 the Hub's tree listing records before it is moved in; JSON lines
+become Parquet. The manifest is rewritten after every file, so a stopped fetch resumes from the same commit.
 """
 
 from __future__ import annotations
@@ -137,9 +135,8 @@ def _verified(record: dict[str, Any] | None, listed: Listed, path: Path) -> bool
 
 
 def _store(entry: HubCorpus, downloaded: Path, target: Path, name: str, remote_path: str) -> int:
-    """Move a verified download into the corpus folder and count its rows. A file that is not Parquet (its
-    checksum can match: the Hub holds it so) never enters the folder: it is deleted and the fetch stops, saying
-    which file, so that neither a rerun nor ``index`` trips over it."""
+    """Move a verified download into the corpus folder and count its rows; a file that is not Parquet is
+    deleted and stops the fetch, naming it."""
     if entry.convert == "jsonl":
         rows = _jsonl_to_parquet(downloaded, target)
         downloaded.unlink()
@@ -179,9 +176,8 @@ def fetch_corpus(key: str, params: dict[str, str | None], *, limit_files: int | 
 
 
 def fetch_repo(repo: str, folder: str = "", *, notify: Notify | None = None, name: str | None = None) -> FetchReport:
-    """Any Hub dataset's Parquet files (``index hf:OWNER/NAME[/FOLDER]``), as the corpus ``name`` (default
-    ``hf-owner-name[-folder]-<hash>``, one per repository and folder); the files must have id/title/text
-    columns (or the columns ``corpus.loading`` maps)."""
+    """Any Hub dataset's Parquet files (``index hf:OWNER/NAME[/FOLDER]``) as the corpus ``name`` (default from
+    corpus/hub_spec.py); they must have id/title/text columns or ones ``corpus.loading`` maps."""
     name = name or hub_corpus_name(repo, folder)
     entry = HubCorpus(key=f"hf:{repo}", description=f"Parquet files of the Hub dataset {repo}", name=name,
                       repo=repo, repo_type="dataset", revision="main", folder=folder, pattern="*.parquet")

@@ -1,9 +1,7 @@
 """A fetched corpus's ``manifest.json`` (corpus/fetch.py keeps it), read back with its shape checked.
 
-The file sits in the data folder where a person may edit it: read unchecked, a ``files`` entry without its
-``rows``, or a ``source`` that is a string, stopped ``corpus fetch`` and ``index hf:…`` with Python's own
-error. Here a damaged manifest is one line saying what is wrong and what to do (delete it, and the next
-fetch starts the corpus afresh). A file's name must be a plain name inside the corpus folder.
+A person may edit it: a damaged manifest is one line saying what is wrong and what to do (delete it, and the
+next fetch starts afresh). A file's name must be a plain name inside the corpus folder.
 """
 
 from __future__ import annotations

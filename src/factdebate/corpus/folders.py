@@ -1,6 +1,5 @@
 """Where downloaded corpora live in the data folder: ``<data dir>/corpora/<name>/``, each with the
-``manifest.json`` that ``corpus fetch`` keeps. Its own module so that the fetcher and the source resolver
-(which calls the fetcher for ``hf:`` sources) share it without importing each other."""
+``manifest.json`` that ``corpus fetch`` keeps."""
 
 from __future__ import annotations
 

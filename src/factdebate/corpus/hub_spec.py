@@ -1,14 +1,6 @@
-"""``hf:OWNER/NAME[/FOLDER]``, the SOURCE of ``factdebate index`` that names a Hub dataset: checked here, before
-any call to the Hub, and given the name of the corpus folder it is fetched into.
-
-Checked locally because the Hub's client let bad ids through as its own ``HFValidationError`` (an
-"internal error"), and a folder of ``../..`` went to the Hub's API as a path. The rules are the Hub's for
-repository ids (ASCII letters, digits, ``-``, ``_``, ``.``; no ``--`` or ``..``; at most 96 characters each),
-and a folder is a relative path without ``.`` or ``..`` parts.
-
-The folder name: ``hf-`` and the id made readable, then 8 hex characters of the sha256 of the exact repository
-and folder. The readable part alone lost information (``owner/name/data``, ``owner/name-data`` and
-``owner-name/data`` all read ``hf-owner-name-data``), so one corpus folder was taken for another's.
+"""``hf:OWNER/NAME[/FOLDER]``, the SOURCE of ``factdebate index`` that names a Hub dataset: checked here by the
+Hub's rules for repository ids, before any call to the Hub, and given its corpus folder's name: ``hf-``, the id
+made readable, and 8 hex characters of the sha256 of the exact repository and folder (so names never collide).
 """
 
 from __future__ import annotations

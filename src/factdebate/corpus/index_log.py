@@ -1,11 +1,8 @@
 """The record of a distributed index build: which shards are written, so a stopped build resumes.
 
-One JSONL file per (corpus, Milvus URI) under ``<data dir>/index-runs/``: a first line describing the
-build (its source files with sizes and times, the chunking, encoder, engines), then one line per shard
-once every engine holds all of its passages. It is append-only, so a crash costs at most the line being
-written, which is ignored when read back (that shard is simply done again: passage ids are deterministic
-and both engines skip or overwrite what they already hold, so nothing is duplicated). A build of a
-different source or with different settings starts a new record.
+One append-only JSONL file per (corpus, Milvus URI) under ``<data dir>/index-runs/``: a line describing the
+build, then one per shard once every engine holds it. A torn last line is ignored (that shard is done again,
+with the same ids); a build of another source or settings starts a new record.
 """
 
 from __future__ import annotations

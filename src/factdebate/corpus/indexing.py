@@ -1,9 +1,7 @@
 """Build the search indexes of a corpus: passages into tantivy (``local``) and Milvus (``rag``).
 
-Embedding is the slow part, so it runs once, shows progress, and persists. Both engines skip passages
-they already hold, so an interrupted build resumes where it stopped. Finished builds are recorded in
-markers (:mod:`factdebate.corpus.markers`), cleared before an engine is written and set after it is
-complete, so a half-built index is never taken for a ready one.
+Both engines skip passages they already hold, so an interrupted build resumes; finished builds are recorded
+in markers (:mod:`factdebate.corpus.markers`).
 """
 
 from __future__ import annotations
@@ -45,9 +43,8 @@ class IndexStats:
 
 
 def _chunk_all(docs: Iterable[Document], max_words: int, overlap: int) -> tuple[int, list[Document], list[str]]:
-    """All passages in memory (the progress bar needs a total, and corpora here are modest), and the ids of
-    documents dropped as duplicates. The first document with an id wins in both engines; before, each engine
-    kept whichever copy it met first, so the two could disagree."""
+    """All passages in memory (the progress bar needs a total), and the ids of documents dropped as
+    duplicates: the first document with an id wins in both engines."""
     count = 0
     chunks: list[Document] = []
     seen: set[str] = set()
@@ -64,9 +61,8 @@ def _chunk_all(docs: Iterable[Document], max_words: int, overlap: int) -> tuple[
 
 def check_writable(corpus: str, uri: str, engines: tuple[str, ...], embedder: Embedder | None = None,
                    encoder: str = DEFAULT_ENCODER) -> None:
-    """Open every engine for writing before either is written, so a locked Milvus Lite database (another
-    process holds it) fails the command at once instead of after the full-text index was already built.
-    Milvus goes first: checking it creates nothing."""
+    """Open every engine for writing before either is written, so a locked Milvus Lite database fails the
+    command at once."""
     if "rag" in engines:
         MilvusStore(corpus, uri, embedder, encoder=encoder).check_writable()
     if "local" in engines:
@@ -88,11 +84,8 @@ def index_corpus(
     encoder: str = DEFAULT_ENCODER,
     marker_extra: dict[str, Any] | None = None,
 ) -> IndexStats:
-    """Chunk ``docs`` and add the passages to each engine; re-running adds only what is missing.
-
-    The full-text index goes first: it takes seconds, while embedding takes minutes. ``marker_extra`` is
-    stored in each engine's finished-build marker (the builtin corpus records its document limit there).
-    """
+    """Chunk ``docs`` and add the passages to each engine, full text first; re-running adds only what is
+    missing. ``marker_extra`` is stored in each engine's finished-build marker."""
     engines = tuple(engines)
     unknown = sorted(set(engines) - set(ENGINES))
     if unknown:

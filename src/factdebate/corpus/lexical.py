@@ -1,12 +1,8 @@
 """Local BM25 search over a corpus with tantivy (the ``local`` tool).
 
-The index lives on disk at ``data_dir()/tantivy/<corpus>`` and is opened once per process. Text goes
-through tantivy's English stemmer, so "painted" finds "painting". User queries are reduced to plain
-words before parsing: claims contain quotes, colons and brackets that would otherwise be query syntax.
-
-A large corpus may be split into parts (``corpus/lexical_parts.py``): passages are routed to a part by a
-hash of their id, each part has its own writer (tantivy allows one per index), and a search asks every
-part and merges their top hits by score. The class below serves both layouts, so no caller changes.
+The index lives at ``data_dir()/tantivy/<corpus>``, opened once per process, with tantivy's English stemmer.
+Queries are reduced to plain words (claims hold query syntax). A large corpus may be split into parts
+(corpus/lexical_parts.py); the class below serves both layouts.
 """
 
 from __future__ import annotations
@@ -144,9 +140,8 @@ class LexicalIndex:
             writer.wait_merging_threads()  # drops the writer and its on-disk lock
 
     def _writer(self, index: Any, heap_size: int) -> Any:
-        """Tantivy's writer (one per index at a time, across processes: it holds a lock file). A lock held
-        by a writer that is going away (a stopped build's worker still shutting down) is waited for, up to
-        ``WRITER_WAIT_S``; one held longer is another process indexing, and says so."""
+        """Tantivy's writer (one per index across processes); a held lock is waited for up to
+        ``WRITER_WAIT_S``, then said to be another process indexing."""
         # The policy: a busy lock is tried again every 0.5 s for WRITER_WAIT_S; any other error at once.
         retrying = Retrying(retry=retry_if_exception(lambda exc: isinstance(exc, Exception) and "LockBusy" in str(exc)),
                             stop=stop_after_delay(WRITER_WAIT_S), wait=wait_fixed(0.5), reraise=True)

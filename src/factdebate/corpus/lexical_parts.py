@@ -1,15 +1,9 @@
 """The layout of a full-text index split into parts, and how the parts' answers become one answer.
 
-Tantivy lets one writer at a time into an index, and one writer in one process keeps up with about
-12,000 passages a second here (docs/scale.md): enough for a hundred CPU encoders, not for a few GPUs. A
-partitioned index has ``parts.json`` and the folders ``part-0`` … ``part-<n-1>``, each an ordinary index;
-a passage goes to the part a hash of its id names, so parts are random samples of the corpus and a build
-can run one writer per part, in parallel.
-
-A search asks every part for its top ``k`` and keeps the ``k`` best scores. Each part scores BM25 with
-its own statistics (document frequencies, average length); on random samples of one corpus these agree
-closely, so the merged ranking is close to, not the same as, one index's: benchmarks/decisions/lexical_parts.py
-measures how close.
+Tantivy lets one writer into an index (about 12,000 passages a second: not enough for a few GPUs). A
+partitioned index has ``parts.json`` and ``part-0`` … ``part-<n-1>``, a passage in the part a hash of its id
+names, so a build runs one writer per part. A search keeps the ``k`` best of every part's top ``k``: each part
+scores BM25 with its own statistics, so the ranking is close to one index's (benchmarks/decisions/lexical_parts.py).
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """A process's private, read-only copy of a Milvus Lite database folder.
 
-Milvus Lite lets one process open a folder at a time (an advisory lock in it). A process that only searches
-can still search while another holds the folder (a `serve` beside a `verify`, a notebook beside the CLI):
-it copies the folder once into a temporary directory of its own and searches that. The copy is frozen (what
-the other process indexes afterwards is not in it) and is deleted when the process exits, or by the next
-process's sweep when it was killed. Ray workers and the MCP server search copies the same way
-(scale/lite_copy.py).
+Milvus Lite lets one process open a folder at a time. A process that only searches while another holds it
+copies the folder once into a temporary directory and searches that frozen copy, deleted at exit or by the
+next process's sweep.
 """
 
 from __future__ import annotations

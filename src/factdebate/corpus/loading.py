@@ -1,8 +1,7 @@
 """Read a user's document collection from JSONL, JSON, CSV or Parquet into :class:`Document` objects.
 
-Datasets name their fields differently (BEIR uses ``_id``, Wikipedia dumps ``extract``, crawls ``url``),
-so each field accepts a few common spellings. A bad row stops the load with the file and line in the
-message: silently skipping rows would quietly shrink the evidence the agents can find.
+Each field accepts a few common spellings (``_id``, ``extract``, ``url``...). A bad row stops the load with the
+file and line, rather than quietly shrinking the evidence.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Finished-build markers: one JSON file in the data directory recording which indexes are complete.
 
-A marker is cleared *before* an engine is written and set only *after* it is complete, so an index whose
-build was interrupted (Ctrl-C, kill -9, a full disk) is never reported as ready: the next run finds no
-marker, resumes the build (both engines skip passages they already hold) and only then marks it.
-
-A Milvus Lite file inside the data folder is keyed by its path *within* the folder: the same folder named
-``./data`` by one command and ``/srv/data`` by the next (or moved, or mounted elsewhere) is the same index,
-not a missing one that ``serve`` would announce minutes of indexing for.
+A marker is cleared *before* an engine is written and set only *after* it is complete, so an interrupted build
+is never reported as ready. A Milvus Lite file inside the data folder is keyed by its path within the folder,
+so a folder moved or named another way is the same index.
 """
 
 from __future__ import annotations

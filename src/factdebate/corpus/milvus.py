@@ -1,9 +1,7 @@
 """Dense retrieval with MiniLM vectors in Milvus (the ``rag`` tool).
 
-By default the vectors live in a Milvus Lite database at ``data_dir()/milvus.db`` (a folder); any
-``http://host:19530`` URI points the same code at a Milvus server. One collection per corpus
-(``factdebate_<corpus>``). Clients are opened once per URI and reused: opening Milvus Lite starts a
-local server, far too slow to do per query.
+The vectors live in Milvus Lite at ``data_dir()/milvus.db`` or on a Milvus server (``http://host:19530``), one
+collection per corpus. Clients are opened once per URI: opening Milvus Lite starts a local server.
 """
 
 from __future__ import annotations
@@ -62,11 +60,8 @@ def _fit(value: str, limit: int) -> str:
 
 
 def milvus_id(doc_id: str) -> str:
-    """The primary key stored for a passage id.
-
-    Ids too long for the key, or with control characters the filter syntax cannot express, become a
-    readable prefix plus a hash, so they stay unique and re-adding them is still recognised.
-    """
+    """The primary key stored for a passage id: a readable prefix plus a hash for one too long or with
+    control characters."""
     if len(doc_id.encode("utf-8")) <= MAX_ID_BYTES and not any(ord(c) < 32 for c in doc_id):
         return doc_id
     digest = hashlib.sha1(doc_id.encode("utf-8")).hexdigest()
@@ -155,11 +150,8 @@ def held_here(uri: str) -> bool:
 
 
 def held_elsewhere(uri: str) -> bool:
-    """Whether another process holds the Lite folder's lock (Milvus Lite keeps an advisory flock on its LOCK
-    file while a process has it open; pymilvus reports that only as "Open local milvus failed"). A lock this
-    process's own Milvus Lite holds is not another's: a search that fails on a folder this process has open
-    (a Ray worker's private copy) is not reported as "another process has it open", which would hide the real
-    error."""
+    """Whether another process (not this one) holds the Lite folder's LOCK file's flock, which pymilvus
+    reports only as "Open local milvus failed"."""
     import fcntl
 
     if held_here(uri):
@@ -192,9 +184,8 @@ def loopback_works() -> bool:
 
 
 def _read_with_retry(read: Callable[[], Any], attempts: int = 3, delay: float = 0.2) -> Any:
-    """Milvus Lite sometimes fails a read while a just-written segment is still being saved (seen as
-    "pickled (object) data" errors under load); the same read succeeds a moment later. The policy: any
-    error is tried again, ``attempts`` tries in all, after ``delay`` seconds, then twice that, and so on."""
+    """Milvus Lite sometimes fails a read while a just-written segment is saved: any error is tried again,
+    ``attempts`` tries in all, after ``delay`` seconds, then twice that, and so on."""
     return Retrying(stop=stop_after_attempt(attempts), wait=wait_incrementing(start=delay, increment=delay),
                     reraise=True)(read)
 
@@ -265,10 +256,8 @@ class MilvusStore:
             return bool(self.client.has_collection(self.collection))
 
     def check_writable(self) -> None:
-        """Open the database without writing. A Milvus Lite folder another process holds (a ``serve``, an
-        ``mcp``, a notebook: Lite lets one process open it at a time) is waited for, said in one line, and
-        the build goes on once that process lets go; Ctrl-C stops the wait. Refusing at once left a user
-        beside a running ``serve`` nothing to do but stop it by hand and run the command again."""
+        """Open the database without writing; a Milvus Lite folder another process holds is waited for, said
+        in one line (Ctrl-C stops the wait)."""
         said = False
         while True:
             try:
@@ -309,9 +298,7 @@ class MilvusStore:
             client.create_collection(self.collection, schema=schema, index_params=index_params)
 
     def open(self) -> None:
-        """Open the collection for searching now (its checks included), rather than at the first search: a
-        missing index, another encoder's vectors or a Milvus Lite folder another process holds then fail
-        before any model call."""
+        """Open the collection for searching now, so its checks fail before any model call."""
         self._ready()
 
     def _ready(self) -> Any:
@@ -345,10 +332,8 @@ class MilvusStore:
                 f"{self.embedder.kind}: set FACTDEBATE_RETRIEVAL__ENCODER={built_with}, or index it again")
 
     def _read_options(self) -> dict[str, Any]:
-        """A server answers reads at "bounded" consistency by default: rows written a moment ago, by this
-        process or another, may be missing (a count of 0 right after a build). Counts and the skip-what
-        exists check must see every write, so they ask for strong consistency. Milvus Lite sees its own
-        writes at once and takes no such option."""
+        """Strong consistency on a server, where counts and the skip-what-exists check must see every write
+        (Milvus Lite takes no such option)."""
         return {} if is_lite_uri(self.uri) else {"consistency_level": "Strong"}
 
     def count(self) -> int:
@@ -379,13 +364,8 @@ class MilvusStore:
         batch_size: int = 64,
         on_batch: Callable[[int], None] | None = None,
     ) -> int:
-        """Embed and insert the passages not stored yet; returns how many were new.
-
-        Existing ids are looked up before embedding, so re-running an interrupted build only pays for
-        what is missing. ``on_batch`` is told how many passages each batch covered (for progress bars).
-        Writing a batch (and looking up the next batch's ids) runs in a second thread while the next
-        batch is embedded: the encoder releases the GIL, so the writes hide behind it.
-        """
+        """Embed and insert the passages not stored yet (looked up first); returns how many were new.
+        ``on_batch`` is told each batch's size. Writes run in a second thread while the next batch embeds."""
         self.create()
         client = self._ready()
         ordered = encoding_order(chunks)  # longest first; the progress's costs follow the same order
@@ -437,11 +417,8 @@ class MilvusStore:
         return added
 
     def finalize(self, timeout: float = 300.0) -> None:
-        """Seal new rows and wait for their vector index, so searches use it instead of scanning raw rows
-        (about 600 ms → 10 ms a query on the 10k builtin corpus). Milvus Lite then needs the collection
-        reloaded to search the new index; a server hands sealed, indexed segments to its query nodes by
-        itself, and releasing the collection there would fail every search of every other process
-        using it until the reload finished."""
+        """Seal new rows and wait for their vector index (about 600 ms → 10 ms a query on the builtin corpus);
+        Milvus Lite then needs the collection reloaded, a server does not (and must not be released)."""
         client = self._ready()
         with self._errors("indexing"):
             client.flush(self.collection)

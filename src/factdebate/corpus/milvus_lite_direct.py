@@ -1,20 +1,10 @@
 """Searching a Milvus Lite collection without the gRPC hop, with the same results.
 
-Milvus Lite 3 runs its engine in this very process: pymilvus starts a gRPC server in a thread and talks to
-it over loopback. A search then pays protobuf encoding on both sides and a round trip through the server
-thread, plus the engine's per-search pass over every row (which rows are the latest version of their key,
-which are deleted): about 7 ms of a 10k-passage search whose vector index lookup takes 0.3 ms
-(docs/performance.md). Here the search goes to the engine's collection object directly:
-
-- **fast path**: when the collection is *clean* (no deletions pending, nothing unflushed, every segment
-  has its vector index, no key stored twice), the per-row pass cannot exclude anything, so each
-  segment's index is searched with every row valid, exactly as the engine does in that case, and the
-  candidates are merged in the engine's order. Cleanliness is checked once per segment snapshot;
-- otherwise the engine's own ``Collection.search``;
-- and if this Milvus Lite is not laid out as expected (another version), the gRPC client, for good.
-
-Scores are rounded to float32 as the gRPC reply carries them, so every path returns the same documents
-with the same scores (tests/corpus/test_milvus_lite_direct.py compares them with the client's).
+Milvus Lite 3 runs its engine in this process behind a loopback gRPC server: a search paid about 7 ms of
+protobuf and per-row passes for a 0.3 ms index lookup (docs/performance.md). Here a *clean* collection (no
+deletions, nothing unflushed, every segment indexed, no key twice) has each segment's index searched directly,
+merged in the engine's order; otherwise the engine's ``Collection.search``; on an unexpected layout, the gRPC
+client for good. Scores are rounded to float32 as gRPC carries them, so every path returns the same results.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Corpus names: one rule for the CLI, the Python API and the service, and an injective mapping onto
-Milvus collection names (which allow only letters, digits and ``_``).
-
-Replacing ``-`` and ``.`` by ``_`` alone would make ``col-1`` and ``col_1`` share one collection while
-their full-text indexes stayed apart, so a name that sanitising changes gets a hash of the original."""
+"""Corpus names: one rule everywhere, and an injective mapping onto Milvus collection names (a name that
+sanitising changes gets a hash of the original, so ``col-1`` and ``col_1`` stay apart)."""
 
 from __future__ import annotations
 

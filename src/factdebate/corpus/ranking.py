@@ -1,10 +1,8 @@
 """Search results in one order whatever the index's layout: best score first, equal scores by passage id.
 
-An engine breaks ties by where a passage sits in its index (Tantivy's segment and document number, Milvus's
-segment and row), and that depends on how the index was built: which indexing thread wrote a passage, when
-segments were flushed or merged. Two builds of one corpus then return tied passages in another order, or at
-the ``k``-th place another passage altogether. So a search asks the engine for a few more than ``k``, more
-again while the passages tied with the ``k``-th may go on past what it got, and cuts after sorting by id.
+An engine breaks ties by where a passage sits in its index, which differs between two builds of one corpus.
+So a search asks for a few more than ``k`` (more while ties with the ``k``-th may go on) and cuts after
+sorting by id.
 """
 
 from __future__ import annotations

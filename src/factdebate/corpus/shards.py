@@ -1,11 +1,8 @@
 """Shards of a document source: the unit a distributed index build reads, embeds, writes and records as done.
 
-A shard is a range of one file, planned the same way on every run, so a resumed build knows which ones it
-finished: a Parquet file splits into row ranges (read through the row groups that overlap them), a plain
-JSONL file into line ranges found by one pass over its bytes. CSV, TSV, a JSON array and gzipped files
-cannot be cut without parsing them from the start (a CSV cell may hold line breaks), so each is one shard.
-A shard's documents carry exactly the ids the one-process loader gives them, fallback ids included
-(``<file stem>:<line>`` or ``:<row>``), so both executors build the same index.
+A shard is a range of one file, planned the same way on every run: Parquet row ranges, plain JSONL line
+ranges; CSV, TSV, JSON arrays and gzipped files are one shard each. Its documents carry the ids the
+one-process loader gives them, so both executors build the same index.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """What ``factdebate index SOURCE`` reads: one place that turns SOURCE into a list of document files.
 
-SOURCE is, in this order: ``hf:owner/name[/folder]`` (a Hugging Face Hub dataset's Parquet files, downloaded
-and verified into ``<data dir>/corpora/hf-owner-name[-folder]-<hash>/``, or the folder ``--corpus`` names,
-first, as ``corpus fetch`` does), a file or a folder of files, or the bare name of a corpus downloaded into the
-data folder (``<data dir>/corpora/<name>/``, written by ``factdebate corpus fetch`` with its Parquet files). A folder
-contributes every JSONL, CSV, TSV and Parquet file under it (gzipped too), in name order; a plain
-``.json`` file is read only when named on its own, so a folder's ``manifest.json`` is never taken for
-documents. Both executors (one process, or Ray) read what this returns.
+SOURCE is, in this order: ``hf:owner/name[/folder]`` (fetched as ``corpus fetch`` does), a file or folder, or
+the name of a corpus in ``<data dir>/corpora/``. A folder gives every JSONL, CSV, TSV and Parquet file under it
+(gzipped too) in name order; a ``.json`` file only when named on its own.
 """
 
 from __future__ import annotations
@@ -16,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from factdebate.core.errors import ConfigError, InputError
-from factdebate.corpus.folders import MANIFEST, corpora_dir
+from factdebate.corpus.folders import corpora_dir
 from factdebate.corpus.hub_spec import parse_hub_spec
 from factdebate.corpus.loading import detect_format
 from factdebate.corpus.names import check_corpus_name
@@ -41,12 +37,6 @@ class Source:
     name: str | None = None
 
 
-def fetched_corpora() -> list[str]:
-    """The corpora ``corpus fetch`` (or an ``hf:`` source) downloaded into the data folder."""
-    folder = corpora_dir()
-    return sorted(p.name for p in folder.iterdir() if (p / MANIFEST).is_file()) if folder.is_dir() else []
-
-
 def resolve_source(source: str | Path, *, notify: Callable[[str], None] | None = None,
                    corpus: str | None = None) -> Source:
     """The files behind SOURCE, or one clear error saying what SOURCE was taken for; ``notify`` hears the
@@ -67,9 +57,8 @@ def resolve_source(source: str | Path, *, notify: Callable[[str], None] | None =
 
 
 def _hub_source(spec: str, notify: Callable[[str], None] | None, corpus: str | None) -> Source:
-    """A Hub dataset by repo id (``owner/name``, optionally ``/folder`` inside it): its Parquet files are
-    fetched and verified into the data folder like a ``corpus fetch`` (resumable, then read offline), and
-    indexed from there under ``corpus``, by default ``hf-owner-name[-folder]-<hash>`` (corpus/hub_spec.py)."""
+    """A Hub dataset's Parquet files, fetched as ``corpus fetch`` does, indexed under ``corpus`` (default from
+    corpus/hub_spec.py)."""
     from factdebate.corpus.fetch import fetch_repo  # only when asked: it brings huggingface_hub
 
     repo, folder = parse_hub_spec(spec)  # before any call to the Hub

@@ -1,8 +1,7 @@
 """The pages a corpus holds: each document's id and title, for ``factdebate corpus titles`` and for a
 retrieval evaluation's question "does the corpus hold the gold pages at all?" (eval/retrieval.py).
 
-The built-in corpus is read from its file (no index needed); any other corpus from its full-text index,
-which stores every passage's id and title (a passage id is ``<document id>#<n>``)."""
+The built-in corpus is read from its file; any other corpus from its full-text index."""
 
 from __future__ import annotations
 
@@ -20,9 +19,8 @@ def document_id(passage_id: str) -> str:
 
 
 def corpus_pages(corpus: str, *, limit: int | None = None) -> dict[str, str]:
-    """Document id -> title for every document of ``corpus``, in the corpus's order (the built-in one) or
-    the index's; ``limit``: the built-in corpus's first N (``retrieval.builtin_docs``, what its index holds).
-    A corpus with no full-text index is refused with the command that builds it."""
+    """Document id -> title for every document of ``corpus``; ``limit``: the built-in corpus's first N. A
+    corpus with no full-text index is refused with the command that builds it."""
     if corpus == BUILTIN_CORPUS:
         return {doc.id: doc.title for doc in itertools.islice(load_builtin_corpus(), limit)}
     index = LexicalIndex(corpus)

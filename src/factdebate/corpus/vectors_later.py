@@ -1,19 +1,9 @@
 """The built-in corpus's vector index, built in a child process while searches use the full-text index.
 
-Embedding the 10,000 articles takes minutes on two cores, the full-text index seconds: a first claim that
-waited for the vectors waited for work its verdict does not need (``retrieval.while_indexing``). The vectors
-are built by ``python -m factdebate.corpus.vectors_later``, a child of this process:
-
-- its own process, at a lower CPU priority, so that its embeddings take what the claim leaves (a thread here
-  would share the interpreter's lock with the debate and could not be lowered on its own);
-- in this process's group, so that Ctrl-C at a terminal stops it with the command; a command that ends
-  stops it too (:func:`stop`, run at exit), and the next run takes the build up where it stopped (both
-  engines skip the passages they hold);
-- it writes the build's progress to ``vectors-build.json`` in the data folder, from which the parent says
-  how far it is, and its log to ``vectors-build.log`` beside it.
-
-Searches use the vectors once the build's marker is written and the child has let go of the Milvus Lite file
-(it serves one process at a time).
+Embedding takes minutes, the full-text index seconds (``retrieval.while_indexing``). The vectors are built by
+``python -m factdebate.corpus.vectors_later``, a child at a lower CPU priority in this process's group (Ctrl-C
+and :func:`stop` at exit end it; the next run resumes), writing ``vectors-build.json`` and ``.log`` in the
+data folder. Searches use the vectors once the marker is written and the child has let go of Milvus Lite.
 """
 
 from __future__ import annotations
