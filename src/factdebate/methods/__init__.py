@@ -1,9 +1,5 @@
-"""Verification methods: a folder per family (the method, its prompts, its events, its scripted replies),
-each method registered by name (see :mod:`factdebate.methods.base`; docs/architecture.md, "Adding a
-method: one folder").
-
-Every module of this package is imported when the registry is first read, so a built-in method registers
-itself by existing; a method from elsewhere registers with ``@register`` on import.
+"""Verification methods: a folder per family, each method registered by name (:mod:`factdebate.methods.base`).
+Every module here is imported when the registry is first read, so a built-in method registers by existing.
 """
 
 from __future__ import annotations

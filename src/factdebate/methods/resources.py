@@ -1,8 +1,7 @@
 """What every method gets: a model per role, tools, the text encoder, settings, and long-lived services
 (memory stores, MCP sessions) with an async lifecycle that batch runs and the server share.
 
-Everything heavy is built on first use, so a method that needs no retrieval never opens an index and a
-role nobody asks for never loads a model.
+Everything heavy is built on first use.
 """
 
 from __future__ import annotations
@@ -58,9 +57,8 @@ class Services:
 
 @dataclass(frozen=True)
 class RunScope:
-    """The run a claim belongs to (an evaluation or a batch) and where a method may keep state of that run
-    alone: files named ``<prefix><name>`` in ``folder``, beside the run's results. An evaluation's files go
-    in its run directory (no prefix); a batch's beside its results file (``<results stem>.``)."""
+    """The run a claim belongs to and where a method may keep its state: files ``<prefix><name>`` in
+    ``folder``, beside the run's results."""
 
     folder: Path
     prefix: str = ""

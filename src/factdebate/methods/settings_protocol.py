@@ -1,13 +1,9 @@
 """What a method reads of the settings, as protocols: ``factdebate.settings.model.Settings`` and its sections
 satisfy them structurally, and mypy checks that wherever the run layer hands its ``Settings`` to a method.
 
-The settings model sits above the methods: it validates each method's section through the methods' registry
-(``Settings.methods``) and asks the method for its role models (``Settings.llm_for``). A method naming
-``Settings`` itself, even in an annotation, was an upward edge and closed a cycle (methods/base ->
-settings/model -> methods/base); it names :class:`RunSettings` instead. Each member is one a
-method reads; one a method needs joins here, and mypy then checks that the model has it. A method that returns
-settings (``for_caller``, ``sample_settings``) returns the type it was given (:data:`SettingsT`), so the run
-layer gets its ``Settings`` back.
+The settings model sits above the methods, so a method names :class:`RunSettings`, never ``Settings``; a
+member a method needs joins here and mypy checks the model has it. A method returning settings returns the
+type it was given (:data:`SettingsT`).
 """
 
 from __future__ import annotations

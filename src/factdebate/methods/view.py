@@ -1,15 +1,9 @@
 """How a method's verdict is drawn, declared by the method itself (``Method.view``) and served in the
 service's catalogue, so that neither the terminal (cli/render.py) nor the web page names a method.
 
-A view says which of the page's layouts draws the method (``debate``: a column per agent, a card per round;
-``teams``: two sides of role statements and a referees' ballot table per round; ``timeline``: the method's
-own parts, then one agent's steps in order), and the words that layout needs: what each role is called and
-whether its turns are statements rather than answers, how each way of deciding (``Verdict.decided_by``) is
-worded, the sides, the dimensions a referee scores, and the parts drawn from the method's own events.
-
-Decision wordings are templates: ``{round}`` is the last round's number, ``{rounds}`` the number of rounds
-("2 rounds"), ``{steps}`` the steps taken ("3 steps"), ``{consensus}`` the panel's consensus (0.75). Both the
-terminal and the page fill them (:func:`describe` here), so the wording lives here and in the methods only.
+A view names the layout (``debate``, ``teams`` or ``timeline``) and the words it needs: role names, decision
+wordings, sides, a referee's dimensions, and parts drawn from the method's own events. Decision wordings are
+templates (``{round}``, ``{rounds}``, ``{steps}``, ``{consensus}``) filled by :func:`describe`.
 """
 
 from __future__ import annotations

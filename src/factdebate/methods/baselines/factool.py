@@ -1,13 +1,8 @@
 """``factool``: FacTool's knowledge-QA pipeline in one pass (Chern et al., 2023), a DPD baseline.
 
-1. claim extraction: the input is split into atomic claims (``factdebate.response_level``; ``decompose``
-   off checks the input as one claim);
-2. query generation: ``queries`` search queries per claim (JSON);
-3. evidence collection: each query searched once with ``tool`` (``retrieval.k`` results);
-4. verification: one JSON verdict per claim, ``{"reasoning", "factual": true|false}``.
-The input is REFUTES if any claim is false, SUPPORTS if all are true (``response_level.aggregate``).
-Unreadable JSON is re-asked once, then recorded: a claim without a verdict leaves the input unparsed unless
-another claim is false; unreadable queries fall back to the claim itself as the query (recorded).
+Claims are extracted (``decompose``), ``queries`` queries written per claim, each searched once with
+``tool``, and one JSON verdict given per claim; the input is REFUTES if any claim is false
+(``response_level.aggregate``). Unreadable queries fall back to the claim itself (recorded).
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""``halueval-fewshot``: HaluEval's few-shot prompting baseline (Li et al., 2023), the DPD paper's
-"HaluEval" row. One call: an instruction, three worked examples (QA, dialogue, summary; written for this
-project), then the statement; the model says whether it contains a hallucination. Yes -> REFUTES,
-No -> SUPPORTS; an answer without Yes/No is re-asked once (constrained), then recorded as unparsed.
-See docs/methods/halueval-fewshot.md."""
+"""``halueval-fewshot``: HaluEval's few-shot prompting baseline (Li et al., 2023), the DPD paper's "HaluEval"
+row: one call, three worked examples, then "does it contain a hallucination?" (Yes -> REFUTES)."""
 
 from __future__ import annotations
 

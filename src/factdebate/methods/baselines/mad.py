@@ -1,10 +1,7 @@
 """``mad``: multi-agent debate after Liang et al. (EMNLP 2024), "tit for tat" without tools.
 
-Each round the affirmative side argues, the negative side challenges it, and a moderator says whether one
-side is clearly more convincing; if so the debate stops with the verdict that side supports. After
-``methods.mad.rounds`` rounds without a preference, a judge reads the whole debate and decides. The sides
-are one-member teams; the moderator's decision each round is a round-level judgement. Choices are listed in
-docs/methods/mad.md.
+Each round the affirmative argues, the negative challenges, and a moderator may end the debate with the side
+it prefers; after ``rounds`` without a preference a judge decides (docs/methods/mad.md).
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""``madke``: knowledge-enhanced debate after Wang et al. (MADKE, Neurocomputing 2025): evidence is retrieved
-once, before the debate, with the claim as the query, and every debater reads that same fixed pool in every
-round.
-
-Two debaters answer independently in round 1 and see each other's previous answer afterwards; the debate
-stops when they agree, otherwise a judge decides after ``methods.madke.rounds`` rounds. No query rewriting
-and no scoring: this is Tool-MAD's structure with its adaptive parts removed. See docs/methods/madke.md.
+"""``madke``: knowledge-enhanced debate after Wang et al. (MADKE, 2025): one fixed evidence pool, retrieved with
+the claim before the debate; two debaters until they agree, else a judge after ``rounds``. Tool-MAD's structure
+without its adaptive parts (docs/methods/madke.md).
 """
 
 from __future__ import annotations

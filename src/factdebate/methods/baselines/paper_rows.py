@@ -1,9 +1,5 @@
-"""Where the baselines that the DPD and MERMAID papers' tables run depart from how those papers ran them.
-
-The DPD paper ran FacTool, Self-Check and HaluEval's few-shot prompt on ChatGPT (gpt-3.5-turbo), and
-WeCheck's trained model on FacTool's evidence; MERMAID's Table 1 ran FacTool on GPT-4o. FacTool searches
-Google (the Serper API) for each claim's queries. A run of these baselines lists here what it does instead,
-so that its row in a reproduced table says so (one source: ``Method.paper_deviations``).
+"""Where the baselines that the DPD and MERMAID papers' tables run depart from how those papers ran them
+(ChatGPT or GPT-4o, Google through Serper, WeCheck's trained model), so that a reproduced table's row says so.
 """
 
 from __future__ import annotations

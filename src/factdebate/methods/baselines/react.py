@@ -1,9 +1,7 @@
 """``react``: one agent with the RAG tool in a thought → action → observation loop (Yao et al., 2023).
 
-Each step the model writes a thought and either ``search[query]`` or ``finish[VERDICT]``. The loop stops at
-``finish`` or after ``methods.react.max_steps`` steps; then a forced final answer is asked from the whole
-transcript. The verdict holds one round with one turn whose ``steps`` are the loop. Choices are listed in
-docs/methods/react.md.
+Each step is a thought and ``search[query]`` or ``finish[VERDICT]``, until ``finish`` or ``max_steps`` (then a
+forced answer); the verdict's one turn holds the loop as ``steps`` (docs/methods/react.md).
 """
 
 from __future__ import annotations
@@ -90,10 +88,8 @@ class Action:
 
 
 def read_step(text: str, claim: str = "") -> Action | None:
-    """:func:`parse_action`, held to the rule every model-written field is (kit/fields.py): a search for a
-    placeholder, words the claim does not contain or anything else that is no query
-    (kit/fields.query_problem) is :class:`~factdebate.llm.ask.Unreadable`; a thought that copies "<your
-    reasoning>" is counted as echoed and the action still read."""
+    """:func:`parse_action` held to kit/fields.py: a search that is no query is
+    :class:`~factdebate.llm.ask.Unreadable`; an echoed thought is counted and the action still read."""
     action = parse_action(text)
     if action is None:
         return None
@@ -107,10 +103,8 @@ def read_step(text: str, claim: str = "") -> Action | None:
 
 
 def parse_action(text: str) -> Action | None:
-    """The first valid action of the reply; anything after a model-written "Observation:" is the model
-    imagining results and is ignored. ``finish`` must name a verdict, ``search`` a real query: the
-    prompt's own placeholders (``search[<query>]``, ``finish[<VERDICT>]``), which small models echo back,
-    are not actions."""
+    """The first valid action of the reply, before any model-written "Observation:"; the prompt's own
+    placeholders are not actions."""
     text = re.split(r"\n\s*observation\s*:", text, maxsplit=1, flags=re.I)[0]
     for match in _ACTION.finditer(text):
         kind, written = match.group(1).lower(), match.group(2).strip()
@@ -132,9 +126,8 @@ def parse_action(text: str) -> Action | None:
 
 
 def fallback_search(raw: str, claim: str, steps: list[Step], tool: str) -> Action | None:
-    """What a step whose search query was refused searches (kit/fields.query_problem, after its re-ask): the
-    last good query of this turn, or the claim; None for a reply with no search in it (as
-    Tool-MAD, DPD and FacTool do, rather than lose the step with nothing searched). The loss stays counted."""
+    """What a step whose search query was refused searches: the turn's last good query, or the claim; None
+    for a reply with no search. The loss stays counted."""
     refused = parse_action(raw)
     if refused is None or refused.kind != "search":
         return None

@@ -1,7 +1,5 @@
-"""What ``--llm scripted:agree|disagree`` answers to the single-pass baselines' own prompts (FacTool's
-queries and verdicts, HaluEval's few-shot detector), in their output formats, so a scripted run of them
-reaches a label as the other baselines' do (before these, every such run was recorded unparsed). Both
-behaviours find the claim true: there is no debate in these methods for ``disagree`` to split."""
+"""What ``--llm scripted:agree|disagree`` answers to the single-pass baselines' own prompts, in their output
+formats; both find the claim true (there is no debate for ``disagree`` to split)."""
 
 from __future__ import annotations
 

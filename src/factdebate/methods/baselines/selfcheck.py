@@ -1,13 +1,7 @@
-"""``selfcheck``: the model checks the claim against its own knowledge, the "Self-Check" rows of the DPD
-and FacTool papers. Two documented readings are settings (docs/methods/selfcheck.md):
-
-- ``samples`` = 0: one reasoned verdict from the model's own knowledge (with ``shots`` = 3, after three
-  worked examples);
-- ``samples`` = N > 0: sample consistency, after SelfCheckGPT's prompt variant: N passages about the claim's
-  subject are sampled at ``temperature``, each is asked whether it supports the claim (Yes/No), and the
-  share of No answers is the inconsistency score; above ``threshold`` the claim is REFUTES, else SUPPORTS.
-  Unreadable Yes/No answers are left out of the share and counted; with none readable the verdict is
-  unparsed.
+"""``selfcheck``: the model checks the claim against its own knowledge, the "Self-Check" rows of the DPD and
+FacTool papers (docs/methods/selfcheck.md). ``samples`` = 0: one reasoned verdict (``shots`` worked examples);
+N > 0: SelfCheckGPT's sample consistency, the share of N sampled passages that do not support the claim
+against ``threshold`` (unreadable answers left out and counted).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """``vote``: majority of independent answers at Tool-MAD's LLM-call budget ("Debate or Vote", 2025).
 
-The voters take turns over Tool-MAD's agent kinds (rag, search, none), each reads the documents its tool
-found for the claim (one search per tool, shared by the voters of that kind) and answers alone, sampled at
-``methods.vote.temperature``. The most frequent parsed label wins (``decided_by: vote``, the tally in the
-verdict's ``explanation``). See docs/methods/vote.md.
+The voters take turns over Tool-MAD's agent kinds, each reading its tool's one search and answering alone at
+``temperature``; the most frequent parsed label wins (docs/methods/vote.md).
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """``wecheck``: a STAND-IN for WeCheck (Wu et al., 2022), the DPD paper's non-LLM baseline.
 
-WeCheck is a trained factual-consistency model scoring (premise = evidence, hypothesis = claim); a score
-of 0.5 or more means factual. No NLI or factual-consistency model ships offline (docs/offline), so this
-method scores with the best offline scorer the project has: the sentence-embedding model (MiniLM) that the
-consistency score already uses. The score is the highest cosine similarity between the claim and one
-retrieved passage, and the claim is SUPPORTS when it reaches ``threshold`` (0.5), else REFUTES. Similarity
-is not entailment (a negated claim is as similar as the original), so read its results as a stand-in's,
-not WeCheck's. No LLM call is made."""
+WeCheck is a trained factual-consistency model; none ships offline, so the claim is SUPPORTS when its highest
+cosine similarity (MiniLM) to one retrieved passage reaches ``threshold`` (0.5). Similarity is not entailment:
+read its results as a stand-in's. No LLM call is made."""
 
 from __future__ import annotations
 

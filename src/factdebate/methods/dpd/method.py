@@ -2,15 +2,10 @@
 information gatherer, a rebutter and a summarizer, one analyst shared by both, and a panel of referees whose
 confidence-weighted votes decide the debate and say when it may stop.
 
-Protocol (every choice the paper leaves open is in docs/methods/dpd.md):
-- round 0 (setup): both gatherers search once (a query for their side, one against the other side, on
-  every configured tool) while the analyst examines the claim; nothing is judged yet;
-- round 1 (opening) and each rebuttal round after it: per team, the gatherer selects the stored snippets
-  closest to the context, the rebutter attacks the opponent's last statement (in the opening, the
-  opponent's position), the summarizer samples k statements; both teams at once, then every judge at once;
-- after ``min_rounds`` rebuttal rounds the debate stops as soon as the panel's consensus reaches
-  ``consensus_threshold``, or after ``max_rounds`` rebuttal rounds; the last panel's outcome is the verdict;
-- between rounds each team moves to S1 (trust) or S2 (skeptic) by the transition strategy.
+Round 0: both gatherers search while the analyst examines the claim. Each round after: per team, snippets are
+selected, the rebutter answers the opponent, the summarizer samples k statements; then every judge at once.
+After ``min_rounds`` the debate stops when the panel's consensus reaches ``consensus_threshold`` (at most
+``max_rounds``); between rounds each team moves to trust or skeptic (docs/methods/dpd.md).
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """DPD's referees: each judge scores both sides on four dimensions, votes and states a confidence; the
 panel's outcome is the confidence-weighted vote of Section 3.3, with its consensus.
 
-The tally follows the paper's formulas; where they are read literally they never let the negative side win
-(W_N is a sum of negative numbers, so it is never the largest), so W_N is compared by its magnitude. A tie
-vote carries W_j = 0·C_j = 0, as written. Ties of the maximum are a tie outcome. See docs/methods/dpd.md.
+Read literally the formulas never let the negative side win (W_N is a sum of negative numbers), so W_N is
+compared by its magnitude; a tie vote weighs 0, and ties of the maximum are a tie (docs/methods/dpd.md).
 """
 
 from __future__ import annotations
@@ -61,10 +60,8 @@ WHY_CHARACTERS = "[ !#-\\[\\]-~]"  # printable ASCII (0x20-0x7E) less '"' and '\
 
 
 def _longest_ballot(why_chars: int) -> str:
-    """The longest text a schema-held ballot can be: every score three characters ("0.5"), the longest vote,
-    and the one optional space llama-cpp-python's schema grammars (the embedded backend's and its server's)
-    allow after each piece of JSON structure. llama.cpp's own ``llama-server`` allows a newline and up to 20
-    spaces or tabs there instead, so on it the bound holds for a ballot that writes no such runs."""
+    """The longest text a schema-held ballot can be: three-character scores, the longest vote, and the one
+    space llama-cpp-python's grammars allow after each piece of JSON (``llama-server`` allows more)."""
     side = {name: 0.0 for name in DIMENSIONS.values()}
     data = {"why": "x" * why_chars, "affirmative": side, "negative": side, "vote": max(VOTES, key=len),
             "confidence": 0.0}

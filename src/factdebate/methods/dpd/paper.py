@@ -1,9 +1,4 @@
-"""Where DPD's settings depart from the paper (Sections 3 and 4.1): gatherers that search the web (Google)
-and a RAG knowledge base, referees that are independent LLMs, a minimum of two rounds, the True -> Skeptic
-transition, 10 snippets of evidence, summarizers that scale attention by confidence, ChatGPT throughout.
-
-Module ablations (Table 6) and other transitions (Table 4) are the paper's too, but not its main setting.
-"""
+"""Where DPD's settings depart from the paper's main setting (Sections 3 and 4.1)."""
 
 from __future__ import annotations
 

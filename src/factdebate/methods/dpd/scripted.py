@@ -1,6 +1,5 @@
-"""What ``--llm scripted:agree|disagree`` answers to DPD's prompts (``DPD.scripted_replies``): queries as
-JSON, plain statements, and judges' ballots (with ``disagree`` the logical judge votes for the negative
-side, less confidently than the other two vote for the affirmative)."""
+"""What ``--llm scripted:agree|disagree`` answers to DPD's prompts (with ``disagree`` the logical judge votes
+for the negative side)."""
 
 from __future__ import annotations
 

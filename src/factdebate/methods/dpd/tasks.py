@@ -1,17 +1,12 @@
 """DPD's task modes (Section 4.1): how a dataset's sample becomes the claims DPD debates, and which evidence
 the teams get from the dataset itself.
 
-- ``kbqa``: the response is split into atomic claims by the shared response-level module, each claim is
-  debated with the gatherers' own search, and one false claim makes the response false;
-- ``qa`` (HaluEval QA): question and answer joined into one claim; the sample's knowledge is the evidence;
-- ``summarization``: claims are extracted from the summary; for each claim the article's sentences are
-  embedded one by one and the ``evidence_sentences`` (10) closest become its evidence;
-- ``dialogue``: subjective content is removed before claims are extracted from the reply; the extractor
-  reads the dialogue history and the sample's knowledge beside the reply, and both are the evidence.
+- ``kbqa``: the response's claims, each debated with the gatherers' own search;
+- ``qa``: question and answer as one claim, the sample's knowledge its evidence;
+- ``summarization``: the summary's claims, each with the ``evidence_sentences`` closest article sentences;
+- ``dialogue``: the reply's claims with subjective content removed, the history and knowledge as evidence.
 
-The evidence reaches the debate through a context variable read by :meth:`DPD.run`, so each claim is still
-one ordinary ``run_claim`` (its own trace run, usage and verdict) and the shared response module is used
-unchanged.
+The evidence reaches :meth:`DPD.run` through a context variable, so each claim is one ordinary ``run_claim``.
 """
 
 from __future__ import annotations
@@ -143,9 +138,7 @@ class SentenceEvidence:
 
 
 def _without_search(settings: SettingsT, search: bool) -> SettingsT:
-    """With the dataset's evidence, the gatherers search nothing else unless ``task_search`` says so. The
-    task hands the evidence to the teams itself, so it is not also pasted into the claim (what
-    ``retrieval.evidence`` does for methods without tools)."""
+    """With the dataset's evidence, the gatherers search nothing else unless ``task_search`` says so."""
     retrieval = settings.retrieval.model_copy(update={"evidence": "retrieved"})
     settings = settings.model_copy(update={"retrieval": retrieval})
     if search:
@@ -156,9 +149,7 @@ def _without_search(settings: SettingsT, search: bool) -> SettingsT:
 
 
 def task_settings(task: str, settings: SettingsT) -> SettingsT:
-    """The settings a task mode's claims are debated with: KB-QA's as they are (the gatherers' own search is
-    its evidence); the other modes' without search unless ``task_search`` (the dataset's evidence), and
-    dialogue with subjective content removed before claims are extracted."""
+    """The settings a task mode's claims are debated with (KB-QA's as they are)."""
     methods = dict(settings.methods)  # the mode in force, not ``auto``: the paper deviations read it
     methods["dpd"] = methods["dpd"].model_copy(update={"task": task})
     settings = settings.model_copy(update={"methods": methods})

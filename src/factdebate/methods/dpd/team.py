@@ -61,10 +61,8 @@ def other(side: str) -> str:
 
 
 def parse_queries(text: str, claim: str = "") -> tuple[CleanQuery, CleanQuery] | None:
-    """The two queries, each cleaned of list numbering, quotes and a "query:" label; ``None`` when either is
-    empty, before cleaning or after it. A query that copies the prompt's ``<query>``, is a bare label
-    ("true"), shares no word with ``claim`` or is no search (kit/fields.query_problem) is
-    :class:`~factdebate.llm.ask.Unreadable`."""
+    """The two queries, cleaned; ``None`` when either is empty. One that is no query
+    (kit/fields.query_problem) is :class:`~factdebate.llm.ask.Unreadable`."""
     try:
         data = enclosed(text)
     except ValueError:
@@ -129,9 +127,8 @@ def cosine_rows(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
 
 async def gather(side: str, claim: str, resources: Resources, *, tools: list[str], pool_k: int,
                  generate_queries: bool, store: DebateStore) -> Turn:
-    """The gatherer's one search, at the start: a query for its own view and one against the opponent's
-    (written by the model, or the claim itself with query generation off), on every tool, all at once.
-    Everything found goes into the debate's store."""
+    """The gatherer's one search at the start: a query for its view and one against, on every tool at once,
+    into the debate's store."""
     agent = f"{side}-gatherer"
     queries = (CleanQuery(claim), CleanQuery(claim))
     if generate_queries:
@@ -183,9 +180,8 @@ async def select_snippets(side: str, store: DebateStore, context: str, n: int, c
 async def statement(llm: LLM, prompt: Prompt, *, agent: str, role: str, team: str | None, round: int,
                     temperature: float, max_tokens: int, evidence: list[Document] | None = None,
                     draw: str = "") -> Turn:
-    """A free-text statement (analyst, rebutter, summarizer): any text is usable, so nothing is re-asked; its
-    length is bounded by :func:`statement_params`.
-    ``draw`` numbers one of several independent draws of the statement (a summarizer's k samples)."""
+    """A free-text statement, never re-asked, bounded by :func:`statement_params`; ``draw`` numbers one of a
+    summarizer's k samples."""
     turn = Turn(agent=agent, role=role, team=team, evidence=list(evidence or []))
     if not draw:
         turn_started(turn, round)

@@ -1,11 +1,8 @@
 """The papers' backbone models, and the one check every method runs against them.
 
-A run stands beside a paper's figures only when each of its model roles runs a model that paper ran that
-row with. The check is exact: the model's own name (provider dropped, organisation dropped, case ignored)
-must be one of the served names listed for a paper's backbone here, so ``gpt-4o-mini`` never passes for
-GPT-4o and a distilled ``deepseek-r1:8b`` never for DeepSeek-R1. Each paper (and each row that ran on
-other models, as Table III's model-alone row) is one :class:`Backbones`; ``tests/methods/test_backbones.py``
-walks every run of ``papers.toml`` against them.
+A run stands beside a paper's figures only when each model role runs a model that paper ran that row with.
+The check is exact on the model's own name (provider and organisation dropped, case ignored), so
+``gpt-4o-mini`` never passes for GPT-4o. Each paper (or row on other models) is one :class:`Backbones`.
 """
 
 from __future__ import annotations

@@ -56,11 +56,9 @@ def _reasoning(text: str) -> str:
 
 
 def read_answer(prompt: Prompt) -> Callable[[str], Label | None]:
-    """The label of an answer to ``prompt``, or None when it has none. An answer whose reasoning repeats the
-    prompt's own instructions (kit/fields.instruction_echo, against the rendered prompt: a small model took
-    MADKE's verdict instruction, continued, for its reasoning and ended it with any label) is no position:
-    counted as ``echoed`` under the prompt's name and :class:`~factdebate.llm.ask.Unreadable`, asking for the
-    whole answer again, whether or not it ends in a label."""
+    """The label of an answer to ``prompt``, or None. An answer whose reasoning repeats the prompt's
+    instructions (kit/fields.instruction_echo) is no position: counted as ``echoed`` and
+    :class:`~factdebate.llm.ask.Unreadable`, whatever its label."""
 
     def read(text: str) -> Label | None:
         copied = instruction_echo(_reasoning(text), prompt.fixed) if prompt.fixed else None
@@ -76,12 +74,9 @@ def read_answer(prompt: Prompt) -> Callable[[str], Label | None]:
 async def labelled_answer(llm: LLM, prompt: Prompt, *, agent: str, round: int, max_tokens: int = 384,
                           temperature: float = 0.0, one_call: bool | None = None,
                           reasoning: bool = True) -> LabelledAnswer:
-    """Ask for reasoning ending in a label. With ``one_call`` the answer is held, where the backend can,
-    to reasoning plus a final "Verdict:" line, so it carries a label by construction. If no label can be
-    read, re-ask once for the label alone (held to the task's labels where the backend supports it: two on
-    a two-label task, four on AVeriTeC); if that fails too, the label is ``None`` and the caller must treat
-    the answer as unparsed. An answer that repeats its instructions (:func:`read_answer`) is asked for
-    again whole, and its re-ask's reply is the answer; if that one repeats them too, the label is ``None``."""
+    """Ask for reasoning ending in a label (with ``one_call``, held to a "Verdict:" line where the backend
+    can). With no label, re-ask once for the label alone; failing that, the label is ``None`` (unparsed). An
+    answer that repeats its instructions is asked for again whole."""
     one_call = llm.one_call_verdict if one_call is None else one_call
     params = verdict_params(temperature, max_tokens, reasoning=reasoning) if one_call else \
         GenParams(temperature=temperature, max_tokens=max_tokens)
@@ -117,9 +112,8 @@ async def search_tool(tool: Tool, query: str, k: int, *, agent: str = "", round:
 
 def book_tool_call(tool: str, query: str, k: int, documents: list[Document], seconds: float, *, agent: str,
                    round: int, error: str | None = None, written: str | None = None) -> None:
-    """The one place an agent's tool call is counted: ``tool_calls`` and ``seconds`` of the ``tools`` role,
-    and its ``tool_call`` event (call it inside the call's ``tool`` span). Work that speculation discards
-    never reaches the run's usage, so its tool calls are not counted (docs/architecture.md)."""
+    """The one place an agent's tool call is counted (the ``tools`` role's usage and its ``tool_call`` event,
+    inside the call's ``tool`` span)."""
     run = current_run()
     if run is None:
         return

@@ -19,9 +19,7 @@ TWO_LABELS = (Label.SUPPORTS.value, Label.REFUTES.value)
 
 
 def offered_labels() -> tuple[str, ...]:
-    """The labels an answer format holds a model to: SUPPORTS and REFUTES only when the claim's task has two
-    labels (a binary dataset, core/claim_context.py), where NOT ENOUGH INFO is never a right answer; the four
-    of AVeriTeC when the claim's task has four (``four_labels``); the three labels otherwise."""
+    """The labels an answer format holds a model to: the claim's task's two, three or four."""
     if binary_task():
         return TWO_LABELS
     return FOUR_LABELS if four_label_task() else ALL_LABELS
@@ -51,9 +49,8 @@ def sentences_rule(count: int, max_tokens: int, tail: int) -> str:
 
 
 def paragraph_grammar(max_tokens: int, sentences: int) -> str:
-    """GBNF for free text of one to ``sentences`` sentences on one line that closes within ``max_tokens``
-    (a statement asked for in so many sentences: DPD's summarizers). Without it SmolLM2 wrote such turns to
-    their cap and was cut mid-sentence (11 times in a one-claim run)."""
+    """GBNF for one to ``sentences`` sentences on one line that closes within ``max_tokens`` (else SmolLM2
+    wrote to its cap and was cut mid-sentence)."""
     return "root ::= reason\n" + sentences_rule(sentences, max_tokens, 0)
 
 
@@ -81,10 +78,8 @@ VERDICT_TEMPLATE = "{reasoning}\nVerdict: {verdict}"
 
 
 def verdict_params(temperature: float, max_tokens: int, *, reasoning: bool = True) -> GenParams:
-    """Reasoning then a "Verdict:" line, in one generation, held to the task's labels (``offered_labels``).
-    A few tokens are added for the verdict line. Without ``reasoning`` (a prompt that asks for the verdict
-    alone: ``single``) the answer is held to the label alone: five sentences of reasoning do not fit the
-    48 tokens such a call is given (4 of 6 SmolLM2 replies were cut and re-asked)."""
+    """Reasoning then a "Verdict:" line in one generation, held to the task's labels; without ``reasoning``
+    the label alone (reasoning does not fit the 48 tokens such a call is given)."""
     labels = offered_labels()
     if not reasoning:
         return GenParams(temperature=temperature, max_tokens=max_tokens + 12, grammar="root ::= label\n" +
@@ -106,11 +101,8 @@ QUERY_ECHOES = ("search query of a few words", "an opening and a closing square 
 
 
 def grounded_query(text: str, claim: str, *sources: str, earlier: Sequence[str] = ()) -> CleanQuery:
-    """The bracketed query of ``text``, cleaned of list numbering, quotes and a "query:" label, if it is a
-    query (kit/fields.query_problem): not a bare label ("[true]"), sharing a content word with ``claim`` or
-    ``sources`` (the previous query), not the agent's own ``earlier`` answers and no filler; a query that
-    says nothing of them ("The answer was not inside square brackets") is
-    :class:`~factdebate.llm.ask.Unreadable`, and so is one that cleaning leaves empty."""
+    """The bracketed query of ``text``, cleaned; one that is empty or no query (kit/fields.query_problem) is
+    :class:`~factdebate.llm.ask.Unreadable`."""
     found = parse_query(text)
     query = clean_query(found) if found is not None else None
     if query is None or not query.text:

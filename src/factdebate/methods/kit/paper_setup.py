@@ -1,9 +1,5 @@
-"""Deviations several methods share: the papers' backbone models (checked in kit/backbones.py) and the
-Tool-MAD paper's retrieval depth.
-
-Each method lists its own deviations (``Method.paper_deviations``); these helpers keep the wording and the
-test of the shared ones in one place, so that Tool-MAD and the baselines the Tool-MAD paper ran beside it
-say the same thing about the same setting.
+"""Deviations several methods share (the papers' backbone models, the Tool-MAD paper's retrieval depth), so
+that Tool-MAD and the baselines its paper ran say the same thing about the same setting.
 """
 
 from __future__ import annotations
@@ -24,9 +20,8 @@ TOOLMAD_K = 3  # "the top three most semantically relevant documents" per query,
 
 def toolmad_backbone(settings: RunSettings, roles: Iterable[str] = ("debater", "judge"),
                      backbones: Backbones = TOOLMAD, *, answers: bool = True) -> list[Deviation]:
-    """Tool-MAD and the baselines its paper ran beside it, on its backbones (kit/backbones.py, exact names);
-    and, every one of them offering NOT ENOUGH INFO in the paper, the two-label rule where it is in force;
-    and (``answers``; Tool-MAD lists its own) answers held to a format where the backend constrains them."""
+    """The shared deviations of Tool-MAD and its paper's baselines: backbones, the two-label rule and
+    (``answers``) answers held to a format."""
     found = backbone(settings, roles, backbones) + toolmad_labels()
     if answers:
         found += answer_format(settings, paper="the model answers in free text with its label (the paper gives "
@@ -40,10 +35,8 @@ SCHEMA_FORMAT = ("a JSON schema holds it to an object of reasoning and a verdict
 
 
 def answer_format(settings: RunSettings, *, paper: str, scored: bool = False) -> list[Deviation]:
-    """The ``answer_format`` deviation when an answer is generated under a constraint (``llm.one_call_verdict``
-    on a backend that constrains): a grammar on the in-process model or a llama.cpp server (at most five
-    sentences), a JSON schema on OpenAI, vLLM or Ollama (no sentence limit), whichever the server takes under
-    ``constrain: auto``. ``scored``: faithfulness is scored on the rendered text (Tool-MAD)."""
+    """The ``answer_format`` deviation when an answer is generated under a constraint (a grammar of at most
+    five sentences, or a JSON schema). ``scored``: faithfulness is scored on the rendered text."""
     llm = settings.llm
     model = settings.llm_for("debater")
     if not llm.one_call_verdict or (model.startswith("openai:") and llm.constrain == "none"):
@@ -115,9 +108,8 @@ def number_notes(settings: RunSettings) -> list[Deviation]:
 
 
 def guide_labels(chosen: bool | None, settings: RunSettings) -> bool:
-    """Whether a debate's prompts say what tells the labels apart (label_guide.j2): ``chosen`` where set, else
-    on for an in-process GGUF model other than the embedded SmolLM2, whose runs test the pipeline and which no
-    sentence makes read evidence."""
+    """Whether a debate's prompts say what tells the labels apart: ``chosen``, else on for an in-process GGUF
+    model other than the embedded SmolLM2."""
     if chosen is not None:
         return chosen
     provider, _, target = settings.llm_for("debater").partition(":")

@@ -1,11 +1,7 @@
 """The one cleaning every model-written search query gets before it reaches a tool.
 
-Small open models behind OpenAI-shaped servers (SmolLM2 on llama-cpp-python's server) often
-write a query the way they write a list item: "1. capital of France", "- capital of France", the whole
-query in quotes, or "Query: capital of France". The search engine then looks for the numbering and the
-label too. Only that wrapping is taken off, nothing inside the query; the model's own text is kept as
-``written`` so the trace shows what was cleaned (``tool_call.query_written``) and nothing changes silently.
-A query that is empty once cleaned is no query: the callers treat it as they treat an empty one.
+Small models write a query as a list item ("1. ...", "- ..."), in quotes, or as "Query: ...": only that
+wrapping is taken off, and the model's text is kept as ``written`` for the trace. Empty once cleaned is no query.
 """
 
 from __future__ import annotations

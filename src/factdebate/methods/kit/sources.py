@@ -1,9 +1,8 @@
 """Whether a method's tools read different evidence, the premise of Tool-MAD (a RAG agent and a web-search
 agent) and of DPD's gatherers (a search engine and a knowledge base).
 
-With the local search engine the "search" tool runs BM25 over the very corpus the RAG tool embeds, so the
-two tools see the same documents and the debate loses what the papers built it on. A verdict records it
-(``tools_heterogeneous``) and the methods list it among their paper deviations.
+With the local engine "search" reads the corpus the RAG tool embeds: a verdict records it
+(``tools_heterogeneous``) among its paper deviations.
 """
 
 from __future__ import annotations
@@ -71,10 +70,8 @@ def engine_text(settings: RunSettings) -> str:
 
 def search_engine_deviation(kinds: Iterable[str], settings: RunSettings, *, paper_engine: str, who: str,
                             paper: str = "") -> list[Deviation]:
-    """The ``search_engine`` deviation when one of ``kinds`` is the ``search`` tool and it reads anything
-    but the paper's engine (``paper_engine``: ``google`` or ``tavily``); the scholarly search a paper's
-    medical runs use is its own setting, not listed here. ``who``: whose searches (a plural noun phrase,
-    "the gatherers' searches"), for the sentence."""
+    """The ``search_engine`` deviation when ``search`` is among ``kinds`` and is not ``paper_engine``;
+    ``who``: whose searches, for the sentence."""
     if "search" not in kinds or settings.medical.search != "default" or settings.retrieval.search == paper_engine:
         return []
     paper = paper or f"{who} go to {ENGINE_NAMES[paper_engine]}"

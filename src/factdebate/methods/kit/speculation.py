@@ -1,16 +1,10 @@
 """Work started before it is known to be needed, and how it is counted: the one speculation mechanism.
 
-An :class:`Ahead` is a task started ``speculative`` under a :class:`~factdebate.core.runtime.SpeculativeRecorder`:
-its trace events are held back and its usage kept apart until :meth:`Ahead.commit` (the work is needed
-after all: events and usage are released as if it had run in the open) or :meth:`Ahead.discard` (cancelled;
-nothing of it reaches the trace). The accounting rule, the same for every method: ``usage.llm_calls``
-counts the calls whose answers a verdict used; the calls of discarded work, those cancelled in flight
-included, are ``usage.speculative_calls`` and their tokens ``usage.speculative_tokens``, per role; tool
-calls of discarded work are not counted (docs/architecture.md, "Speculation: one rule").
-
-A :class:`RoundWork` is one debate round run that way, plus a future that the round fills as soon as the
-part the next round depends on exists (Tool-MAD: the answers, before they are scored), driven by
-:func:`play_rounds` (Tool-MAD, MAD). DPD starts its next round's teams with :func:`run_ahead`.
+An :class:`Ahead` is a task under a :class:`~factdebate.core.runtime.SpeculativeRecorder`, held back until
+:meth:`Ahead.commit` or dropped by :meth:`Ahead.discard`. ``usage.llm_calls`` counts the calls a verdict used;
+discarded calls are ``usage.speculative_calls`` (docs/architecture.md, "Speculation: one rule"). A
+:class:`RoundWork` is a round run so, with a future filled once the next round's input exists
+(:func:`play_rounds`); DPD uses :func:`run_ahead`.
 """
 
 from __future__ import annotations
@@ -107,14 +101,10 @@ async def play_rounds(total: int, play: Play[E, T], settle: Callable[[int, T], b
                       speculate: bool) -> bool:
     """Play rounds ``1..total`` in order; returns whether ``settle`` stopped the debate early.
 
-    ``play(r, early_of_previous, early, confirmed)`` runs round ``r``; it gets what round ``r-1`` put in
-    its ``early`` future (``None`` for round 1), must fill its own as soon as round ``r+1`` could start,
-    and should wait for ``confirmed`` before work that only this round's own decision needs. ``settle(r,
-    result)`` sees each round's result, in order, and says whether the debate stops there. With
-    ``speculate``, round ``r+1`` starts as soon as round ``r``'s early part exists (one round ahead at
-    most); it is committed if round ``r`` does not stop the debate and discarded otherwise. Without, round
-    ``r+1`` starts after round ``r`` is settled. Either way ``play`` and ``settle`` see the same inputs,
-    so the outcome is the same; only the time differs."""
+    ``play(r, early_of_previous, early, confirmed)`` runs round ``r``, fills ``early`` as soon as round
+    ``r+1`` could start, and waits for ``confirmed`` before work only its own decision needs; ``settle(r,
+    result)`` says whether the debate stops there. With ``speculate`` round ``r+1`` starts on round ``r``'s
+    early part and is committed or discarded; the outcome is the same either way."""
     def start(r: int, previous: E | None, speculative: bool = False) -> RoundWork[T, E]:
         return RoundWork.start(lambda early, confirmed: play(r, previous, early, confirmed),
                                speculative=speculative)
@@ -146,12 +136,8 @@ async def play_rounds(total: int, play: Play[E, T], settle: Callable[[int, T], b
 
 def speculation_wanted(setting: bool | None, rounds: int, settings: RunSettings, backend_parallel: int,
                        in_flight: int | None = None) -> bool:
-    """A method's ``speculate`` setting; unset: on when the debater's model serves several calls at once
-    (a served model), off when it serves one at a time: the in-process llama.cpp model, or a server that
-    only ``in_flight`` (``llm.max_in_flight``: 1 by default for a server on this machine) requests may
-    reach at once. There the speculative calls would queue in front of the ones the verdict waits for,
-    and a discarded one that the server had started keeps it busy after it is cancelled
-    (docs/methods/tool-mad.md)."""
+    """A method's ``speculate`` setting; unset: on when the debater's model serves several calls at once,
+    off for the in-process model or ``in_flight`` 1, where speculative calls would queue ahead."""
     if setting is not None:
         return setting
     if in_flight is not None and in_flight <= 1:

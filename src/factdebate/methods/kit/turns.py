@@ -73,12 +73,9 @@ def end_round(rnd: Round, *, consensus: bool, final: bool = False) -> None:
 
 def finish(claim: str, method: str, label: Label | None, decided_by: str, rounds: list[Round],
            judges: Sequence[Judgement] = (), *, explanation: str = "", unparsed_turns: int | None = None) -> Verdict:
-    """The verdict of every method. A verdict without a label is always ``decided_by="unparsed"``: nothing
-    here picks a label for it. ``unparsed_turns`` defaults to the turns without a label plus the per-round
-    judgements that could not be read. A turn's (and a round's judgement's) ``parse_retries`` counts every
-    re-ask its agent needed in that round, not only its label's: a rewritten query, a score's verdicts. In a
-    two-label task, NOT ENOUGH INFO is answered REFUTES by the rule of core/claim_context.py
-    (``decided_by="two-labels"``, with a warning naming the method's own way of deciding)."""
+    """The verdict of every method; one without a label is ``decided_by="unparsed"``. ``unparsed_turns``
+    defaults to the unlabelled turns and unreadable judgements. In a two-label task NOT ENOUGH INFO is
+    answered REFUTES (``decided_by="two-labels"``, with a warning)."""
     if (run := current_run()) is not None:  # every re-ask of the agent's round: query, scores, label...
         for rnd in rounds:
             parts: list[Turn | Judgement] = [*rnd.turns, *rnd.judges]

@@ -17,9 +17,8 @@ REASK = Reask(template="yes_no_reask", params=GenParams(temperature=0.0, max_tok
 
 
 def held_params(line: str, temperature: float, max_tokens: int) -> GenParams:
-    """Reasoning (one to three sentences on one line), then ``<line>: Yes|No``, in one generation held by
-    a grammar (or the equivalent JSON object on servers that take schemas), as ``verdict_params`` does for
-    labels: the first answer then always carries a readable Yes/No."""
+    """Reasoning on one line, then ``<line>: Yes|No``, held by a grammar or schema, so the first answer
+    carries a readable Yes/No."""
     grammar = (f'root ::= reason "\\n{line}: " ("Yes" | "No")\n' +
                sentences_rule(3, max_tokens, len(f"\n{line}: Yes")))
     schema = {"type": "object", "additionalProperties": False, "required": ["reasoning", "answer"],

@@ -1,8 +1,7 @@
 """MERMAID's decomposer: one call that turns the claim into knowledge triplets and a topic (the paper's
 D_c = (G_c, k_c)); its subjects and objects are the entities that key the evidence memory.
 
-The reply is held to a JSON schema where the backend can constrain it. A reply that does not parse is
-re-asked once; if that fails too, the failure is recorded and the executor works from the raw claim."""
+The reply is held to a JSON schema where the backend can; one re-ask, then the executor works from the claim."""
 
 from __future__ import annotations
 
@@ -74,9 +73,8 @@ class Decomposition:
 
 
 def parse_decomposition(text: str, claim: str = "") -> Decomposition | None:
-    """A decomposition with at least one triplet naming a subject or an object, else ``None``. A field that
-    copies the prompt's "..." (or says nothing), or a subject or object sharing no word with ``claim`` (they
-    key the evidence memory), is :class:`~factdebate.llm.ask.Unreadable` (methods/kit/fields.py)."""
+    """A decomposition with at least one triplet naming a subject or an object, else ``None``; an empty field,
+    or a subject or object sharing no word with ``claim``, is :class:`~factdebate.llm.ask.Unreadable`."""
     data = first_object(text)
     if data is None or not isinstance(data.get("triplets"), list):
         return None

@@ -1,7 +1,5 @@
-"""MERMAID's own trace events, registered with the method (``Mermaid.events``): what the decomposer found,
-what the evidence memory recalled before the executor's loop and what it stored after the verdict. Each
-carries a ``note``, one sentence on why it holds nothing or what went wrong, which the terminal and the
-page (the parts of ``Mermaid.view``) show as they are."""
+"""MERMAID's own trace events (``Mermaid.events``): the decomposition, the memory's recall and its write, each
+with a ``note`` saying why it holds nothing or what went wrong."""
 
 from __future__ import annotations
 

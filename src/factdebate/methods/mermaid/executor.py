@@ -1,7 +1,5 @@
-"""MERMAID's executor step: one JSON object, a thought plus either an action (``{"name", "reason",
-"input"}``, the input following the tool's schema) or an answer. True/False map to SUPPORTS/REFUTES; the
-three-way option adds "NOT ENOUGH INFO" for datasets with that label (binary is the paper's). :func:`ask_step`
-asks for one through ``llm.ask`` (one re-ask with MERMAID's template)."""
+"""MERMAID's executor step: one JSON object, a thought plus an action (``{"name", "reason", "input"}``) or an
+answer (True/False, NOT ENOUGH INFO where the dataset has it). :func:`ask_step` asks for one, with one re-ask."""
 
 from __future__ import annotations
 
@@ -64,11 +62,9 @@ class StepReply:
 
 def parse_step(text: str, three_way: bool, *, answer_only: bool = False, claim: str = "",
                prompt: str = "mermaid_step") -> StepReply | None:
-    """The step the reply holds, or ``None`` when it holds no readable one (then it is re-asked). A search
-    query that is a label, a placeholder, shares no word with ``claim`` or is no search is
-    :class:`~factdebate.llm.ask.Unreadable` (kit/fields.query_problem); a thought or reason that copies
-    ``prompt``'s placeholder ("your reasoning") is dropped and counted as echoed, and the step's answer or
-    action still read (refusing the step lost 10 usable steps in a run); a thought left out is no copy."""
+    """The step the reply holds, or ``None``. A search query that is no query is
+    :class:`~factdebate.llm.ask.Unreadable`; an echoed thought or reason is dropped and counted, and the step
+    still read."""
     data = first_object(text)
     if data is None:
         return None
@@ -102,10 +98,8 @@ def parse_step(text: str, three_way: bool, *, answer_only: bool = False, claim: 
 
 
 def fallback_step(raw: str, claim: str, earlier: list[Step]) -> StepReply | None:
-    """What a step whose search query was refused (kit/fields.query_problem, after its re-ask) runs instead:
-    the same tool with the turn's last good query for it, or the claim; None when the reply was unreadable
-    for another reason (as Tool-MAD, DPD and FacTool do, rather than lose the step with nothing
-    searched). The lost reply stays counted."""
+    """What a step whose search query was refused runs instead: the same tool with the turn's last good query,
+    or the claim; None when the reply was unreadable for another reason. The loss stays counted."""
     data = first_object(raw)
     action = data.get("action") if data is not None else None
     if isinstance(action, str) and data is not None:
@@ -133,9 +127,8 @@ def _bounded(schema: dict[str, Any], chars: int) -> dict[str, Any]:
 
 
 def step_schema(tools: list[ToolSchema], three_way: bool) -> dict[str, Any]:
-    """The reply held to: an answer, or an action naming one of the tools with that tool's required
-    arguments (where the backend can constrain; otherwise the reply is parsed tolerantly). Its free strings
-    are bounded so that the longest step closes within STEP_TOKENS instead of being cut."""
+    """The reply held to: an answer, or an action naming a tool with its required arguments; free strings are
+    bounded so the longest step closes within STEP_TOKENS."""
     answer = {"type": "object", "properties": {"thought": {"type": "string", "maxLength": THOUGHT_CHARS},
                                                "answer": {"type": "string", "enum": answers(three_way)}},
               "required": ["thought", "answer"], "additionalProperties": False}

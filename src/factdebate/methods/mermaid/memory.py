@@ -1,14 +1,9 @@
 """MERMAID's evidence memory as the method uses it: recall by the decomposer's entities before the loop,
 update after the verdict with the evidence the trajectory used.
 
-"Used" (the paper: valid evidence gathered in the ReAct cycle, ``Evidence(H_1:t)``, stored by
-``Update(M, E_c, ΔM)``) is, here: each retrieved passage (a search result, a page's summary, text or facts)
-from a tool call that succeeded, stored with its source under every entity of the claim, as the paper keys
-it (whether or not the passage spells the entity out: a long subject rarely appears verbatim). A tool's
-notes, plain-text results, error observations, unknown tools, the model's queries, the answer and the forced
-answer are never stored, and nothing carries the verdict or a gold label: a passage that reads as one is
-skipped and recorded. The memory is written after the verdict is reached, so a failed write (a full disk, a
-lock) is a warning on the verdict, never a lost verdict."""
+"Used" is each retrieved passage of a tool call that succeeded, stored with its source under every entity of
+the claim. Notes, plain text, errors, queries and answers are never stored, nor anything that reads as a
+verdict or gold label. A failed write is a warning on the verdict, never a lost verdict."""
 
 from __future__ import annotations
 
@@ -59,9 +54,8 @@ class Written:
 
 
 async def memory_for(resources: Resources, settings: MemorySettings) -> EvidenceMemory | None:
-    """One store per (path, namespace, mode) for the batch or the server; ``None`` when off. The first
-    claim opens and checks it (in a thread: a lock is waited for), so a bad, missing or locked file fails
-    the claim before any model call."""
+    """One store per (path, namespace, mode) for the batch or the server; ``None`` when off. Opened and checked
+    by the first claim, before any model call."""
     if settings.mode == "off":
         return None
     key = f"mermaid-memory:{settings.resolved_path()}:{settings.namespace}:{settings.mode}:{settings.semantic}"
@@ -90,9 +84,8 @@ def recall_text(hits: list[MemoryHit]) -> str:
 
 
 def recall_documents(hits: list[MemoryHit]) -> list[Document]:
-    """The recalled passages as the verdict shows them: each text once, however many of the claim's entities it
-    was stored under (a passage kept under three entities is listed once, not three times), at its best score,
-    titled by where it came from rather than by the memory's key."""
+    """The recalled passages as the verdict shows them: each text once, at its best score, titled by its
+    source."""
     best: dict[str, MemoryHit] = {}
     for hit in hits:
         if hit.text not in best or hit.score > best[hit.text].score:
@@ -115,9 +108,7 @@ def hit_record(hit: MemoryHit) -> dict[str, Any]:
 
 
 def names_entity(text: str, entity: str) -> bool:
-    """Whether ``text`` mentions ``entity`` (both normalised the memory's way, on word boundaries): what
-    benchmarks/memory.py's scripted policy reads evidence with; the memory itself stores by the claim's
-    entities."""
+    """Whether ``text`` mentions ``entity``, both normalised the memory's way (benchmarks/memory.py)."""
     key = normalize_entity(entity)
     return bool(key) and f" {key} " in f" {normalize_entity(text)} "
 

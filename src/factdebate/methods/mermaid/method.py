@@ -1,13 +1,7 @@
-"""``mermaid``: MERMAID (Cao et al.), Algorithm 1. A decomposer turns the claim into triplets and a topic;
-an executor runs a ReAct loop over MCP tool servers (factdebate's own, started as subprocesses, plus any the
-user names under ``mcp_servers``) with evidence recalled from a persistent memory by the decomposer's
-entities; after the verdict the evidence the trajectory used is written back under those entities. An
-evaluation or a batch keeps a memory of its own and runs its claims in order (run_memory.py).
-
-The verdict holds one round: the executor's turn (its ``steps`` are the loop; its ``evidence`` the recalled
-records then each step's passages) and the decomposer's turn (its ``response`` is the decomposition as JSON).
-Events: ``decomposition``, ``memory_recall``, a ``step`` per step, ``memory_write``, all in one ``claim``
-span. Choices where the paper is silent are listed in docs/methods/mermaid.md."""
+"""``mermaid``: MERMAID (Cao et al.), Algorithm 1. A decomposer turns the claim into triplets and a topic; an
+executor runs a ReAct loop over MCP tool servers with evidence recalled from a memory by the decomposer's
+entities; after the verdict the evidence used is written back. The verdict holds one round: the executor's
+turn (its ``steps``) and the decomposer's (docs/methods/mermaid.md)."""
 
 from __future__ import annotations
 
@@ -120,9 +114,8 @@ class Mermaid(Method[MermaidSettings]):
         return wanted | ({"local"} if "search" in started else set())
 
     def check(self, settings: RunSettings) -> None:
-        """Settings that leave the executor nothing to search are usage errors before any model call: no
-        tool server at all, or a corpus with no local index that the shipped servers would search (the
-        builtin corpus is indexed when its server starts)."""
+        """Settings that leave the executor nothing to search (no tool server, a corpus with no local index)
+        are usage errors."""
         from factdebate.corpus.builtin import BUILTIN_CORPUS
         from factdebate.corpus.lexical import LexicalIndex
 
@@ -149,9 +142,8 @@ class Mermaid(Method[MermaidSettings]):
         return (2 if cfg.decomposer else 1), decomposer + 2 * cfg.max_steps + 2
 
     def preflight(self, settings: RunSettings) -> None:
-        """The memory file opens (readonly: exists, is read-only), is a memory, and is not locked. The wait
-        for a lock is short here: resources may be built on the service's event loop, and a writer holds the
-        lock for milliseconds; the first claim checks again with the full wait, off the loop."""
+        """The memory file opens, is a memory, and is not locked (a short wait here, on the event loop; the
+        first claim waits in full)."""
         cfg = self.cfg(settings)
         if cfg.memory_from and cfg.memory != "off":
             raise ConfigError("--memory-from seeds the memory of an evaluation or a batch (eval, verify --input); "
@@ -228,13 +220,9 @@ class Mermaid(Method[MermaidSettings]):
             return verdict
 
     async def _loop(self, ctx: _Context, llm: LLM, turn: Turn, k: int) -> tuple[list[Used], int, bool]:
-        """Algorithm 1, lines 11-27. Returns the used passages, the unreadable replies and whether the
-        answer was forced. An action identical to an earlier one (same tool, same input once normalised)
-        would only find the same thing again: with ``repeat_skip`` (the default; not the paper's way:
-        deviations.py) it is not run, its step tells the executor it already has that observation, and the
-        loop goes on; with ``repeat_stop`` it is not run and the answer is asked for from what was found. Each
-        such repeat is counted (``repeated`` under ``mermaid_step``). With neither, every action runs and
-        counts, as in Algorithm 1, until an answer or T_max."""
+        """Algorithm 1, lines 11-27: the used passages, the unreadable replies and whether the answer was
+        forced. A repeated action is not run with ``repeat_skip`` (the executor is told it has it) or
+        ``repeat_stop`` (the answer is asked for), and is counted; with neither, as in Algorithm 1."""
         used: list[Used] = []
         failures = 0
         actions: dict[str, int] = {}  # each action taken, as (tool, input) JSON, and its step number
@@ -358,9 +346,8 @@ def _shown(step: Step) -> _Shown:
 
 
 def _cleaned(arguments: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
-    """The arguments with their search query (``query`` or ``q``) cleaned of list numbering, quotes and a
-    "query:" label, and the model's text where that changed it. An emptied query goes to the tool empty,
-    as an empty one does (the in-process search answers it with an error observation)."""
+    """The arguments with their search query (``query`` or ``q``) cleaned, and the model's text where that
+    changed it."""
     for key in ("query", "q"):
         value = arguments.get(key)
         if isinstance(value, str):

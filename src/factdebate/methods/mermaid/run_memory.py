@@ -1,14 +1,9 @@
 """MERMAID's evidence memory for one evaluation or batch: the paper builds its memory over one sequence of
 claims, so a run gets a memory of its own, in its folder, filled in the run's order.
 
-- The run's memory is ``evidence_memory.sqlite`` in an evaluation's directory (``<results stem>.evidence_
-  memory.sqlite`` beside a batch's results); a resumed run reopens it.
-- ``memory_from`` seeds it with a copy of another memory (taken once, when the run starts; the source is
-  never written), recorded in run.json with the source's path and a SHA-256 of its records.
-- ``memory_path`` names a file shared with other runs instead, read and written as it stands: the explicit
-  way to let one run recall what another stored.
-- With the memory on, the claims of a run go one at a time in the run's order (``in_order``), and each
-  claim recalls only what the claims before it stored (positions, memory/store.py), on a resume too.
+It is ``evidence_memory.sqlite`` in the run's folder, reopened on a resume; ``memory_from`` seeds it with a
+copy of another (recorded in run.json with a SHA-256), and ``memory_path`` names a shared file instead. The
+claims go one at a time in order, each recalling only what those before it stored.
 """
 
 from __future__ import annotations

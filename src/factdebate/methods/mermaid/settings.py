@@ -1,10 +1,6 @@
-"""MERMAID's settings (``methods.mermaid.*``, flags ``--mermaid-<name>``) and the evidence memory they
-describe: each ``memory*`` field names the ``MemorySettings`` field it fills (``memory=`` in its metadata),
-so :func:`memory_settings` needs no list of its own.
-
-Which memory file a claim uses: the one ``memory_path`` names, shared with whatever else names it; else, in
-an evaluation or a batch, the run's own (``evidence_memory.sqlite`` in the run's folder, seeded from
-``memory_from`` when given); else, for single claims and the service, the data directory's."""
+"""MERMAID's settings (``methods.mermaid.*``, flags ``--mermaid-<name>``); each ``memory*`` field names the
+``MemorySettings`` field it fills. A claim's memory file: ``memory_path``, else the run's own
+(run_memory.py), else the data directory's."""
 
 from __future__ import annotations
 
@@ -28,9 +24,8 @@ ServerName = Literal["wikipedia", "search", "scholar"]
 
 
 def _memory(field: str, *, operator_only: bool = True, main: bool = False, reaches: str | None = None) -> JsonDict:
-    """A setting that fills ``field`` of the run's MemorySettings (see :func:`memory_settings`). The memory's
-    settings are the operator's: a caller of the service who could switch it on, choose its file, namespace
-    or TTL could write into, or read from, what other callers' verdicts recall."""
+    """A setting that fills ``field`` of the run's MemorySettings; operator only, since a caller could reach
+    what other callers' verdicts recall."""
     return offered(operator_only=operator_only, group="memory", main=main, reaches=reaches, memory=field)
 
 

@@ -1,16 +1,9 @@
 """What happens when MERMAID's tool servers fail to start, die or hang.
 
-The toolbox is one service for a whole run (a batch, an eval run, a server process). A failed start is
-recorded once and reported to every claim it affects, as an error naming the server and the cause; the
-claims in between fail at once instead of starting the servers again. The start is tried again at most
-``attempts`` times in a row, each only after ``wait`` seconds (doubling) since the last failure, so a cause
-that goes away (a server still indexing, a network blip) heals without a restart, and one that stays costs
-a bounded number of starts. A server that died or hangs after a good start is started again under the same
-rule (its own record: one server's trouble does not hold back another's restart); a start that succeeds
-clears the count.
-
-A claim whose every tool call failed is an error (:class:`ToolCallsFailed`), never a verdict resting on
-error messages; a claim where some calls brought evidence keeps its verdict.
+A failed start is recorded and reported to every claim it affects, naming the server and the cause, and is
+tried again at most ``attempts`` times, each after ``wait`` seconds (doubling); a server that died or hangs is
+started again under the same rule, per server. A claim whose every tool call failed is an error
+(:class:`ToolCallsFailed`), never a verdict resting on error messages.
 """
 
 from __future__ import annotations

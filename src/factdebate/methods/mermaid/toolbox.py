@@ -1,11 +1,9 @@
 """MERMAID's toolset: factdebate's own MCP tool servers, started as subprocesses, plus every MCP server the
 user names under ``mcp_servers`` (each narrowed to its ``tools``), listed as one set of tools for the executor.
 
-The servers run with a minimal environment (the MCP SDK's default), so what they need is passed on
-explicitly: the data directory, the retrieval settings (corpus, Milvus URI, encoder, builtin size), model
-cache locations, and the keys of the online engines. The operator's leakage controls are passed as the
-servers' floors (``--search-before``, ``--exclude-domains``, ``--exclude-fact-checkers``); a per-claim date
-is added to each call of a tool that takes ``search_before``."""
+The servers get a minimal environment plus what they need (data directory, retrieval settings, model caches,
+engine keys); the operator's leakage controls are their floors, and a claim's date is added to each call of
+a tool that takes ``search_before``."""
 
 from __future__ import annotations
 
@@ -93,10 +91,8 @@ class Routed:
 
 
 class Toolbox:
-    """Toolsets opened together; each tool is offered under its own name, or ``server.tool`` where two
-    servers offer the same name. A service on Resources (opened once per batch or server); a failed start
-    is recorded and retried only as ``policy`` allows, and a server that died or hangs is started again
-    under the same policy (mermaid_start.py)."""
+    """Toolsets opened together, once per batch or server; each tool under its own name, or ``server.tool``
+    where two share one. Starts and restarts follow ``policy`` (start.py)."""
 
     def __init__(self, toolsets: list[Toolset], policy: StartPolicy | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -164,9 +160,7 @@ class Toolbox:
                                             ToolSchema(shown, tool.description, tool.parameters))
 
     async def _restart(self, toolset: Toolset, generation: int, fault: str) -> str | None:
-        """Start a server that died or hangs again: ``None`` once it is open, else why it is not (its own
-        start record decides when a failed restart may be tried again). Concurrent calls that saw the same
-        death restart it once."""
+        """Start a server that died or hangs again, once for concurrent callers: ``None`` once open, else why."""
         key = id(toolset)
         async with self._restart_locks.setdefault(key, asyncio.Lock()):
             if self._generations.get(key, 0) != generation:
@@ -225,11 +219,8 @@ class Toolbox:
 
 def build_toolbox(settings: RunSettings, servers: list[str], *, wikipedia_online: bool = False,
                   extra: dict[str, Toolset] | None = None) -> Toolbox:
-    """The shipped ``servers`` plus every configured MCP server (a user's own server under ``mcp_servers``
-    with the name of a shipped one replaces it). A server offers only the tools its ``tools`` names, and one
-    that names none is not started: for a caller of the service, the settings hold only the servers and tools
-    the operator's allow-list lets callers reach (server/tool_allowlist.py), so no face can hand the executor
-    more."""
+    """The shipped ``servers`` plus every configured MCP server (one of the same name replaces a shipped one),
+    each offering only the tools its ``tools`` names; one that names none is not started."""
     configured = {name: config for name, config in settings.mcp_servers.items() if config.tools != []}
     toolsets: list[Toolset] = []
     for name in servers:
@@ -247,9 +238,8 @@ _EXAMPLES: dict[str, Any] = {"section": "History", "focus": "the claim's point",
 
 
 def input_hint(schema: ToolSchema, claim: str = "", entity: str = "") -> str:
-    """A tool's arguments as the prompt shows them: an example input (the schema's own example values,
-    else the claim's words for a query and its first entity for a title), then each argument the model
-    sets with its type (required ones marked) and what it is for (the schema's description)."""
+    """A tool's arguments as the prompt shows them: an example input, then each argument with its type and
+    description."""
     properties = schema.parameters.get("properties", {})
     required = set(schema.parameters.get("required", []))
     guesses = {**_EXAMPLES, "query": " ".join(claim.split())[:100] or "the claim's key words",
@@ -308,10 +298,8 @@ def result_documents(result: ToolResult, tool: str, query: str) -> list[Document
 
 
 def result_passages(result: ToolResult, tool: str) -> list[Document] | None:
-    """The retrieved passages a result holds: search results (``results``/``related``), a page's summary,
-    text or facts, or the documents of an in-process toolset; ``None`` when it has no such fields (plain
-    text, a page's headings). Only these are evidence the memory may keep: a result's ``notes``, its other
-    fields and plain text (which can echo what the model asked for) are not."""
+    """The retrieved passages a result holds (search results, a page's summary, text or facts), the only
+    evidence the memory may keep; ``None`` when it has none."""
     if result.is_error:
         return []
     if result.documents:

@@ -1,6 +1,5 @@
-"""How a MERMAID verdict is drawn (``Mermaid.view``): the decomposition and what the evidence memory
-recalled, then the executor's steps as one timeline (thought, action, observation), then what the memory
-stored. One trajectory, no rounds: the page names none."""
+"""How a MERMAID verdict is drawn (``Mermaid.view``): the decomposition and the memory's recall, the executor's
+steps as one timeline, then what the memory stored."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""What the Tool-MAD authors' published research code (GitHub ``seyeonJeong/ToolMAD``, commits ``04201d3`` and
-``248c83f``) fixes that the papers do not name: the RAG encoder, the scoring library and its models, how Tavily
-is queried, the temperature. Each becomes a declared deviation on a run it affects (``deviations``); where the
-code departs from the paper itself and factdebate follows the paper, docs/methods/tool-mad.md says so.
-
-The facts are read from the code; nothing of it is copied here."""
+"""What the Tool-MAD authors' research code (GitHub ``seyeonJeong/ToolMAD``, commits ``04201d3`` and
+``248c83f``) fixes that the papers do not name, each a declared deviation on a run it affects. The facts are
+read from the code; nothing of it is copied here."""
 
 from __future__ import annotations
 

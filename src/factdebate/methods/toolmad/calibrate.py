@@ -1,11 +1,7 @@
 """The answers the relevance threshold is calibrated on: Tool-MAD's own round-1 debate answers.
 
-The paper read its 0.8 off the scores of debate answers (Section III.C, Fig. 3), and in round 1 each debater
-already retrieves, with the query it writes from the claim (Algorithm 1, ``Query(A, c)``; the claim itself
-with ``round1_query: claim``), and answers from those documents. So the calibration plays round 1 as a run
-does (the same agents, queries, tools, prompt and evidence) and scores each answer's relevance with the
-encoder the run will use (scoring/calibrate.py reads the threshold off them). Faithfulness is not computed:
-it does not enter the relevance threshold.
+The paper read its 0.8 off debate answers' scores (Fig. 3), so the calibration plays round 1 as a run does and
+scores each answer's relevance with the run's encoder (scoring/calibrate.py reads the threshold off them).
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Tool-MAD (Algorithm 1 of the journal paper): debaters with different retrieval tools, a fresh query
 every round, every answer scored, early stop on a stable consensus, a judge at round T.
 
-Choices where the paper is silent (also in docs/methods/tool-mad.md):
-- round 1's query is written by each debater from the claim alone (Algorithm 1's ``Query(A, c)``; the
-  authors' code makes one query-selection call per agent), or with ``round1_query: claim`` is the claim;
-- with 3 agents, each sees the previous answers of both others; consensus needs all three to agree;
-- the threshold test uses this round's scores by default, as the text reads (``threshold_on: sum`` is
-  Algorithm 1's running sum, ``average`` the running mean; declared as ``stability_sum``);
-- an agent without a tool has no documents, so faithfulness does not apply to it and only its answer
-  relevance is tested; an answer whose score could not be computed never passes the test;
-- an unchanged query reuses the documents already retrieved for it instead of searching again.
+Choices where the paper is silent are in docs/methods/tool-mad.md: with 3 agents consensus needs all three; an
+agent without a tool is tested on relevance only; a score that could not be computed never passes; an
+unchanged query reuses its documents.
 """
 
 from __future__ import annotations
@@ -60,10 +54,8 @@ if TYPE_CHECKING:
 
 
 def debate_calls(cfg: ToolMADSettings, *, reasks: bool) -> int:
-    """The most LLM calls one debate can make: per agent and round one answer, one query rewrite from
-    round 2 on (agents with a tool, query formulation on) and the scorer calls (two for faithfulness when
-    the agent has documents, one for answer relevance), plus the judge; with ``reasks`` every one of those
-    may be asked twice. Round 1's query call is made only with ``round1_query: model``."""
+    """The most LLM calls one debate can make: per agent and round an answer, a query and the scorer calls,
+    plus the judge; with ``reasks`` each may be asked twice."""
     total = 1  # judge
     for kind in cfg.agents:
         has_tool = kind != "none"
@@ -130,9 +122,8 @@ class ToolMAD(Method[ToolMADSettings]):
                            dissenters=("search",))
 
     def cfg(self, settings: RunSettings) -> ToolMADSettings:
-        """The settings as the debate applies them: with the offline model, the relevance threshold
-        calibrated for it (methods/toolmad/offline_scoring.py), so that every reader of the threshold (the
-        stop test, the score note, the judge's summary, the declared deviations) sees the same one."""
+        """The settings as the debate applies them (with the offline model, its calibrated relevance
+        threshold: offline_scoring.py), so every reader sees one threshold."""
         return tuned(super().cfg(settings), settings)
 
     def tools(self, settings: RunSettings) -> set[str]:
@@ -231,12 +222,9 @@ class ToolMAD(Method[ToolMADSettings]):
     async def _query(self, agent: Agent, claim: str, r: int, own_previous: Turn | None,
                      others: list[dict[str, str]],
                      resources: Resources) -> tuple[str | None, bool | None, str | None]:
-        """Round 1: the agent writes its query from the claim alone (``round1_query: model``), or searches
-        with the claim (``claim``). Later rounds: the agent keeps or rewrites its query after reading the
-        others' answers. Query formulation off: always the claim. A reply without a bracketed query is
-        re-asked once; after that the previous query (in round 1 the claim) is kept and the failure is traced.
-        The third value is the model's own text where the query was cleaned of numbering, quotes or a label
-        (kit/query_text.py)."""
+        """The agent's query: in round 1 from the claim (or the claim, ``round1_query: claim``), later kept
+        or rewritten; without query formulation the claim. An unreadable reply keeps the previous query. The
+        third value is the model's text where cleaning changed it."""
         if agent.tool is None:
             return None, None, None
         first = r == 1 or own_previous is None

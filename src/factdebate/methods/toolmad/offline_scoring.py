@@ -1,7 +1,5 @@
 """The scores tuned to the offline model (``offline_scoring``): answer relevance against a threshold calibrated
-for it, and faithfulness without an answer's conclusion. Both exist so that a round the offline model's
-debaters agree on, with answers read from the right passage, can pass the scores and stop early, as the
-paper's rounds do with its backbone: without them every offline claim costs three rounds and the judge
+for it, and faithfulness without an answer's conclusion, so that its agreeing rounds can stop early
 (benchmarks/decisions/offline_scoring.md)."""
 
 from __future__ import annotations

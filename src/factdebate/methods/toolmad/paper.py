@@ -1,10 +1,5 @@
-"""Where Tool-MAD's settings depart from the journal paper's main experiment (Algorithm 1, Sections III-IV):
-a RAG agent and a Tavily search agent, T = 3 rounds, three documents per query, thresholds 0.7 and 0.8,
-query formulation and stability scoring on, a judge that reads the debate with its evidence.
-
-The ablations (agent combinations of Table VI, query formulation and scoring feedback off) and the draft's
-consistency score are the paper's too, but not its main setting: a run with them lists them here, so its
-figures are compared with the right table.
+"""Where Tool-MAD's settings depart from the journal paper's main experiment (Algorithm 1, Sections III-IV);
+its ablations are listed too, so a run's figures are compared with the right table.
 """
 
 from __future__ import annotations
@@ -152,9 +147,8 @@ def _ablations(cfg: ToolMADSettings) -> list[Deviation]:
 
 
 def _relevance_encoder(cfg: ToolMADSettings, settings: RunSettings) -> list[Deviation]:
-    """The paper set 0.8 from its own encoder's scores ("most scores above 0.8", Fig. 3); MiniLM scores the
-    same answers lower, so 0.8 lets fewer of them pass and more debates reach the judge. A threshold
-    calibrated with another encoder than the run's does not carry over: that is said too."""
+    """The paper set 0.8 from its own encoder's scores; MiniLM scores lower, and a threshold calibrated with
+    another encoder does not carry over."""
     paper = ("answer relevance above 0.8 (S > St), read off the paper's own score distribution (most answers "
              "score above 0.8; Section III.C, Fig. 3)")
     encoder = relevance_encoder(settings.retrieval.encoder)

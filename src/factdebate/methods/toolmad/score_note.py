@@ -1,10 +1,7 @@
 """The note a debater reads after a round that ended in agreement while one of its own scores fell short.
 
-The papers do not mention it; the authors' code settles it: the next debate prompt of that agent says which
-of its scores was low and why that matters. Here each agent is told about its own scores alone, whatever the
-other agents' scores were (the code skips the search agent's note when the RAG agent's scores are low too,
-which reads as a slip, not a design). The scores are the round's own, tested as the stop test tests them
-(``threshold_pass``); a score that could not be computed is not called low.
+The authors' code, not the papers, has the agent's next prompt say which of its scores was low; here each agent
+is told of its own scores alone, tested as the stop test does. A score that could not be computed is not low.
 """
 
 from __future__ import annotations
@@ -27,9 +24,8 @@ def agreed(turns: list[Turn]) -> bool:
 
 
 def passes(score: float, threshold: float, cfg: ToolMADSettings) -> bool:
-    """A score clears its threshold: strictly above it by default (Algorithm 1's ``S > St``; the authors'
-    code fails a score at or under it), or at it too with ``threshold_pass: at_least``. Here, beside the note
-    that reads it, so the debate imports this module and not the other way round."""
+    """A score clears its threshold: strictly above it (Algorithm 1's ``S > St``), or at it too with
+    ``threshold_pass: at_least``."""
     return score >= threshold if cfg.threshold_pass == "at_least" else score > threshold
 
 

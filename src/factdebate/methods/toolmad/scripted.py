@@ -1,6 +1,5 @@
-"""What ``--llm scripted:agree|disagree`` answers to Tool-MAD's prompts (``ToolMAD.scripted_replies``):
-debaters cite their first document and say SUPPORTS (with ``disagree``, the search agent, or the second
-of two agents with the same tool, says REFUTES), queries name the round, the judge sides with the RAG agent."""
+"""What ``--llm scripted:agree|disagree`` answers to Tool-MAD's prompts: SUPPORTS (with ``disagree`` the search
+agent says REFUTES), and a judge on the RAG agent's side."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Tool-MAD's settings (``methods.toolmad.*``, flags such as ``--rounds`` and ``--agents``), in a module of their own
-so that the modules ``method.py`` imports (``paper``, ``authors_code``, ``score_note``) can name the type without
-importing ``method.py`` back (an import cycle once typing imports count)."""
+"""Tool-MAD's settings (``methods.toolmad.*``, flags such as ``--rounds``), apart so that the modules
+``method.py`` imports can name the type without a cycle."""
 
 from __future__ import annotations
 
