@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from factdebate.server.scrub_responses import scrub_json_text, scrub_value
 from factdebate.util.scrub import (
     HOST_WORDS,
     MASK,
@@ -14,10 +15,8 @@ from factdebate.util.scrub import (
     remember_environment,
     remember_settings,
     scrub,
-    scrub_json_text,
     scrub_known,
     scrub_secrets,
-    scrub_value,
 )
 
 CHECKER_KEY = "chk-operator-Zx81Qw27Lm"  # not shaped like any provider's key: only its value tells it

@@ -9,12 +9,12 @@ import base64
 
 import pytest
 
+from factdebate.server.scrub_responses import scrub_json_text
 from factdebate.util.scrub import (
     MASK,
     remember_endpoints,
     remember_secrets,
     scrub,
-    scrub_json_text,
     scrub_known,
     scrub_secrets,
 )

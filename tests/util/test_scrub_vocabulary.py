@@ -8,9 +8,10 @@ from collections.abc import Callable
 
 import pytest
 
+from factdebate.server.log_redaction import RedactingFilter
+from factdebate.server.scrub_responses import scrub_json_text, scrub_value
 from factdebate.util.scrub import (
     MASK,
-    RedactingFilter,
     ScrubWindow,
     hide_endpoints,
     redact_args,
@@ -21,10 +22,8 @@ from factdebate.util.scrub import (
     remember_environment,
     request_secrets,
     scrub,
-    scrub_json_text,
     scrub_known,
     scrub_secrets,
-    scrub_value,
 )
 from factdebate.util.scrub.vocabulary import KEY_PREFIXES
 

@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.engine import __version__, close_session, redact_logs, request_clock, safe_value
+from factdebate.engine import __version__, close_session, request_clock, safe_value
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.guard.check_id import CheckIdHeader
 from factdebate.server.guard.litellm import router as litellm_router
@@ -30,6 +30,7 @@ from factdebate.server.guard.openai_chat.stream import VERDICTS_HEADER
 from factdebate.server.guard.prepare import GUARD_CHECK_ID_HEADER, close_upstreams
 from factdebate.server.guard.text import router as guard_text_router
 from factdebate.server.limits import BodyLimitMiddleware
+from factdebate.server.log_redaction import redact_logs
 from factdebate.server.ops.heap import freeze_startup_heap
 from factdebate.server.ops.labels import OperatorNames
 from factdebate.server.ops.metrics import RequestMetrics, metrics_key_matches, start_metrics_port

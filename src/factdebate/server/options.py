@@ -15,13 +15,13 @@ from pydantic_core import PydanticCustomError
 
 from factdebate.engine import (
     DEFAULT_CHARS,
-    METHODS,
     ConfigError,
     InputError,
     Option,
     ResponseVerdict,
     Settings,
     Verdict,
+    all_methods,
     all_options,
     checked_values,
     get_method,
@@ -237,7 +237,7 @@ _PATHS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
 def _public_paths() -> list[tuple[str, ...]]:
     """Where the public options live in the settings, worked out once per set of registered methods (the
     option table is rebuilt on every call, too slow for every verdict of a loaded server)."""
-    key = tuple(METHODS)  # the registry itself: all_methods() sorts a copy on every call
+    key = tuple(all_methods())  # plug-ins registered since the last call change it
     if key not in _PATHS:
         _PATHS[key] = [path for option in public_options().values() for path in option.paths]
     return _PATHS[key]

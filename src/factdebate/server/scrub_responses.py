@@ -1,5 +1,5 @@
 """Where text leaves the service: every answer of every route, plain or streamed (JSON, Server-Sent Events,
-JSON lines, plain text), passes util/scrub.py's :func:`~factdebate.util.scrub.scrub_json_text` on its way out,
+JSON lines, plain text), passes :func:`scrub_json_text` (util/scrub's scrub, for what a caller reads) on its way out,
 so no face (a verdict's 500, a stream's error event, the guard's ``degraded_reason``, the chat proxy's
 ``factdebate`` object, a batch's results, a kept check, the LiteLLM route, ``mcp --http``) can hand a caller a
 secret the process holds or an operator's address, whichever part of the code wrote it.
@@ -8,16 +8,18 @@ A body sent in one piece (every JSON answer) is scrubbed whole and its ``Content
 (no length: its headers pass at once) is scrubbed frame by frame, as each frame is written whole
 (server/streaming.py's ``sse``, the guard's chunks). A frame alone cannot see a key cut across two, so a text
 that a stream writes in pieces (a chat answer's deltas, under every policy and on the overloaded relay) is scrubbed
-where its frames are made, over a window that spans them (guard_engine/chunk_scrub.py, util/scrub/window.py); each frame
-is scrubbed here all the same. Files (the page, its scripts) and binary bodies pass untouched."""
+where its frames are made, over a window that spans them (guard/openai_chat/chunk_scrub.py, util/scrub/window.py);
+each frame is scrubbed here all the same. Files (the page, its scripts) and binary bodies pass untouched."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.engine import scrub_json_text
+from factdebate.engine import hide_endpoints, scrub_known
 
 _TEXT = (b"application/json", b"text/event-stream", b"application/x-ndjson", b"application/jsonl", b"text/plain")
 
@@ -29,6 +31,44 @@ def scrubbed_body(body: bytes) -> bytes:
         return body
     cleaned = scrub_json_text(text)
     return body if cleaned == text else cleaned.encode("utf-8")
+
+
+def scrub_value(value: Any, *, strong: bool = False) -> Any:
+    """A copy of a JSON-like value with every string scrubbed: ``hide_endpoints`` for the fields that say what
+    went wrong (:data:`ERROR_FIELDS`) and everything in them, :func:`scrub_json_text` for the others (a text that
+    holds serialized JSON, as an MCP tool's answer does, has its error fields scrubbed too)."""
+    if isinstance(value, str):
+        return hide_endpoints(value) if strong else scrub_json_text(value)
+    if isinstance(value, Mapping):
+        return {k: scrub_value(v, strong=strong or k in ERROR_FIELDS) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub_value(v, strong=strong) for v in value]
+    return value
+
+
+# The JSON fields that say what went wrong, on every face: the API's "detail", OpenAI's "error"/"message", an
+# event's "error", the guard's "degraded_reason", a batch line's "error".
+ERROR_FIELDS = frozenset({"error", "detail", "message", "degraded_reason", "warnings", "start_error"})
+_ERROR_FIELD = re.compile(r'"(?:error|detail|message|degraded_reason|start_error)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def scrub_json_text(text: str) -> str:
+    """Serialized JSON (a body, an SSE frame, JSON lines) as it leaves the process: ``scrub_known`` over all of
+    it, and ``hide_endpoints`` on the string value of each field that says what went wrong. Works on the text,
+    so a body is neither parsed nor rewritten when nothing in it is the operator's."""
+    text = scrub_known(text)
+    return _ERROR_FIELD.sub(_scrubbed_field, text)
+
+
+def _scrubbed_field(match: re.Match[str]) -> str:
+    inner = match.group(1)
+    cleaned = hide_endpoints(inner)
+    if cleaned == inner:
+        return match.group()
+    start, end = match.span(1)
+    whole = match.group()
+    offset = match.start()
+    return whole[:start - offset] + cleaned + whole[end - offset:]
 
 
 class ScrubResponses:

@@ -214,7 +214,7 @@ async def test_aguard_stream_shows_no_secret_given_one_character_a_delta(policy:
 
 def test_the_basic_credential_of_a_bearer_scheme_is_held_until_its_token_is_whole() -> None:
     """A key-shaped token or a Basic credential cut right after its scheme word: the scheme waits with it."""
-    from factdebate.guard_engine.chunk_scrub import ChunkScrub
+    from factdebate.server.guard.openai_chat.chunk_scrub import ChunkScrub
 
     scrub = ChunkScrub()
     credential = base64.b64encode(b"ops:hunter22").decode()

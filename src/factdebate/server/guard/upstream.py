@@ -20,21 +20,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from factdebate.engine import (
-    MIB,
     AnswerTooLarge,
     AnswerTooSlow,
-    BrokenReply,
-    CannotConnect,
     Client,
-    ConnectTimeout,
     FactDebateError,
     GuardClaim,
-    UnsendableHeader,
+    hide_endpoints,
     redact_url,
     remember_endpoints,
     remember_secrets,
-    scrub,
-    size_words,
     watched,
 )
 from factdebate.engine import (
@@ -42,6 +36,8 @@ from factdebate.engine import (
 )
 from factdebate.server.guard.revision import revision_request
 
+KIB = 1024
+MIB = 1024 * KIB
 MAX_EVENT_BYTES = 4 * MIB  # one event of the upstream's stream (a chunk is a few hundred bytes)
 WHAT = "the upstream model's answer"  # how the limits' failures name it to the caller
 MAX_ERROR_CHARS = 2000  # of each text in an upstream's error: enough to say what failed
@@ -94,7 +90,7 @@ def scrubbed(text: str) -> str:
     """An upstream's error text as the caller reads it: no address (a proxy's error names the server behind
     it), no host name or IP, no secret the process holds, no key-shaped string (an error that quotes the key it
     was sent): util/scrub.py."""
-    return scrub(text)
+    return hide_endpoints(text)
 
 
 def without_endpoints(value: Any) -> Any:
@@ -212,7 +208,7 @@ async def sse_events(chunks: AsyncIterator[bytes], limit: int = MAX_EVENT_BYTES)
         searched = max(0, len(buffer) - 1)
         if len(buffer) > limit:
             raise UpstreamError(502, error_body(f"an event of the upstream model's stream is longer than "
-                                                f"{size_words(limit)}", code="upstream_event_too_large"))
+                                                f"{_size_words(limit)}", code="upstream_event_too_large"))
     if buffer.strip():
         yield _event(bytes(buffer) + b"\n\n")
 
@@ -225,20 +221,34 @@ async def _closed(reply: Reply, finished: bool, ended: bool = False) -> None:
     reply.close()
 
 
+# What the caller is told failed, by the names docs/guard.md gives them, for the HTTP client's failures
+# (util/http_client.py: each a ConnectionError or TimeoutError of its own class, whatever aiohttp raised).
+_FAILURE_NAMES = {
+    "UnsendableHeader": "LocalProtocolError",  # nothing was sent: the request could not be written
+    "CannotConnect": "ConnectError",
+    "ConnectTimeout": "ConnectTimeout",  # never reached (a ReadTimeout would say it was, and went quiet)
+    "BrokenReply": "RemoteProtocolError",
+}
+
+
 def _failure_name(exc: Exception, sending: bool) -> str:
-    """What the caller is told failed, by the names docs/guard.md gives them ('could not be reached
-    (ConnectError)'): the same words whatever the client library says."""
-    if isinstance(exc, UnsendableHeader):  # nothing was sent: the request could not be written
-        return "LocalProtocolError"
-    if isinstance(exc, CannotConnect):
-        return "ConnectError"
-    if isinstance(exc, ConnectTimeout):  # never reached (a ReadTimeout would say it was, and went quiet)
-        return "ConnectTimeout"
+    """What the caller is told failed ('could not be reached (ConnectError)'): the same words whatever the
+    client library says."""
+    for cls in type(exc).__mro__:
+        if cls.__name__ in _FAILURE_NAMES:
+            return _FAILURE_NAMES[cls.__name__]
     if isinstance(exc, TimeoutError):
         return "ReadTimeout"
-    if isinstance(exc, BrokenReply):
-        return "RemoteProtocolError"
     return "ConnectError" if sending else "ReadError"
+
+
+def _size_words(limit: int) -> str:
+    """``limit`` bytes as a person reads it (``4 MiB``, ``4.9 KiB``), as the HTTP client's own limits say it."""
+    if limit >= MIB:
+        return f"{limit / MIB:.1f}".removesuffix(".0") + " MiB"
+    if limit >= KIB:
+        return f"{limit / KIB:.1f}".removesuffix(".0") + " KiB"
+    return f"{limit} bytes"
 
 
 class Upstream:

@@ -26,10 +26,11 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, CallToolResult
 from pydantic import ValidationError
 
-from factdebate.engine import __version__, scrub, scrub_value
+from factdebate.engine import __version__, hide_endpoints
 from factdebate.server.mcp.prepare import Preparation
 from factdebate.server.mcp.results import describe_errors
 from factdebate.server.mcp.stdio_lines import TOO_LONG, bound_stdin_lines
+from factdebate.server.scrub_responses import scrub_value
 
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -91,9 +92,9 @@ class AgentServer(MCPServer):
         except ToolError as exc:  # what the client reads of a failure: no secret, no address (util/scrub)
             cause = exc.__cause__
             if isinstance(cause, ValidationError):  # the SDK's check of the arguments: one line, as the tools say it
-                raise ToolError(scrub(f"invalid arguments: {describe_errors(cause)}")) from cause
+                raise ToolError(hide_endpoints(f"invalid arguments: {describe_errors(cause)}")) from cause
             # the tool's own sentence, as the command line says it: without the SDK's "Error executing tool X: "
-            raise ToolError(scrub(str(exc).removeprefix(f"Error executing tool {name}: "))) from exc
+            raise ToolError(hide_endpoints(str(exc).removeprefix(f"Error executing tool {name}: "))) from exc
         if isinstance(result, CallToolResult):  # a tool's own answer: its error fields too
             return CallToolResult.model_validate(scrub_value(result.model_dump(by_alias=True, exclude_unset=True)))
         return result
@@ -121,7 +122,7 @@ class AgentServer(MCPServer):
             try:
                 resolver = register_tools(self, config_file, pool, allowed_mcp_tools, index=index)
             except BaseException as exc:
-                self.tools_error = scrub(str(exc)) or type(exc).__name__
+                self.tools_error = hide_endpoints(str(exc)) or type(exc).__name__
                 raise
             finally:
                 self.tools_ready.set()

@@ -19,7 +19,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from factdebate.engine import TIERS, Resources, Settings, method_class
+from factdebate.engine import Resources, Settings, method_class
 
 log = logging.getLogger("factdebate.server")
 ENGINES = ("search", "rag")  # the engines a tier's agents may search (an MCP tool opens on its first search)
@@ -29,7 +29,7 @@ def guard_roles(settings: Settings) -> list[str]:
     """The model roles a guard check asks: extraction and the fast tier (checker, corrections), and the
     guard's method's roles when the operator lets a claim escalate past ``fast``."""
     roles = ["extractor", "debater"]
-    if TIERS.index(settings.guard.max_tier) > 0:
+    if settings.guard.max_tier != "fast":
         roles += [r for r in method_class(settings.guard.method or settings.method).roles if r not in roles]
     return roles
 
@@ -38,7 +38,7 @@ def guard_engines(settings: Settings) -> list[str]:
     """The retrieval engines the tiers search: the fast tier's ``search``, and the engines the method's
     agents name when a claim may escalate."""
     kinds = ["search"]
-    if TIERS.index(settings.guard.max_tier) > 0:
+    if settings.guard.max_tier != "fast":
         method = settings.guard.method or settings.method
         section = settings.methods.get(method)
         named = getattr(section, "agents", None) or []

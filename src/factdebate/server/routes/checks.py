@@ -21,12 +21,12 @@ from factdebate.engine import (
     EventSink,
     ResponseVerdict,
     Verdict,
-    public_reason,
     storage_problem,
 )
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.state.check_store import CHECK_ID, MAX_PAGE
 from factdebate.server.state.kept_calls import CallKeeper
+from factdebate.server.state.storage_words import public_reason
 
 router = APIRouter(prefix="/v1")
 log = logging.getLogger("factdebate.server")

@@ -27,9 +27,7 @@ from factdebate.engine import (
     convert,
     given_evidence,
     hide_endpoints,
-    public_reason,
     run_claim,
-    scrub,
     storage_problem,
     validate_claim,
 )
@@ -48,6 +46,7 @@ from factdebate.server.routes.checks import CHECK_ID_HEADER, call_keeper, keep
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.state.batch_store import TooManyPending
 from factdebate.server.state.db import DOWN_RETRY_AFTER_S, StateDatabaseDown
+from factdebate.server.state.storage_words import public_reason
 from factdebate.server.streaming import for_caller, transcribed
 
 router = APIRouter(prefix="/v1")
@@ -143,7 +142,7 @@ async def health(service: ServiceDep, response: Response) -> Health:
         return Health(status="unavailable", version=__version__, uptime_seconds=round(time.time() - service.started, 1),
                       active_runs=service.active_runs, auth="required" if service.keys.required else "off",
                       ready=False, reason=exc.reason, storage=storage, down=["state_db"])
-    down = [f"model {scrub(name)}" for name in breaker.down()]  # a name, never where its server is
+    down = [f"model {hide_endpoints(name)}" for name in breaker.down()]  # a name, never where its server is
     if down and service.config.models_required:
         _unavailable(response, math.ceil(breaker.FIRST_PAUSE_S))
     return Health(status=("unavailable" if down and service.config.models_required else "ok") if warm.ready

@@ -7,7 +7,7 @@ internal host to the service's caller.
 * :mod:`~factdebate.util.scrub.held`: the secrets and endpoints the process holds, remembered where loaded.
 * :mod:`~factdebate.util.scrub.forms`: every way a held value is written (JSON-escaped, URL-encoded, hex, base64).
 * :mod:`~factdebate.util.scrub.text`: the scrub for callers (:func:`scrub` for error text, :func:`scrub_known`
-  for anything else).
+  for anything else; the service's answers and records pass them through server/scrub_responses.py).
 * :mod:`~factdebate.util.scrub.window`: the same over a text that arrives in pieces (a stream).
 * :mod:`~factdebate.util.scrub.redact`: the redaction for what the operator reads too (records, logs).
 
@@ -22,9 +22,7 @@ from factdebate.util.scrub.held import (
     remember_settings,
 )
 from factdebate.util.scrub.redact import (
-    RedactingFilter,
     redact_args,
-    redact_logs,
     redact_settings,
     redact_text,
     redact_url,
@@ -33,21 +31,18 @@ from factdebate.util.scrub.redact import (
     without,
 )
 from factdebate.util.scrub.text import (
-    ERROR_FIELDS,
     hide_endpoints,
     scrub,
-    scrub_json_text,
     scrub_known,
     scrub_secrets,
-    scrub_value,
 )
 from factdebate.util.scrub.vocabulary import ENDPOINT_WORDS, HOST_WORDS, MASK, MIN_SECRET_CHARS
 from factdebate.util.scrub.window import ScrubWindow
 
 __all__ = [
-    "ENDPOINT_WORDS", "ERROR_FIELDS", "HOST_WORDS", "MASK", "MIN_SECRET_CHARS", "RedactingFilter", "ScrubWindow",
-    "StreamTerms", "held", "hide_endpoints", "redact_args", "redact_logs", "redact_settings", "redact_text",
+    "ENDPOINT_WORDS", "HOST_WORDS", "MASK", "MIN_SECRET_CHARS", "ScrubWindow",
+    "StreamTerms", "held", "hide_endpoints", "redact_args", "redact_settings", "redact_text",
     "redact_url", "redact_value", "remember_endpoints", "remember_environment", "remember_secrets",
-    "remember_settings", "request_secrets", "scrub", "scrub_json_text", "scrub_known", "scrub_secrets",
-    "scrub_value", "stream_terms", "without",
+    "remember_settings", "request_secrets", "scrub", "scrub_known", "scrub_secrets",
+    "stream_terms", "without",
 ]

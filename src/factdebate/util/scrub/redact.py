@@ -6,7 +6,6 @@ through :func:`redact_text`, so every user-facing error is covered at the source
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -95,29 +94,6 @@ def _masked_server(server: Any) -> Any:
     if isinstance(server.get("args"), list):
         masked["args"] = redact_args([str(arg) for arg in server["args"]])
     return masked
-
-
-class RedactingFilter(logging.Filter):
-    """Redacts a log record's message and traceback (:func:`redact_text`) before any handler formats it."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        redacted = redact_text(message)
-        if redacted != message:
-            record.msg, record.args = redacted, None
-        if record.exc_info and not record.exc_text:
-            record.exc_text = redact_text(logging.Formatter().formatException(record.exc_info))
-        elif record.exc_text:
-            record.exc_text = redact_text(record.exc_text)
-        return True
-
-
-def redact_logs(*names: str) -> None:
-    """Attach the filter to these loggers (once each); a filter applies to records logged on that logger."""
-    for name in names:
-        logger = logging.getLogger(name)
-        if not any(isinstance(f, RedactingFilter) for f in logger.filters):
-            logger.addFilter(RedactingFilter())
 
 
 def request_secrets(*mappings: Mapping[str, Any] | None) -> list[str]:

@@ -13,9 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
 
 from factdebate.util.scrub.forms import holds_any, pattern, present
 from factdebate.util.scrub.held import held
@@ -160,44 +158,6 @@ def _hidden_url(match: re.Match[str]) -> str:
     address = match.group()
     tail = address[len(address.rstrip(".,:;!?")):]  # the sentence's punctuation, not the address's
     return ("" if address.startswith("@") else ENDPOINT_WORDS) + tail
-
-
-def scrub_value(value: Any, *, strong: bool = False) -> Any:
-    """A copy of a JSON-like value with every string scrubbed: :func:`scrub` for the fields that say what went
-    wrong (:data:`ERROR_FIELDS`) and everything in them, :func:`scrub_json_text` for the others (a text that
-    holds serialized JSON, as an MCP tool's answer does, has its error fields scrubbed too)."""
-    if isinstance(value, str):
-        return scrub(value) if strong else scrub_json_text(value)
-    if isinstance(value, Mapping):
-        return {k: scrub_value(v, strong=strong or k in ERROR_FIELDS) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [scrub_value(v, strong=strong) for v in value]
-    return value
-
-
-# The JSON fields that say what went wrong, on every face: the API's "detail", OpenAI's "error"/"message", an
-# event's "error", the guard's "degraded_reason", a batch line's "error".
-ERROR_FIELDS = frozenset({"error", "detail", "message", "degraded_reason", "warnings", "start_error"})
-_ERROR_FIELD = re.compile(r'"(?:error|detail|message|degraded_reason|start_error)"\s*:\s*"((?:[^"\\]|\\.)*)"')
-
-
-def scrub_json_text(text: str) -> str:
-    """Serialized JSON (a body, an SSE frame, JSON lines) as it leaves the process: :func:`scrub_known` over all
-    of it, and :func:`scrub` on the string value of each field that says what went wrong. Works on the text, so
-    a body is neither parsed nor rewritten when nothing in it is the operator's."""
-    text = scrub_known(text)
-    return _ERROR_FIELD.sub(_scrubbed_field, text)
-
-
-def _scrubbed_field(match: re.Match[str]) -> str:
-    inner = match.group(1)
-    cleaned = scrub(inner)
-    if cleaned == inner:
-        return match.group()
-    start, end = match.span(1)
-    whole = match.group()
-    offset = match.start()
-    return whole[:start - offset] + cleaned + whole[end - offset:]
 
 
 def hide_endpoints(text: str) -> str:

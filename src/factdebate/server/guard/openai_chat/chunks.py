@@ -15,7 +15,7 @@ passed unchecked are decided here, with the text's policy in
 
 What waits besides the text is bounded by its bytes (``held_limit``); past it :class:`AnswerTooLong`.
 
-Every chunk that goes out, whatever the policy, passes guard_engine/chunk_scrub.py's scrub in the order it goes out: a
+Every chunk that goes out, whatever the policy, passes chunk_scrub.py's scrub in the order it goes out: a
 secret the upstream writes a few characters a chunk reaches the caller masked (its texts are scrubbed over a
 window that spans the chunks; what the window holds goes out before the chunk that ends the answer)."""
 
@@ -25,13 +25,13 @@ import json
 from typing import Any
 
 from factdebate.engine import (
-    ChunkScrub,
     GuardedStream,
     GuardResult,
     ResolvedGuardOptions,
     StreamingCheck,
     no_text_result,
 )
+from factdebate.server.guard.openai_chat.chunk_scrub import ChunkScrub
 
 MAX_TOOL_NAMES = 64  # tool call names kept to say what passed unchecked (they are counted all the same)
 _HEAD = ("id", "object", "created", "model", "system_fingerprint", "service_tier")

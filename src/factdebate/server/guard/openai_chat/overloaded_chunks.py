@@ -10,14 +10,15 @@ checked stream's is: past four times what the guard keeps of a streamed answer,
 :class:`~factdebate.server.guard.openai_chat.chunks.AnswerTooLong`;
 of an answer that streams, what is kept for the result
 stops at what the guard keeps. What goes out is scrubbed across chunks as a checked stream's is
-(guard_engine/chunk_scrub.py): :meth:`OverloadedChunks.out` for each chunk sent as it comes,
+(chunk_scrub.py): :meth:`OverloadedChunks.out` for each chunk sent as it comes,
 :meth:`OverloadedChunks.closing` for the end."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from factdebate.engine import ChunkScrub, GuardResult, ResolvedGuardOptions
+from factdebate.engine import GuardResult, ResolvedGuardOptions
+from factdebate.server.guard.openai_chat.chunk_scrub import ChunkScrub
 from factdebate.server.guard.openai_chat.chunks import AnswerTooLong
 
 Fate = Literal["send", "end", "wait"]  # goes out now as it came; goes out at the end; its text is in the result

@@ -53,7 +53,7 @@ async def _frames(begun: Begun, events: asyncio.Queue[tuple[str, Any]], room: as
                     yield frame(error_body(str(exc), "server_error", "answer_too_long"))
                     return
                 if fate == "send":
-                    out = chunks.out(chunk)  # (its texts scrubbed across chunks: guard_engine/chunk_scrub.py)
+                    out = chunks.out(chunk)  # (its texts scrubbed across chunks: chunk_scrub.py)
                     if out is None:
                         yield event.raw
                     for sent in out or []:

@@ -7,7 +7,7 @@ from it. With ``X-Factdebate-Verdicts: each`` every claim's verdict also comes a
 (``factdebate_claim``) as soon as it is decided. What each policy does to the stream:
 
 - ``annotate``: every chunk passes as it arrives; the first time to token is the upstream's. (Under every
-  policy the text that goes out is scrubbed across chunks, guard_engine/chunk_scrub.py: the end of a text that could
+  policy the text that goes out is scrubbed across chunks, chunk_scrub.py: the end of a text that could
   still become a secret, a host or a key waits for the next chunk's text, or the end.)
 - ``flag``: the same, except that the chunk that ends the answer (its ``finish_reason``, and a usage chunk
   after it) is held until the check is done, so that the footnotes come as one more piece of the text.
@@ -57,7 +57,6 @@ from factdebate.engine import (
     GuardResult,
     StreamingCheck,
     finish,
-    hidden_claim,
     hide_endpoints,
     kept_chars,
     not_counted,
@@ -307,7 +306,9 @@ class Relay:
         async for claim in check.verdicts():
             self.decided += 1
             if self.each:
-                self.queue.put_nowait(("verdict", hidden_claim(claim).model_dump(mode="json")))
+                # why a claim's check failed says what failed, not where the operator's model server is
+                shown = claim.model_copy(update={"reason": hide_endpoints(claim.reason)}) if claim.reason else claim
+                self.queue.put_nowait(("verdict", shown.model_dump(mode="json")))
 
     async def _releases(self, stream: GuardedStream) -> None:
         """The text a hold lets go, as the check releases it (nothing under the other policies)."""
