@@ -1,9 +1,7 @@
 """``--dry-run``: how many samples, LLM calls and tokens a run would cost, before spending anything.
 
-Call counts come from each method's own ``call_bounds`` (fewest when the debate stops at once, most when
-it runs to the judge with every answer re-asked once). Tokens are a rough guess from prompt sizes (4
-characters per token) unless the run directory already holds finished samples: then their measured means
-are used instead.
+Call counts come from each method's ``call_bounds``; tokens are guessed from prompt sizes, or measured from
+finished samples in the run directory.
 """
 
 from __future__ import annotations
@@ -52,9 +50,8 @@ def call_bounds(settings: Settings) -> tuple[int, int]:
 
 
 def _response_bounds(plan: Plan, settings: Settings, low: int, high: int) -> tuple[int, int]:
-    """Calls for a sample whose claims are checked one by one: the claims the sample gives (with
-    ``response.claims=given``), or one extraction (re-asked at most once, subjective claims dropped at a
-    cost of two more) and 1 to ``response.max_claims`` claims (eval/response_eval.py)."""
+    """Calls for a sample whose claims are checked one by one: its given claims, or an extraction and 1 to
+    ``response.max_claims`` claims."""
     most = settings.response.max_claims
     extraction = (1, 2 + 2 * settings.response.drop_subjective)
     bounds = []

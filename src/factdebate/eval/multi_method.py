@@ -1,9 +1,7 @@
 """``factdebate eval --method a,b,c``: several methods on one seeded draw, so their results can be paired.
 
-Each method runs in ``OUT/<method>/`` exactly as a single-method evaluation would (resumable on its own).
-The flags given once are split here: an option that belongs to a method's settings goes to that method's
-run only (``--rounds`` to Tool-MAD, not to CoT, whose recorded settings then stay those of a plain CoT
-run); every other option is shared and reaches every run alike, which the comparison then states.
+Each method runs in ``OUT/<method>/`` as a single evaluation would; an option of a method's settings goes to
+that method's run only, every other option to every run.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""Dollars from token counts, only with prices the user gives (``--price MODEL=IN,OUT``, US dollars per
-million prompt and completion tokens). There is no built-in price table: prices change, differ by
-contract and would silently age in a release. Reasoning tokens are part of the completion tokens and are
-billed as such.
+"""Dollars from token counts, only with prices the user gives (``--price MODEL=IN,OUT``, US dollars per million
+prompt and completion tokens): prices change, so there is no built-in table.
 
-A run records its usage per model (``usage_by_model`` in each results row), so each model is priced at
-its own rate, the tokens of discarded speculative work included: they were paid for although no verdict
-used them. A run recorded before that kept only totals over its roles: it is priced from those only when
-every model it used has the same price, and its speculative tokens (not split into prompt and completion)
-are left out; otherwise it gets no dollar figure and the reason instead.
+Each model is priced at its own rate from ``usage_by_model``, discarded speculative work included. A run that
+kept only totals is priced from them when every model has the same price; otherwise it gets the reason.
 """
 
 from __future__ import annotations

@@ -2,11 +2,8 @@
 it was read, so ``factdebate reproduce --from RUN_DIR`` can run the same samples again and tell whether
 they are still the same.
 
-Two checksums: ``file_sha256`` is the file (or folder) a ``FORMAT:PATH`` spec names, as it lies on disk;
-``content_sha256`` is the samples the loader made of it (id, text, gold label, options, metadata), which
-also covers the built-in datasets that have no file of their own. ``samples_sha256`` is the same over the
-selected samples only: a rerun needs those unchanged, whatever else the file gained. A dataset fetched by
-name adds its ``origin``: where it was fetched from (repository, commit, file, URL) and its sha256."""
+``file_sha256`` is the file as it lies on disk, ``content_sha256`` the samples the loader made of it, and
+``samples_sha256`` the selected samples'; a dataset fetched by name adds its ``origin``."""
 
 from __future__ import annotations
 

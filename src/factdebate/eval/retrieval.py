@@ -1,12 +1,6 @@
-"""Retrieval measured as a researcher would: for the claims of a dataset with gold evidence pages
-(eval/datasets/gold_evidence.py), how often each search the project offers returns every page of one gold evidence
-set in its top k passages (recall@1/3/10), how high (MRR@10), and whether the corpus holds those pages at
-all, with Wilson intervals, paired tests between searches (eval/compare/paired.py, eval/report/intervals.py: the
-statistics ``compare`` uses) and the CPU each query costs.
-
-A search is asked once per claim for ``max(KS)`` passages, as the method that stands on it asks it (the
-``local`` and ``rag`` tools, MERMAID's offline Wikipedia); recall@k reads that list's first k. Each query
-is embedded afresh (the store's query cache is emptied first), so the CPU per query is a cold query's.
+"""Retrieval measured on a dataset with gold evidence pages: how often each search returns every page of one
+gold set in its top k (recall@1/3/10, MRR@10), whether the corpus holds them, with Wilson intervals, paired
+tests between searches and the CPU of a cold query. A search is asked once per claim for ``max(KS)`` passages.
 """
 
 from __future__ import annotations
@@ -133,9 +127,8 @@ def _rate(hits: int, n: int) -> dict[str, Any]:
 
 def summarise(claims: list[ClaimRanks], names: list[str], costs: dict[str, SearchCost], *, seed: int = 0,
               resamples: int = 1000) -> dict[str, Any]:
-    """Per search: recall@k over all claims and over those whose pages the corpus holds (Wilson 95%), MRR@10,
-    CPU and wall time per query; per k, every pair of searches compared on the same claims (McNemar's exact
-    test, a paired bootstrap interval of the difference, Holm's correction over the pairs at that k)."""
+    """Per search: recall@k (Wilson 95%), MRR@10 and time per query; per k, every pair of searches compared
+    (McNemar, paired bootstrap, Holm)."""
     held = [c for c in claims if c.held]
     rows = []
     for name in names:
@@ -169,9 +162,8 @@ def summarise(claims: list[ClaimRanks], names: list[str], costs: dict[str, Searc
 
 
 def table_lines(summary: dict[str, Any], stands_for: dict[str, str]) -> list[str]:
-    """The summary as markdown: recall over every claim with gold pages, then over the claims whose pages the
-    corpus holds (what the search itself can be blamed for), then the paired comparisons that Holm's
-    correction keeps below 0.05."""
+    """The summary as markdown: recall over every claim, then over those whose pages the corpus holds, then
+    the significant paired comparisons."""
     held = summary["held_share"]
     lines = [f"{summary['claims']} claims with gold pages; the corpus holds every page of a gold set for "
              f"{summary['held']} ({_pct(held['value'])}, 95% CI {_pct(held['ci'][0])}-{_pct(held['ci'][1])})"]

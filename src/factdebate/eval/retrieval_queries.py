@@ -1,11 +1,7 @@
 """The queries a retrieval evaluation sends: the claim verbatim, or the query Tool-MAD's round 1 sends.
 
-Tool-MAD's debaters write their round-1 query from the claim alone (``round1_query: model``, the default:
-one query-selection call per agent, methods/toolmad/method.py ``ToolMAD._query``); with ``round1_query:
-claim`` they search the claim. ``tool-mad`` asks the run's debater model exactly as a run does (the same
-prompt, grammar, re-ask and fallback to the claim), once per claim and agent: the search agent's query is
-measured on ``bm25`` (its tool offline), the RAG agent's on ``dense``. MERMAID's queries are its model's
-tool-call arguments, which no first round fixes: its fusion search is measured on the claim only."""
+``tool-mad`` asks the debater model as a run does, once per claim and agent: the search agent's query is
+measured on ``bm25``, the RAG agent's on ``dense``. MERMAID's fusion search is measured on the claim only."""
 
 from __future__ import annotations
 

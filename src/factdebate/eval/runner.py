@@ -1,11 +1,7 @@
 """``factdebate eval``: one method on one dataset, concurrently, resumably.
 
-A run directory holds ``run.json`` (what was asked: method, dataset, seed, settings, and the state the method
-keeps for the run: MERMAID's own memory), ``results.jsonl`` (one record per sample: the verdict, the gold
-label, the prediction in the dataset's label set) and, at the end, ``summary.json`` / ``summary.md``. Every
-finished sample is flushed as one line, so an interrupted run loses nothing; re-running the same command skips
-finished samples and retries errored ones. A method whose claims read what earlier ones left
-(``Method.in_order``) gets its samples one at a time, in the plan's order.
+A run directory holds ``run.json`` (what was asked), ``results.jsonl`` (a line per finished sample, flushed)
+and ``summary.json`` / ``summary.md``; re-running skips finished samples and retries errored ones.
 """
 
 from __future__ import annotations
@@ -89,10 +85,8 @@ class Plan:
 
 
 class EvalWriter(ResultWriter):
-    """batch.ResultWriter, except that the fsync runs in a worker thread, coalesced across records. Each
-    record is still written and flushed at once, so an interrupted or crashed process loses nothing; the
-    fsync only guards against power loss, and done inline (~2 ms each) it stalled every concurrent claim:
-    at concurrency 32 it cost a quarter of the throughput (benchmarks/eval_throughput.py)."""
+    """batch.ResultWriter with the fsync in a worker thread, coalesced across records: inline, it cost a
+    quarter of the throughput at concurrency 32 (benchmarks/eval_throughput.py)."""
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
@@ -122,9 +116,8 @@ class EvalWriter(ResultWriter):
 def make_plan(settings: Settings, dataset_spec: str | Dataset, output: Path, *, limit: int | None, seed: int,
               name: str | None = None, options: dict[str, Any] | None = None, strict: bool = False,
               samples: list[Sample] | None = None, split: str | None = None, order: str = "shuffled") -> Plan:
-    """``dataset_spec``: a spec to load, or a dataset already loaded. ``samples``: exactly these (a rerun's
-    or a paper's own draw) instead of the seeded shuffle. ``order``: ``file`` keeps the file's order (no
-    shuffle: ``limit`` takes its first samples), the order a method that learns across claims saw."""
+    """``dataset_spec``: a spec, or a loaded dataset. ``samples``: exactly these instead of the seeded
+    shuffle. ``order``: ``file`` keeps the file's order."""
     if order not in ("shuffled", "file"):
         raise InputError(f"order must be 'shuffled' or 'file' (got {order!r})")
     if limit is not None and limit < 1:
@@ -144,9 +137,8 @@ def make_plan(settings: Settings, dataset_spec: str | Dataset, output: Path, *, 
 
 
 def check_resume(plan: Plan) -> None:
-    """A directory keeps one experiment: resuming with another method, dataset, seed or settings would mix
-    two experiments in one results file, so it is refused with the differences listed. The results file is
-    read through here too, so a FIFO, a device or a damaged file is refused before any work."""
+    """A directory keeps one experiment: resuming with another method, dataset, seed or settings is refused
+    with the differences listed."""
     latest_records(plan.output / RESULTS)
     before = read_run_json(plan.output, RUN, what=RUN_WHAT)
     if before is None:
@@ -182,11 +174,8 @@ async def evaluate(sample: Sample, plan: Plan, resources: Resources,
 
 
 def outside_two_labels(record: dict[str, Any], dataset: Dataset) -> dict[str, Any]:
-    """A two-label dataset never gets a third label. Methods answer in two there (``kit.turns.finish`` and
-    the response rule apply core/claim_context.py's rule); a third answer that still reaches a record (a
-    method's own task mode) gets the same rule here: NOT ENOUGH INFO is REFUTES, its answer kept as
-    ``outside_labels`` and counted in the summary, so accuracy and the factual class's precision and recall
-    read it alike."""
+    """A two-label dataset never gets a third label: one that still reaches a record is REFUTES, kept as
+    ``outside_labels`` and counted."""
     if not dataset.two_labels():
         return record
     predicted = record.get("predicted")
@@ -239,10 +228,8 @@ async def _evaluate(sample: Sample, plan: Plan, resources: Resources, sinks: lis
 
 
 def spent_fields(exc: BaseException) -> dict[str, Any]:
-    """An errored record's ``usage`` and ``usage_by_model``: what the sample spent before it failed
-    (core/runtime.py ``charged``), so the run's cost and ``compare``'s count it and a method that fails
-    expensively does not look cheap (zero calls when the first one failed; the failed call's tokens are
-    unknown). Empty when the failure came before any recorder (the claim refused as input)."""
+    """An errored record's ``usage`` and ``usage_by_model``: what it spent before it failed (core/runtime.py
+    ``charged``); empty when it failed before any recorder."""
     spent = spent_before(exc)
     if spent is None:
         return {}

@@ -1,14 +1,8 @@
 """``factdebate compare RUN_DIR... -o OUT``: which method should I use? Runs on the same samples, compared
 with paired statistics and cost; written as compare.json (for machines), compare.md (for people) and plots.
 
-Every number is recomputed here over the compared samples (the runs' whole draw, or the intersection when
-asked), with one bootstrap seed, so all the runs' intervals are alike. Errored and unparsed samples count as
-wrong, as in every summary, and are listed per run; so does a sample a run holds no record for (MISSING),
-so every run has the same denominator (eval/compare/load.py ``denominator``). Nothing depends on the clock
-or on the machine: the same folders always give the same bytes (figures included, eval/compare/plots.py).
-
-The comparison's parts: this module runs it; ``load`` reads the run folders, ``verdict`` words the
-paired tests, ``cost`` prices the runs, ``markdown`` and ``plots`` write compare.md and the figures.
+Every number is recomputed over the compared samples with one bootstrap seed; errored, unparsed and missing
+samples count as wrong (eval/compare/load.py ``denominator``). The same folders always give the same bytes.
 """
 
 from __future__ import annotations

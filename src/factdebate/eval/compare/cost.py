@@ -1,6 +1,5 @@
-"""Cost in ``compare`` that a small n and a failing run cannot flatter: each pair's cost ratio on the chosen
-axis with a paired bootstrap interval, and dollars printed with enough digits to read (gpt-4o-mini costs
-a few hundredths of a cent per claim, which four decimals show as 0.0000)."""
+"""Cost in ``compare``: each pair's cost ratio with a paired bootstrap interval, and dollars with enough digits
+to read."""
 
 from __future__ import annotations
 
@@ -14,9 +13,7 @@ from factdebate.eval.report.metrics import Outcome
 
 
 def sample_cost(outcome: Outcome, axis: str, prices: dict[str, Price], models: list[str]) -> float | None:
-    """One sample's cost on ``axis``; None when its record carries no usage (an errored or missing sample)
-    or, for dollars, a model without a price. A record without usage by model is priced from its totals,
-    as the run's dollars are (eval/pricing.py ``dollars``)."""
+    """One sample's cost on ``axis``; None without usage or, for dollars, a price."""
     usage = outcome.usage
     if usage is None:
         return None
@@ -34,9 +31,8 @@ def sample_cost(outcome: Outcome, axis: str, prices: dict[str, Price], models: l
 def cost_ratio(a: list[Outcome], b: list[Outcome], axis: str, prices: dict[str, Price],
                models: tuple[list[str], list[str]], *, seed: int, resamples: int,
                confidence: float = 0.95) -> dict[str, Any]:
-    """A's cost per claim over B's on the samples both have a cost for, with a paired percentile bootstrap
-    (the samples resampled together, the ratio of the resampled sums; resamples where B's sum is 0 are
-    dropped). None where B spent nothing or no sample has both costs."""
+    """A's cost per claim over B's on the samples both have a cost for, with a paired percentile bootstrap;
+    None where B spent nothing or no sample has both."""
     both = [(x, y) for x, y in ((sample_cost(p, axis, prices, models[0]), sample_cost(q, axis, prices, models[1]))
                                 for p, q in zip(a, b, strict=True)) if x is not None and y is not None]
     empty = {"ratio": None, "ci": [None, None], "n": len(both)}

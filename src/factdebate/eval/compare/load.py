@@ -1,14 +1,7 @@
 """Run directories read back for ``factdebate compare``, and the check that they hold the same samples.
 
-A paired comparison is only meaningful on the same claims. Runs are the same draw when they list the same
-sample ids and their run.json records the same ``samples_sha256`` (the selected samples' content,
-eval/provenance.py). Anything else is refused in one line, unless the caller asks to compare on the
-samples all the runs share (``--intersection``), which the comparison then states.
-
-Within one draw a run may lack records (interrupted, or cut short). Every run is then measured over one
-denominator: the draw's samples, a missing one counted wrong, or, with ``--intersection``, only the
-samples every run holds a record for. Accuracy over what a run happens to have would stand 0.367 over 30
-beside 0.300 over 40.
+Runs are the same draw when they list the same sample ids and ``samples_sha256``; anything else is refused
+unless ``--intersection`` asks for the shared samples. Every run is measured over one denominator.
 """
 
 from __future__ import annotations
@@ -140,10 +133,8 @@ class Denominator:
 
 
 def denominator(runs: list[LoadedRun], ids: list[str], *, intersection: bool) -> Denominator:
-    """One denominator for every run. By default a sample a run has no record for counts wrong in that run
-    (shown MISSING), a sample no run holds a record for too, in every run alike, as ``reproduce`` counts it
-    (its gold label is unknown here: it enters no class of precision, recall or F1). With ``intersection``,
-    only the samples every run holds a record for are compared."""
+    """One denominator for every run: the draw, a sample a run has no record for counting wrong (MISSING), or
+    with ``intersection`` only the samples every run holds."""
     held = [i for i in ids if any(i in r.outcomes for r in runs)]
     if intersection:
         kept = [i for i in held if all(i in r.outcomes for r in runs)]

@@ -248,10 +248,8 @@ def _failures(data: dict[str, Any]) -> list[str]:
 
 
 def _escaped(value: Any) -> Any:
-    """``value`` with every text (keys included) HTML-escaped. Run names, claims, errors and settings come
-    from run folders anyone may write, and markdown renders raw HTML: ``<img src=x onerror=…>`` as a run's
-    name ran in the viewer of compare.md. Escaped, it reads as the text it is; the markdown of this module's
-    own lines is untouched."""
+    """``value`` with every text (keys included) HTML-escaped: run folders may come from anyone, and markdown
+    renders raw HTML."""
     if isinstance(value, str):
         return html.escape(value, quote=False)
     if isinstance(value, dict):

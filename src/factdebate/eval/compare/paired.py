@@ -1,10 +1,7 @@
 """Paired statistics for two runs on the same samples: is a difference in accuracy real?
 
-Two methods checked on the same claims make paired observations, and a paired test is far more sensitive
-than comparing two independent intervals: what matters is the claims one got right and the other wrong.
-McNemar's exact test looks only at those (a two-sided binomial test with p = 1/2); the paired bootstrap
-resamples claims, keeping each claim's two outcomes together; Cohen's kappa says how often the two agree
-on the label beyond what their label frequencies alone would give.
+McNemar's exact test reads the claims one got right and the other wrong; the paired bootstrap resamples claims
+with both outcomes; Cohen's kappa is agreement beyond chance.
 """
 
 from __future__ import annotations
@@ -18,9 +15,8 @@ import numpy as np
 
 
 def mcnemar_exact(only_a: int, only_b: int) -> float:
-    """Two-sided exact McNemar p-value: ``only_a`` claims right in A and wrong in B, ``only_b`` the other
-    way. Under "no difference" each discordant claim is a fair coin: p = min(1, 2 P(X <= min)) with X
-    binomial(only_a + only_b, 1/2). No discordant claim at all: p = 1. Computed in exact fractions."""
+    """Two-sided exact McNemar p-value, in exact fractions: p = min(1, 2 P(X <= min)), X binomial(only_a +
+    only_b, 1/2); 1 with no discordant claim."""
     if only_a < 0 or only_b < 0:
         raise ValueError("counts of discordant claims cannot be negative")
     n = only_a + only_b
@@ -48,9 +44,8 @@ def cohen_kappa(a: list[str], b: list[str]) -> float | None:
 
 def paired_bootstrap(a: list[bool], b: list[bool], *, seed: int, resamples: int = 1000,
                      confidence: float = 0.95) -> tuple[float, float]:
-    """Percentile interval of accuracy(A) - accuracy(B): each resample draws n claims with replacement
-    (numpy's default_rng(seed).integers(0, n, (resamples, n))) and takes both runs' outcomes of the same
-    claims. The same seed always gives the same interval."""
+    """Percentile interval of accuracy(A) - accuracy(B), resampling claims with both outcomes
+    (default_rng(seed).integers(0, n, (resamples, n)))."""
     if len(a) != len(b):
         raise ValueError("a paired bootstrap needs both runs' outcomes of the same claims")
     n = len(a)

@@ -1,6 +1,5 @@
-"""The comparison's figures, each written as PNG (for the markdown) and SVG (to scale), byte for byte the
-same on every run: matplotlib stamps its version and the date into files and draws random ids into SVGs
-unless told not to, so the metadata is emptied and the SVG hash salt fixed."""
+"""The comparison's figures as PNG and SVG, byte for byte the same on every run (metadata emptied, SVG hash
+salt fixed)."""
 
 from __future__ import annotations
 
@@ -30,9 +29,8 @@ def _save(fig: Any, output: Path, stem: str) -> list[Path]:
 
 
 def _shown_names(names: list[str]) -> dict[str, str]:
-    """Each run's name as a figure prints it: a run named by its folder's path is shown by the folder's own
-    name where that is unique among the runs, and a name still longer than ``_LONGEST`` keeps its two ends.
-    Full paths as tick labels left no room for the axes (matplotlib's "tight layout not applied")."""
+    """Each run's name as a figure prints it: its folder's name where unique, a name longer than ``_LONGEST``
+    cut to its two ends."""
     short = {name: Path(name).name or name for name in names}
     taken = Counter(short.values())
     shown = {name: (short[name] if taken[short[name]] == 1 else name) for name in names}

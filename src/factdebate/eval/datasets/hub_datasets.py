@@ -42,11 +42,8 @@ def _nfc(value: Any) -> Any:
 
 
 def records_sha256(samples: list[Sample], skipped: dict[str, int] | None = None) -> str:
-    """A fingerprint of everything the loader reads from a sample set: each sample's id, gold label, claim,
-    options and ``meta`` (the evidence ``--evidence given`` puts in prompts, the questions, the dates), in
-    order, and the records it skipped, by reason. Whitespace, key order and accents stored decomposed do not
-    change it; any field added, dropped, moved or changed does (a fingerprint of ids, labels and claims
-    alone would let a mirror plant gold evidence that reaches the model's prompts)."""
+    """A fingerprint of everything the loader reads from a sample set (every field of every sample, in order,
+    and the skips), unchanged by whitespace, key order or Unicode normalisation."""
     digest = hashlib.sha256()
     for sample in samples:
         record = {"id": sample.id, "gold": sample.gold, "claim": sample.claim, "options": sample.options,
@@ -61,9 +58,8 @@ CHECKED_RECORDS = "registry's records (every field the loader reads)"
 
 
 def _same_records(entry: HubDataset) -> github.Accept | None:
-    """For a GitHub file whose bytes differ from the registry's copy: accept it when the loader reads the
-    same samples from it, every field of them (the registry's checksum was taken of a copy made from a text
-    view of the file, so the original may differ in whitespace, never in content)."""
+    """For a GitHub file whose bytes differ from the registry's copy: whether the loader reads the same
+    samples from it."""
     if not entry.records_sha256:
         return None
 
@@ -78,9 +74,8 @@ def _same_records(entry: HubDataset) -> github.Accept | None:
 
 
 def fetch(entry: HubDataset, *, update: bool = False, notify: Notify | None = _say) -> tuple[Path, list[Fetched]]:
-    """The verified (and converted) file the loader reads, and what was fetched. ``update``: forget the
-    lock file's record first, so the registry's revision is resolved afresh. A failure keeps its kind
-    (unreachable, not found, checksum mismatch: hub/errors.py), so a caller can tell them apart."""
+    """The verified (and converted) file the loader reads, and what was fetched; ``update`` resolves the
+    registry's revision afresh. A failure keeps its kind (hub/errors.py)."""
     from factdebate.eval.datasets.hub_convert import converted
     from factdebate.hub.fetch import lock_key
 

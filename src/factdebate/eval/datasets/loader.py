@@ -1,8 +1,5 @@
-"""Reading a dataset spec (``NAME`` or ``FORMAT:PATH``) and listing what can be read.
-
-The loaders are imported here, statically: importing them fills the registry's tables
-(:mod:`factdebate.eval.datasets.registry`), and none of them imports this module, so there is no cycle to hide
-behind a name given as a string.
+"""Reading a dataset spec (``NAME`` or ``FORMAT:PATH``) and listing what can be read; importing the loaders here
+fills the registry's tables.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""Loaders for the benchmark file formats, each mapping the dataset's labels onto SUPPORTS / REFUTES /
-NOT ENOUGH INFO or keeping the dataset's own label set. Records without a usable label are skipped, never
-guessed, and every skip is counted with its reason in ``Dataset.skipped`` (``eval`` prints it, summary.json
-keeps it, ``--strict`` refuses it)."""
+"""Loaders for the benchmark file formats, each mapping the dataset's labels onto ours or keeping its own.
+Records without a usable label are skipped, never guessed, and counted by reason in ``Dataset.skipped``."""
 
 from __future__ import annotations
 
@@ -24,10 +22,7 @@ CONFLICTING = Label.CONFLICTING.value
 
 
 def read_text(path: Path) -> str:
-    """The file's text; ``.gz`` files (or gzip content) are decompressed. Anything else that is not UTF-8
-    text is refused with a message saying so. The file is read through the bounded reader (a FIFO, a device
-    or a file above 1 GiB is refused: a run folder's recorded dataset path reaches here on ``reproduce
-    --from``), and its decompressed text is bounded alike."""
+    """The file's text, gzip decompressed, read within bounds; what is not UTF-8 text is refused."""
     if path.is_dir():
         raise InputError(f"the dataset path {path} is a directory: give the dataset file inside it")
     raw = read_input_bytes(path, what="the dataset file")

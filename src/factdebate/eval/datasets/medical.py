@@ -1,10 +1,8 @@
 """The paper's medical setting (flexibility experiment), whose search agent's tool is
 :class:`factdebate.tools.scholar.ScholarPipeline` (keyword extraction → abstracts → summaries).
 
-:func:`run_choice`: multiple-choice questions (MedQA, A–E). Every method returns a verdict on a claim, so each
-option becomes the claim "the correct answer is (X) ..." and is checked on its own; exactly one SUPPORTS verdict
-picks that option, otherwise one judge call chooses among the options from the verdicts' reasons. Yes/no/maybe
-questions (PubMedQA) need no decomposition: see the pubmedqa loader.
+:func:`run_choice`: each option of a multiple-choice question (MedQA) is checked as the claim "the correct
+answer is (X) ..."; exactly one SUPPORTS picks it, else one judge call chooses from the verdicts' reasons.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Where a run on the Tool-MAD paper's medical sets (Table V) departs from the paper's setting, declared in
 ``run.json`` and the summary beside the method's own deviations (eval/runner.py ``Plan.info``):
 
-- MedQA: the paper's RAG agent reads a PubMed-based corpus; here the RAG tool reads the configured corpus
-  (the built-in one is Wikipedia lead summaries). Not listed for a corpus named for PubMed.
-- PubMedQA: every method checks claims, so each yes/no/maybe question is checked as the claim that its
-  answer is yes (the pubmedqa loader); the paper answers the question.
-- PubMedQA's scholarly search (``medical.search``): the paper summarises the three abstracts with BERT; here
-  the debater's model writes the summaries (tools/scholar.py), or the abstracts go in whole.
+MedQA's RAG corpus, PubMedQA's questions checked as claims, and its abstracts summarised by the debater's model
+rather than BERT.
 """
 
 from __future__ import annotations
@@ -21,9 +17,8 @@ if TYPE_CHECKING:
 
 
 def with_medical(kind: str, settings: Settings, tools: Iterable[str], method: list[Deviation]) -> list[Deviation]:
-    """A run's deviations: the method's, then the medical set's. On MedQA the paper's RAG corpus is the
-    PubMed-based one ``medqa_corpus`` speaks of, so the method's ``rag_corpus`` (whose paper side is the
-    Wikipedia index of the fact-checking runs) is left out: a run carried both, contradicting each other."""
+    """A run's deviations: the method's, then the medical set's (on MedQA without the method's ``rag_corpus``,
+    which ``medqa_corpus`` replaces)."""
     if kind == "medqa":
         method = [d for d in method if d.key != "rag_corpus"]
     return [*method, *medical_deviations(kind, settings, tools)]

@@ -1,7 +1,5 @@
 """The dataset registry: the tables the loaders fill (``FORMATS`` by ``@file_format``, ``BUILTINS`` by
-``@builtin``), and, exported from :mod:`factdebate.core.dataset_types` where methods can name them too, what a
-sample and a dataset are and the label sets. It imports no loader, so every loader can import it;
-:mod:`factdebate.eval.datasets.loader` imports the loaders and reads a spec.
+``@builtin``), and the types of :mod:`factdebate.core.dataset_types`. It imports no loader.
 """
 
 from __future__ import annotations
@@ -72,9 +70,7 @@ def check_ids(dataset: Dataset) -> None:
 
 
 def select(samples: list[Sample], limit: int | None, seed: int, *, shuffle: bool = True) -> list[Sample]:
-    """A seeded shuffle (or, with ``shuffle`` off, the file's own order), then the first ``limit``. The same
-    seed always gives the same order, so a larger limit extends a smaller run instead of drawing a different
-    sample."""
+    """A seeded shuffle (or the file's order), then the first ``limit``: a larger limit extends a smaller run."""
     order = list(samples)
     if shuffle:
         random.Random(seed).shuffle(order)

@@ -1,12 +1,8 @@
 """Response-level datasets: each sample is one LLM response with its response-level gold label and, where
 the dataset has them, its atomic claims with their own gold labels.
 
-The MERMAID paper evaluates FacTool-QA, BingCheck and FactCheck-Bench with FIRE's binary labels: a claim is
-true or false, and the evidence-less classes are dropped (BingCheck's "not supported", FactCheck-Bench's
-"not enough evidence"). The same mapping is applied here to the claims; the response is false when one of
-its claims is false (the datasets' own response labels where they exist). ``eval`` checks such samples
-with :mod:`factdebate.response_level` and reports response-level metrics, plus claim-level metrics over the
-given claims (FIRE's claim-level task) when ``response.claims`` is ``given``.
+Claims get FIRE's binary labels, as the MERMAID paper does (the evidence-less classes dropped); a response is
+false when one of its claims is (or by the dataset's own response label).
 """
 
 from __future__ import annotations

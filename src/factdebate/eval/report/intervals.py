@@ -2,10 +2,8 @@
 correction over several comparisons, and the smallest paired difference in accuracy a comparison of n
 samples could detect.
 
-A percentile bootstrap of a proportion collapses to a point when every sample agrees (3 of 3 gives
-[1, 1]); the Wilson interval does not (3 of 3 gives [0.44, 1]) and keeps close to its nominal coverage
-down to a handful of samples. The bootstrap stays where no closed form fits: macro-F1 and the paired
-differences (eval/report/metrics.py, eval/compare/paired.py)."""
+A bootstrap of 3 right of 3 is the point [1, 1]; Wilson's interval is [0.44, 1]. The bootstrap stays where no
+closed form fits (macro-F1, paired differences)."""
 
 from __future__ import annotations
 
@@ -38,9 +36,8 @@ def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
 
 
 def holm(p_values: list[float]) -> list[float]:
-    """Holm's step-down adjusted p-values, in the order given: sort ascending, multiply the i-th smallest
-    (from 0) by m - i, carry the running maximum, cap at 1. Rejecting where the adjusted p < alpha keeps
-    the chance of any false rejection among the m tests at most alpha."""
+    """Holm's step-down adjusted p-values, in the order given: the i-th smallest (from 0) times m - i, the
+    running maximum carried, capped at 1."""
     m = len(p_values)
     order = sorted(range(m), key=lambda i: p_values[i])
     adjusted = [1.0] * m
@@ -62,10 +59,8 @@ def fewest_discordant(alpha: float) -> int:
 
 def minimum_detectable_difference(n: int, discordant_share: float, *, alpha: float = ALPHA,
                                   power: float = POWER) -> float:
-    """The paired difference in accuracy a two-sided McNemar test at ``alpha`` detects with ``power``, for
-    n samples of which a share ``discordant_share`` differ between the two runs (normal approximation,
-    the difference's variance taken as psi / n, which slightly overstates it): (z_{1-alpha/2} + z_power)
-    * sqrt(psi / n); never below ``fewest_discordant(alpha) / n``, the exact test's floor."""
+    """The paired accuracy difference a McNemar test at ``alpha`` detects with ``power`` at a
+    ``discordant_share``: (z_{1-alpha/2} + z_power) * sqrt(psi / n), at least ``fewest_discordant(alpha) / n``."""
     if n <= 0:
         return math.nan
     z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)

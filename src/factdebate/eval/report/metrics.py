@@ -1,13 +1,8 @@
 """Metrics over one run: exact-match accuracy, per-class precision/recall/F1, macro-F1, a confusion matrix,
 confidence intervals and cost per claim.
 
-Every sample counts: an unparsed verdict or an errored run is a wrong answer (its predicted class is
-``UNPARSED`` / ``ERROR`` in the confusion matrix) and its id is listed. Nothing is dropped. ``compare``
-adds ``MISSING``: a sample of the draw a run holds no record for, wrong too, so every run has one denominator.
-
-Accuracy's interval is Wilson's (eval/report/intervals.py: a bootstrap of 3 right of 3 is the point [1, 1]);
-macro-F1's is a seeded percentile bootstrap. Macro-F1 averages over the dataset's labels, the same set in
-every resample and every run (scikit-learn's ``f1_score(labels=..., average="macro", zero_division=0)``).
+Every sample counts: unparsed, errored (and, in ``compare``, missing) samples are wrong and listed. Accuracy's
+interval is Wilson's, macro-F1's a seeded bootstrap over the dataset's labels in every resample.
 """
 
 from __future__ import annotations
@@ -100,9 +95,8 @@ def per_class(outcomes: list[Outcome], labels: tuple[str, ...]) -> dict[str, dic
 
 
 def macro_labels(outcomes: list[Outcome], labels: tuple[str, ...]) -> list[str]:
-    """The classes macro-F1 averages over: the dataset's labels, whichever occur. A set that followed the
-    labels seen would change between bootstrap resamples (and between runs), so the interval would mix
-    averages over two and over three classes; a label with neither gold nor prediction scores 0."""
+    """The classes macro-F1 averages over: the dataset's labels, whichever occur, so every resample averages
+    over the same set."""
     return list(labels)
 
 
@@ -160,9 +154,8 @@ def resampled_macro_f1(outcomes: list[Outcome], labels: tuple[str, ...], index: 
 
 def paired_macro_f1(a: list[Outcome], b: list[Outcome], labels: tuple[str, ...], *, seed: int,
                     resamples: int = 1000, confidence: float = 0.95) -> tuple[float, tuple[float, float]]:
-    """macro-F1(A) - macro-F1(B) on the same claims, with a paired percentile bootstrap: each resample
-    draws claims (the same draw as ``paired.paired_bootstrap`` for this seed) and takes both runs'
-    outcomes of them. Macro-F1 is not a mean over claims, so the accuracy test does not carry over."""
+    """macro-F1(A) - macro-F1(B) on the same claims, with a paired percentile bootstrap (the same draws as
+    ``paired.paired_bootstrap``)."""
     if len(a) != len(b):
         raise ValueError("a paired bootstrap needs both runs' outcomes of the same claims")
     n = len(a)
@@ -176,9 +169,8 @@ def paired_macro_f1(a: list[Outcome], b: list[Outcome], labels: tuple[str, ...],
 
 
 def cost(outcomes: list[Outcome]) -> dict[str, dict[str, float]]:
-    """Mean, p95 and total of each usage field over the samples whose record carries usage: every finished
-    sample and every errored one that spent before failing, so a method that fails expensively is not
-    cheap (``errored_spend`` counts both kinds of errored sample)."""
+    """Mean, p95 and total of each usage field over the samples whose record carries usage, errored ones that
+    spent included."""
     usages = [o.usage for o in outcomes if o.usage is not None]
     out = {}
     for name in COST_FIELDS:

@@ -2,9 +2,7 @@
 of one positive class — "factual" (SUPPORTS) — at the claim level and at the response level, plus a judge
 panel's mean consensus, how often its referees agree, and the cost per debated claim.
 
-Accuracy counts every sample (unparsed and errored ones are wrong). Precision and recall are those of the
-positive class: an unparsed or errored prediction is not a positive prediction, so on a positive gold it is
-a miss (it lowers recall) and on a negative gold it changes neither figure — accuracy is where it shows.
+An unparsed or errored prediction is wrong, and not a positive prediction: it lowers recall, never precision.
 """
 
 from __future__ import annotations
@@ -46,11 +44,8 @@ def _final_votes(verdict: dict[str, Any]) -> dict[str, str]:
 
 
 def panel_agreement(verdicts: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """How much a judge panel's referees agree over a run, from the final panel of every claim with at least
-    two readable votes: the share of agreeing referee pairs (``pairwise``, Fleiss' P-bar), Fleiss' kappa
-    (agreement beyond what the run's vote frequencies give by chance; None when every vote was the same,
-    where kappa is undefined), the share of unanimous panels, and the agreement of each pair of referees.
-    None when no claim had two readable votes (a single judge, Tool-MAD's, is no panel)."""
+    """How much a panel's referees agree over a run's final panels with two readable votes: pairwise share,
+    Fleiss' kappa (None when undefined), unanimous share and each pair's agreement; None without panels."""
     panels = [votes for votes in map(_final_votes, verdicts) if len(votes) >= 2]
     if not panels:
         return None

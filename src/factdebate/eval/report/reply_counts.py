@@ -1,10 +1,8 @@
 """Every reply a parser had to read in a run, by what was asked (label, query, moderation, ballot,
 mermaid_step, claims...): how many were asked, re-asked, recovered by the re-ask and lost.
 
-A verdict can be labelled while some of its replies were lost (a query kept from the round before, a
-faithfulness score left out), so the count of unparsed verdicts alone hides them; the summary, its
-markdown, the terminal line and ``reproduce``'s report all show these counts, and a role that lost more
-than :data:`LOST_WARNING` of its replies is warned about.
+A labelled verdict may have lost replies, so every report shows these counts, and warns of a role that lost
+more than :data:`LOST_WARNING`.
 """
 
 from __future__ import annotations

@@ -3,11 +3,8 @@
 ``--from``) and a rerun alike, each file read as a regular file inside the folder, of a bounded size and depth
 (core/runfiles.py), and checked field by field.
 
-A run folder may have been edited or crafted. Read unchecked, ``settings.llm`` holding a list, ``labels``
-holding a number or ``ids`` holding objects surfaced deep inside the comparison as Python's
-``AttributeError`` ("internal error"). Here the fields those commands read are checked when the file is
-read, and a wrong one is one line naming the file and the field (exit 2), before anything is computed or
-written. Fields they do not read are left as they are (a later version may add some).
+A run folder may have been edited or crafted: a wrong field is one line naming the file and the field (exit 2),
+before anything is computed. Fields not read are left as they are.
 """
 
 from __future__ import annotations
@@ -30,10 +27,8 @@ def _kind(value: Any) -> str:
 
 
 def settings_shape_problem(data: dict[str, Any], model: type[BaseModel] | None = None, where: str = "") -> str | None:
-    """Where recorded settings hold something other than an object in a place the settings model has a
-    section (``llm``, ``retrieval.…``, a method's section under ``methods``, an MCP server), or None. Values
-    inside the sections are left to the settings model's own validation; only the sections' shape is needed
-    to walk them safely."""
+    """Where recorded settings hold something other than an object where the settings model has a section, or
+    None."""
     if model is None:
         from factdebate.settings.model import Settings
 

@@ -62,9 +62,8 @@ def summarize(directory: Path, run: dict[str, Any], ids: list[str], *, complete:
 
 
 def cost_by_model(outcomes: list[Outcome]) -> dict[str, dict[str, int]] | None:
-    """The usage by model of every sample that recorded one (errored samples' spend before failing included),
-    summed (what ``compare --price`` prices); None when a record predates usage by model (a resumed old
-    run), rather than totals that leave samples out."""
+    """The usage by model of every sample, summed (what ``compare --price`` prices); None when a record
+    predates usage by model."""
     finished = [o for o in outcomes if o.usage is not None]
     if any(o.usage_by_model is None for o in finished):
         return None

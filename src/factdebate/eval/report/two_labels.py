@@ -1,14 +1,6 @@
 """How often a run on a two-label dataset met a case whose answer is a choice rather than a reading of the
-evidence, so that a reader can tell how much of a figure rests on it (issue: binary tasks, binary answers):
-
-- ``ties``: DPD panels whose final outcome was a tie (``decided_by`` ``panel-tie``), answered with
-  ``methods.dpd.binary_tie``;
-- ``empty_extractions``: responses with no claim left to check (``no-claims``: nothing extracted, or only
-  subjective content), answered SUPPORTS as no claim is false;
-- ``third_label``: verdicts a method still answered NOT ENOUGH INFO (``decided_by`` ``two-labels``; a
-  response with a NOT ENOUGH INFO claim and none false, ``unverified``), answered REFUTES by the rule of
-  core/claim_context.py: not verified as factual; ``outside_labels``: those that reached a record as a third
-  label all the same (kept in the record's ``outside_labels``, answered by the same rule).
+evidence: DPD ``ties`` (``binary_tie``), ``empty_extractions`` (SUPPORTS), ``third_label`` answers and
+``outside_labels`` records (REFUTES, core/claim_context.py).
 """
 
 from __future__ import annotations

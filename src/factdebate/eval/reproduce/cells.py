@@ -2,16 +2,10 @@
 in its own folder ``OUT/<dataset>/<run>/`` of the ordinary eval harness, so it resumes like ``eval`` and
 two tables that need the same run (Table III and Table IV) share it.
 
-A column with the paper authors' own sample set (``authors`` in papers.toml) runs that file whole, in its
-order, fetched by name and checked (hub/github.py); ``--data`` still replaces it. Where the file cannot be
-had (offline with no copy here, the host out of reach), the paper's draw from the bare dataset runs instead,
-declared as a deviation in run.json and the report; a file whose checksum fails is refused (the cell is
-skipped), never replaced by another draw.
-
-A cell whose dataset cannot be had (not built in, not downloadable, not given with ``--data``) is skipped
-with the reason and how to supply it; the other cells go on. The samples are drawn as the paper drew them
-(a seeded random draw, a balanced draw with the paper's per-label counts, or every sample), in a seeded
-order, so ``--limit N`` takes the first N of the paper's draw and a larger limit extends a smaller run."""
+A column with the authors' own sample set runs that file whole, fetched and checked (hub/github.py); where it
+cannot be had, the paper's draw runs instead, declared; a failed checksum skips the cell. A cell whose dataset
+cannot be had is skipped with how to supply it. Samples are drawn as the paper drew them, in a seeded order,
+so ``--limit N`` takes the first N."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """The "differences from the papers" table of docs/reproduce.md, generated from the methods' own
 declarations (``Method.paper_deviations``): one source, so the page cannot drift from what runs report.
 
-Each run of ``papers.toml`` on each dataset its tables pair it with is declared under the paper's options
-for that cell, on a machine with no Tavily key and the embedded model (what ``reproduce`` does offline);
-a run with a served model or Tavily lists fewer (its own run.json and summary say which). Rewrite the page
-with ``python -m factdebate.eval.reproduce.differences docs/reproduce.md``; a test checks it is current.
+Each cell is declared as ``reproduce`` runs it offline. Rewrite the page with ``python -m
+factdebate.eval.reproduce.differences docs/reproduce.md``; a test checks it is current.
 """
 
 from __future__ import annotations

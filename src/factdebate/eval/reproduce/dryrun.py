@@ -1,7 +1,5 @@
-"""``reproduce --dry-run``: the plan before anything is spent. Per table, the paper rows it runs and those
-it does not; per dataset, whether it is available here and how to supply it; per run, the samples and the
-LLM calls and tokens it would cost (eval/estimate.py: the methods' own call bounds, or what finished
-samples measured), and the totals."""
+"""``reproduce --dry-run``: the plan before anything is spent: rows run and not, datasets available, and each
+run's samples, calls and tokens (eval/estimate.py)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
 """Our side of each comparison: a paper's metric measured on one run folder, with a 95% interval, computed
 the way the paper defines it.
 
-A proportion (accuracy, and the factual class's precision and recall, each over its own denominator) gets
-the Wilson score interval (eval/report/intervals.py), which a handful of samples cannot shrink to a point; the
-others (F1, macro-F1, tool calls) a percentile bootstrap over the outcomes with the run's seed (1,000
-resamples), as in ``summary.md``. Unparsed and errored samples count as the metrics module counts them:
-wrong, never dropped; so does a sample of the run's draw that has no record yet (an interrupted run), so
-every run is measured over its whole draw. Tool calls are the paper's totals: our mean per claim times the
-paper's number of claims, so a ``--limit`` run compares with the full-size figure."""
+A proportion gets Wilson's interval, the others a seeded bootstrap; unparsed, errored and missing samples are
+wrong. Tool calls are the paper's totals: our mean per claim times the paper's number of claims."""
 
 from __future__ import annotations
 

@@ -1,19 +1,9 @@
 """What a rerun takes from a run folder's recorded settings, and what it never takes.
 
-A run folder is data someone may have sent you. Its ``run.json`` says which method ran with which settings,
-and a rerun repeats that; but the same record also names commands (an MCP server's ``command``), endpoints
-(``llm.base_urls``, a Milvus URI, a Ray address) and paths, and applying those whole would run the folder's
-command and send the user's API key to the folder's server. So the record gives the method's settings only;
-the operator's part comes from the user's own environment, config file and flags, as for ``factdebate eval``:
-
-- commands, endpoints and where work runs: :func:`~factdebate.settings.operator_paths.operator_paths`;
-- the operator's limits (every option the service keeps from callers under "Limits");
-- paths: a recorded path inside the original folder moves to the new folder (a run's own memory); any other
-  path (a shared memory file, a memory to start from, a model file) is the user's to give again;
-- secrets were never recorded (they are masked).
-
-Where the record differs from what the rerun uses, :func:`split_recorded` says so in one line each, naming the
-setting and never a value that could hold a secret."""
+A run folder may come from anyone: applying its commands, endpoints and paths would run its command and send
+the user's key to its server. So it gives the method's settings only; commands, endpoints, limits and paths
+outside it come from the user (a path inside it moves to the new folder). :func:`split_recorded` names each
+recorded setting not used, never its value."""
 
 from __future__ import annotations
 
@@ -66,9 +56,8 @@ def _shown(value: Any) -> str:
 
 def split_recorded(recorded: dict[str, Any], own: dict[str, Any], original: Path, output: Path,
                    flagged: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
-    """The recorded settings with the operator's part replaced by ``own`` (the user's settings as a dict),
-    and one line for each recorded value the rerun does not use (none for what the user's flags, nested in
-    ``flagged``, set: they chose it)."""
+    """The recorded settings with the operator's part from ``own``, and a line per recorded value not used
+    (none for what ``flagged`` sets)."""
     flagged = flagged or {}
     data = json.loads(json.dumps(recorded, default=str))
     notes: list[str] = []

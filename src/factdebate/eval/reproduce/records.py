@@ -1,9 +1,7 @@
 """Reading back what a reproduction wrote: ``reproduce.json`` and a run's ``run.json``, checked field by field.
 
-A run folder is a file on disk that anyone may have edited, truncated or sent: read unchecked, a missing
-``cells`` or a ``seed`` of ``"abc"`` surfaced as Python's ``KeyError`` or ``ValueError`` ("internal error").
-Here it is one line naming the file and the first bad field (exit 2), before anything is run or written.
-A cell's ``folder`` must also be a relative path that stays inside the reproduction's folder.
+A bad field is one line naming the file and the field (exit 2), before anything runs; a cell's ``folder``
+must stay inside the reproduction's folder.
 """
 
 from __future__ import annotations

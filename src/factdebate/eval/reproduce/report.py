@@ -1,8 +1,5 @@
-"""The reproduction's report: ``report.md`` with, per table, every figure the paper reports next to ours
-(95% interval: Wilson's for a proportion, the bootstrap's otherwise), the difference, and whether the
-paper's figure lies inside our interval; a plot per table; the runs with the paper deviations in force and
-the settings the user changed; what was skipped and how to supply it. Everything is read back from the
-output folder (reproduce.json and each run's files), so the report can be rewritten at any time."""
+"""The reproduction's report: per table, every paper figure beside ours with its 95% interval, a plot, the
+runs' deviations and the user's changes, and what was skipped; read back from the output folder alone."""
 
 from __future__ import annotations
 
@@ -114,9 +111,7 @@ def _debater(root: Path, cell: dict[str, Any] | None) -> str | None:
 
 
 def _other_backbone(model_key: str, debater: str | None) -> str:
-    """``debater`` when it is a served model other than the backbone ``model_key`` (papers.toml's key) names,
-    else ""; a row whose backbone the paper does not state is never said to be another's, and the embedded or
-    a scripted model is said once in the header (``CAPABLE``), not on every row."""
+    """``debater`` when it is a served model other than the backbone ``model_key`` names, else ""."""
     if debater is None or model_key == "unstated" or served_name(debater) is None:
         return ""
     return debater if backbone_of(debater) != model_key.replace("_", ".") else ""

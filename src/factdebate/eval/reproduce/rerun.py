@@ -2,11 +2,8 @@
 settings, the dataset and its checksums, the seed, the sample ids) into a new folder, and say whether the
 verdicts match. A folder of ``reproduce`` reruns each of its runs and rewrites the paper report.
 
-The folder gives the method's settings only: commands, endpoints, limits and paths outside it come from the
-user's own environment and flags (recorded_settings.py: a run folder may come from anyone). Paths inside the
-original folder (a MERMAID run's own memory) are moved to the new one, so the rerun starts from nothing, as
-the original did. Flags given with ``--from`` change the recorded settings, and the comparison lists what
-they changed."""
+The folder gives the method's settings only (recorded_settings.py); flags given with ``--from`` change them,
+and the comparison lists what they changed."""
 
 from __future__ import annotations
 
@@ -82,9 +79,8 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def rerun_settings(recorded: dict[str, Any], original: Path, output: Path, options: dict[str, Any],
                    environ: dict[str, str] | None = None) -> tuple[Settings, list[str]]:
-    """The recorded method settings, the operator's part (commands, endpoints, limits, paths outside the
-    folder) from the user's own environment and config file (recorded_settings.py), the user's flags over
-    both; and one line per recorded value not used."""
+    """The recorded method settings, the operator's part from the user's own, the user's flags over both;
+    and a line per recorded value not used."""
     flags = options_to_overrides(options)
     own = load_settings(None, flags, environ=environ).model_dump(mode="json")
     kept, notes = split_recorded(recorded, own, original, output, flags)
