@@ -1,10 +1,7 @@
 """``factdebate calibrate relevance --dataset D``: the answer-relevance threshold for the encoder in use.
 
-Tool-MAD's 0.8 was read off the paper's own score distribution; our encoder scores lower. This plays Tool-MAD's
-round 1 on a dataset's claims as a run does (each debater writes its query from the claim, or searches the
-claim itself with --round1-query claim, and answers from its documents), scores
-the answers with the encoder in use (methods/toolmad/calibrate.py), and prints the threshold at which the
-asked share passes, with the settings that run Tool-MAD with it and record dataset, encoder and share."""
+Tool-MAD's 0.8 was read off the paper's own encoder's scores; ours scores lower. This plays round 1 as a run
+does (methods/toolmad/calibrate.py) and prints the threshold the asked share passes, as settings."""
 
 from __future__ import annotations
 

@@ -41,10 +41,7 @@ RESPONSE_LIMIT = "response.max_response_chars"
 
 
 def read_response(text: str | None, file: Path | None, max_chars: int) -> str:
-    """The text from the argument, ``--file``, or stdin (``-`` or no argument with piped input). A file or
-    stdin is read through the bounded reader: a regular file or a pipe of at most 4 bytes per character of
-    ``response.max_response_chars`` (UTF-8's widest) and a little room for the blank lines around it, so a
-    link to /dev/zero, a FIFO nobody writes or a sparse file of gigabytes is one line, not a hang."""
+    """The text from the argument, ``--file``, or stdin (``-`` or piped input), read within bounds."""
     if text is not None and file is not None:
         raise InputError("give the response as an argument or with --file, not both")
     limit = 4 * max_chars + 64 * 1024
@@ -171,9 +168,8 @@ def register_check_response(app: typer.Typer) -> None:
 
 def _checked(settings: Settings, response: str, question: str | None, with_feedback: bool, kinds: frozenset[str],
              err: Console, traced: list[EventSink]) -> tuple[ResponseVerdict, str | None]:
-    """The response's verdict and, ``with_feedback``, the note of corrections for its refuted claims. Under
-    ``--fail-on`` a check that could not be made exits 3, never 1: the loop must not re-run its agent for the
-    checker's fault."""
+    """The response's verdict and, ``with_feedback``, the note of corrections for its refuted claims; under
+    ``--fail-on`` a check that could not be made exits 3, never 1."""
     from factdebate.cli import feedback as notes
     from factdebate.guard_engine.call import CheckCall, LocalHost
     from factdebate.guard_engine.call import check_response as check_response_call
@@ -218,8 +214,7 @@ def _checked(settings: Settings, response: str, question: str | None, with_feedb
 
 
 def _report(verdict: ResponseVerdict, settings: Settings, as_json: bool, kinds: frozenset[str], err: Console) -> None:
-    """The verdict on stdout (JSON or a table), and the exit code: ``--fail-on``'s, else 1 for a claim in error
-    (verify's contract)."""
+    """The verdict on stdout (JSON or a table), and the exit code (``--fail-on``'s, else verify's)."""
     if as_json:
         sys.stdout.write(verdict.model_dump_json() + "\n")
     else:

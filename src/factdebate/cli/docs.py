@@ -1,13 +1,8 @@
 """The documentation that travels with the package: `factdebate docs TOPIC[#SECTION]` reads it offline.
 
-A wheel user has no repository, and the project has no public web address, so messages cite a topic of this
-command ("see `factdebate docs guard#streaming`") instead of a repository path. The wheel's build copies the
-repository's ``docs/**/*.md`` into ``factdebate/docs/`` and README.md to ``factdebate/docs/readme.md``
-(setup.py); in a checkout they are read where they are. A topic is a file's path under docs/ without ``.md``
-(``guard``, ``methods/tool-mad``); a section is a heading's GitHub anchor (``guard#streaming``).
-
-The pages are written for a clone (``.venv/bin/factdebate``, ``docs/guard.md``); the installed copy is read
-as its reader has it (``for_installed``): the command as ``factdebate``, a page as ``factdebate docs TOPIC``."""
+Messages cite a topic of this command ("see `factdebate docs guard#streaming`"): a file's path under docs/
+without ``.md``, and a heading's GitHub anchor. The wheel carries ``docs/**/*.md`` and README.md (setup.py);
+the installed copy is read as its reader has it (``for_installed``)."""
 
 from __future__ import annotations
 

@@ -23,9 +23,7 @@ class Check:
     detail: str
 
     def line(self) -> str:
-        """One line a check (greppable), in Rich markup. The status is padded before the markup goes round it,
-        so the column lines up whatever the colour tags' lengths; the text is escaped, or Rich would swallow
-        the ``[local]`` of ``pip install 'factdebate[local]'`` as a tag."""
+        """One line a check, in Rich markup: the status padded before its tags, the text escaped."""
         from rich.markup import escape
 
         status = self.status.upper() if self.status == "fail" else self.status
@@ -155,9 +153,8 @@ def _llama_build_checks() -> list[Check]:
 
 
 def _model_server_checks(settings: Settings) -> list[Check]:
-    """Each OpenAI-compatible server the settings use answers (run/model_servers.py, which verify, eval and
-    check-response ask too before preparing anything). A server that cannot be reached is a failure, as a
-    Milvus server is: every claim would fail on it."""
+    """Each OpenAI-compatible server the settings use answers (run/model_servers.py); one that cannot be
+    reached is a failure."""
     from factdebate.run.model_servers import ask_servers
 
     checks = []

@@ -111,8 +111,7 @@ def _several(methods_flag: str, dataset: str | None, output: Path, options: dict
              seed: int, concurrency: int | None, dry_run: bool, config: Path | None, trace: Path | None,
              strict: bool, scale: tuple[str | None, str | None, int | None], order: str = "shuffled", *,
              every_deviation: bool = False) -> None:
-    """Several methods on one seeded draw (or the file's first samples), each in OUTPUT/<method>/, then their
-    comparison in OUTPUT."""
+    """Several methods on one draw, each in OUTPUT/<method>/, then their comparison in OUTPUT."""
     from factdebate.core.pathcheck import output_folder
     from factdebate.eval.datasets import select
     from factdebate.eval.datasets.loader import load_dataset
@@ -151,9 +150,8 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
              strict: bool = False, scale: tuple[str | None, str | None, int | None] = (None, None, None),
              drawn: tuple[Any, list[Any]] | None = None, order: str = "shuffled", warn: bool = False,
              every_deviation: bool = False) -> int:
-    """Runs (or estimates) one run; returns how many of its samples ended in error. ``drawn``: a dataset
-    already loaded and the samples drawn from it, shared with other runs; ``warn``: about flags its method
-    ignores."""
+    """Runs (or estimates) one run; returns how many of its samples ended in error. ``drawn``: a loaded
+    dataset and its draw, shared with other runs."""
     plan = _prepare(directory, method, options, name, dataset, limit, seed, config, strict, scale=scale, drawn=drawn,
                     order=order, warn=warn)
     return _run_plan(plan, concurrency, dry_run, trace, every_deviation=every_deviation)
@@ -163,8 +161,7 @@ def _prepare(directory: Path, method: str | None, options: dict[str, Any], name:
              limit: int | None, seed: int, config: Path | None, strict: bool = False,
              scale: tuple[str | None, str | None, int | None] = (None, None, None),
              drawn: tuple[Any, list[Any]] | None = None, order: str = "shuffled", warn: bool = False) -> Any:
-    """One run's plan, with every check that needs no model call done: its settings, the method's own
-    check of them, and whether the run directory may be resumed."""
+    """One run's plan, with every check that needs no model call done."""
     from factdebate.core.pathcheck import output_folder
     from factdebate.eval.runner import check_resume, make_plan
     from factdebate.methods import get_method
@@ -189,9 +186,8 @@ def _prepare(directory: Path, method: str | None, options: dict[str, Any], name:
 
 def _run_plan(plan: Any, concurrency: int | None, dry_run: bool, trace: Path | None, *,
               every_deviation: bool = False) -> int:
-    """Runs (or estimates) a prepared run; returns how many of its samples ended in error. After it (or its
-    estimate), the ways the run differs from its paper, as verify prints them after a verdict
-    (``every_deviation``: --deviations); the tools being alike is said before it too."""
+    """Runs (or estimates) a prepared run; returns how many of its samples ended in error. Its paper
+    deviations are printed after it, as verify does."""
     from factdebate.core.deviations import Deviation
     from factdebate.eval.report.reply_counts import lost_warning, short_text
     from factdebate.eval.report.summary import RESULTS, base_rate_warning, fmt

@@ -1,11 +1,8 @@
 """``check-response --fail-on refuted,unchecked,not-enough-info``: the exit code a re-run loop or a CI step
 reads instead of parsing the verdict's JSON (docs/methods/response-level.md, "A check that ends a loop").
 
-Exit 1 when the response holds a refuted claim (and ``refuted`` is named): what the agent that wrote it can
-correct. Exit 4 when it holds a claim of another named kind and none refuted (unchecked, not enough info): the
-checker could not decide it, so the agent has nothing to correct. Exit 3 when the check itself failed (a
-claim ended in error, or the run stopped on a remote service), 2 for a usage error. A loop re-runs its agent
-on 1 only, and stops on 3 and 4, where re-running the agent would not help."""
+Exit 1: a refuted claim, which the agent can correct; 4: a claim of another named kind and none refuted; 3: the
+check itself failed; 2: a usage error. A loop re-runs its agent on 1 only."""
 
 from __future__ import annotations
 
@@ -16,11 +13,8 @@ from factdebate.core.errors import InputError
 from factdebate.core.types import Label, ResponseVerdict
 
 KINDS = ("refuted", "unchecked", "not-enough-info")
-# Sentences the verdict says nothing about although they state something (response_level/unchecked.py): the
-# claim limit cut them, the extractor's claim for them named what the text does not, their pronoun was never
-# resolved, or the extractor took no claim from them (coverage fails closed: a statement the gate passed is
-# one, whatever it names). A question, a greeting, an opinion, a subjective sentence, a heading, a table's
-# header row or code states no fact to fail on.
+# Unchecked sentences that state something (response_level/unchecked.py); a question, greeting, opinion,
+# heading or code states no fact to fail on.
 FACTUAL_UNCHECKED = frozenset({"claim limit", "ungrounded", "unresolved", "no claim"})
 
 
@@ -68,8 +62,7 @@ def findings(verdict: ResponseVerdict) -> Findings:
 
 
 def exit_code(found: Findings, kinds: frozenset[str]) -> int:
-    """The status a loop reads: the checker's failure first (3), then what the agent can correct (1), then
-    what it cannot (4)."""
+    """The status a loop reads: the checker's failure (3), then what the agent can (1) or cannot (4) correct."""
     if found.failed:
         return exits.CHECK_FAILED
     named = found.named(kinds)

@@ -1,14 +1,9 @@
 """``check-response --feedback FILE``: the refuted claims of a response, written as a note to hand back to the
 agent that wrote it (docs/methods/response-level.md, "A check that ends a loop").
 
-Each refuted claim is listed with the sentence of the answer that says it, a correction when one can be
-grounded, and up to two quotes from the passages its check read. The correction is the guard's
-(guard_engine/correct.py: one sentence written from the refuting passage and kept only when the checker finds its
-quote supports it; two model calls a refuted claim). A passage holding words addressed to a model is never
-quoted: the note goes into an agent's prompt, and a retrieved page must not give that agent instructions.
-
-Only refuted claims are written. An unchecked or unverifiable claim is nothing an agent can correct, so a
-response without a refuted claim gives an empty file (never a list with nothing in it)."""
+Each refuted claim is listed with its sentence, the guard's correction where one is grounded
+(guard_engine/correct.py), and up to two quotes; a passage addressed to a model is never quoted. Only refuted
+claims are written: a response without one gives an empty file."""
 
 from __future__ import annotations
 
@@ -67,8 +62,7 @@ def _sentence(response: str, check: ClaimCheck) -> str | None:
 
 
 async def fixes(verdict: ResponseVerdict, llm: LLM | None) -> list[Fix]:
-    """Every refuted claim of ``verdict`` with its quotes and, when ``llm`` is given and a passage refutes it,
-    a grounded correction."""
+    """Every refuted claim of ``verdict`` with its quotes and, with ``llm``, a grounded correction."""
     out: list[Fix] = []
     for check in refuted(verdict):
         evidence = evidence_of(check)
@@ -81,8 +75,7 @@ async def fixes(verdict: ResponseVerdict, llm: LLM | None) -> list[Fix]:
 
 
 async def counted_fixes(verdict: ResponseVerdict, llm: LLM | None) -> list[Fix]:
-    """:func:`fixes`, with the model calls the corrections make added to ``verdict``'s usage (its total, the
-    ``corrector`` role and the model that answered), so that what ``--feedback`` cost is reported with the rest."""
+    """:func:`fixes`, with the corrections' model calls added to ``verdict``'s usage (role ``corrector``)."""
     recorder = RunRecorder()
     with recording(recorder):
         found = await fixes(verdict, llm)
@@ -117,8 +110,7 @@ def note(found: Sequence[Fix]) -> str:
 
 
 def clear(path: Path) -> None:
-    """Empty the feedback file before the check, so a failed check never leaves the last run's note for the
-    loop to feed again."""
+    """Empty the feedback file before the check, so a failed check never leaves the last run's note."""
     write(path, "")
 
 

@@ -1,10 +1,7 @@
 """The root command group, which tidies every command's --help before it is drawn.
 
-Typer's Rich help gives a flag the type column of an option that takes a value (``--json <bool>``,
-``--help <bool>``), which reads as if the flag wanted an argument; its plain help leaves it out. An empty
-metavar leaves it out of the Rich help too. Commands are reached through the root group (subgroups such as
-``memory`` included), so fixing them as the group hands them out covers every command, whichever module
-registered it."""
+Typer's Rich help shows a flag's type (``--json <bool>``) as if it took a value; an empty metavar leaves it out.
+Every command is reached through the root group, so fixing them there covers all."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The console script. ``factdebate mcp`` over stdio, with only the options that mode reads (``--config``,
-``--allow-mcp-tool``), starts the MCP server without loading the command line: an MCP client waits for
-everything the process imports before the SDK answers its handshake, and the command line is about a fifth of
-that. Every other command, and ``mcp`` with any other option or a value the command line would refuse, runs as
-cli/main.py parses it (its help, its words for a mistake)."""
+"""The console script. ``factdebate mcp`` over stdio with only ``--config`` and ``--allow-mcp-tool`` starts the
+MCP server without loading the command line (a fifth of what a client waits for); everything else runs
+through cli/main.py."""
 
 from __future__ import annotations
 
@@ -14,8 +12,7 @@ _STDIO_OPTIONS = {"--config": "config", "-c": "config", "--allow-mcp-tool": "all
 
 def stdio_mcp(args: list[str]) -> tuple[str | None, list[str]] | None:
     """The settings file and the allowed MCP tools when ``args`` ask for ``mcp`` over stdio with only the
-    options it reads (``--config FILE``, ``-c FILE``, ``--config=FILE``, ``--allow-mcp-tool ENTRY``, repeated
-    or not), else None."""
+    options it reads, else None."""
     if args[:1] != ["mcp"]:
         return None
     config: str | None = None

@@ -134,8 +134,7 @@ def verify(
 
 
 def _vectors_note() -> None:
-    """The vectors this command built in the background and did not finish: said, then stopped (at exit they
-    would be anyway); the next run takes them up."""
+    """Say that the vectors built in the background are unfinished (the next run takes them up), and stop them."""
     from factdebate.corpus import vectors_later
 
     if (line := vectors_later.note()) is not None:
@@ -292,8 +291,8 @@ _register(app)
 
 
 def _usage_error(exc: Exception) -> int | None:
-    """Click and Typer's bundled click raise unrelated exception classes; both carry ``exit_code`` and
-    ``format_message``. One line and a hint beat a traceback for a mistyped flag."""
+    """For click's or Typer's bundled click's usage error: print it in one line with a hint, and return the exit
+    code; None for any other exception."""
     import click
 
     kinds: tuple[type[Exception], ...] = (click.ClickException,)
@@ -317,11 +316,8 @@ def _usage_error(exc: Exception) -> int | None:
 
 
 def _command_for(argv: list[str]) -> Any:
-    """The command line as click runs it. ``factdebate NAME ...`` builds only NAME's command: Typer turns every
-    command's signature into click parameters each time it builds the group, which was about half of a short
-    command's start (0.15 CPU-seconds of 0.3 beyond the imports: `verify` and its hundred method flags, `eval`,
-    the service's, ...). Anything else (``--help``, ``--version``, no name or an unknown one) gets the whole
-    group, so the list of commands and click's "No such command" are unchanged."""
+    """The command line as click runs it: ``factdebate NAME ...`` builds only NAME's command (building all
+    was half a short command's start); anything else gets the whole group."""
     from typer.main import get_command, get_command_name
 
     name = argv[0] if argv and not argv[0].startswith("-") else None

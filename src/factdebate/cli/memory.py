@@ -1,8 +1,6 @@
 """``factdebate memory ls|show|search|clear|export``: look into and tidy the evidence memory.
 
-Without flags they look where MERMAID writes with the same settings (environment, ``--config``): its memory
-file and its namespace (the corpus name unless ``methods.mermaid.memory_namespace`` says otherwise), so
-clearing before an evaluation clears what the method would recall."""
+Without flags they look where MERMAID writes with the same settings: its memory file and namespace."""
 
 from __future__ import annotations
 
@@ -131,9 +129,7 @@ def clear(memory_path: PathOpt = None, namespace: NamespaceOpt = None, config: C
 
 
 def _confirm(question: str) -> None:
-    """Ask on stderr (stdout stays data). A "no" is the user's choice, carried out: exit 0. A missing answer
-    exits 2 with one line, so a script that forgot --yes cannot mistake "nothing was deleted" for success;
-    Ctrl-C is an interruption (exit 130)."""
+    """Ask on stderr: "no" exits 0, no answer exits 2 (a script forgot --yes), Ctrl-C 130."""
     try:
         agreed = typer.confirm(question, err=True)
     except typer.Abort as exc:  # end of input and Ctrl-C both arrive as Abort

@@ -1,8 +1,6 @@
-"""Command-line flags derived from the option table: ``verify`` and ``eval`` get the same flags, one per
-shared option and one per field of every method's settings model, so a new method's settings become flags
-without touching the CLI. Each flag's help is its field's title and description, as in the web form, with its
-built-in default; the flags sit in panels (common, each method's own, output, operator), and a flag that the
-chosen method or the command never reads is named in a warning (:func:`warn_unread`)."""
+"""Command-line flags derived from the option table: one per shared option and per field of every method's
+settings model, helped by its title and description, in panels; a flag nothing reads is warned of
+(:func:`warn_unread`)."""
 
 from __future__ import annotations
 
@@ -61,8 +59,7 @@ TraceTextFlag = Annotated[bool, typer.Option(
 
 
 def with_trace_text(trace: Path | None, wanted: bool) -> contextlib.AbstractContextManager[None]:
-    """What ``--trace-text`` turns on around a run: the text of its model calls (llm/transcript.py). The text
-    goes to the trace, so the flag without ``--trace`` is a mistake, not a no-op."""
+    """What ``--trace-text`` turns on around a run (llm/transcript.py); without ``--trace`` it is a mistake."""
     if not wanted:
         return contextlib.nullcontext()
     if trace is None:
@@ -73,8 +70,7 @@ def with_trace_text(trace: Path | None, wanted: bool) -> contextlib.AbstractCont
 
 
 def _cli_type(option: Option) -> tuple[Any, str]:
-    """A type Typer parses, and a note for the help text. Lists are comma-separated; choices are checked
-    by the settings model (so the error names the setting)."""
+    """A type Typer parses (lists comma-separated), and a note for the help text."""
     annotation = option.annotation
     origin = typing.get_origin(annotation)
     if origin is list:
@@ -87,8 +83,7 @@ def _cli_type(option: Option) -> tuple[Any, str]:
 
 
 def _help(option: Option) -> str:
-    """The flag's help: title, description, how to write the value, and the built-in default with its unit.
-    Escaped, as Typer reads help as Rich markup (a ``[...]`` would vanish)."""
+    """The flag's help: title, description, value format and default, escaped for Rich markup."""
     _, note = _cli_type(option)
     title = option.title if option.title and not option.help.lower().startswith(option.title.lower()) else ""
     text = (f"{title}: " if title else "") + option.help + (f" ({note})" if note else "")
@@ -122,9 +117,7 @@ def _parameter(option: Option, scopes: tuple[str, ...]) -> inspect.Parameter:
 
 
 def _rank(parameter: inspect.Parameter, main: set[str], order: list[str]) -> tuple[int, int]:
-    """Panels in the order a reader wants them (``order``, then ``_LAST``): the command's own flags, the common
-    options, the default method's, the other methods', output, then what an operator tunes; in each, the
-    settings that change a method most come first."""
+    """Panels in the order a reader wants them (``order``, then ``_LAST``), the main settings first in each."""
     info = next((m for m in getattr(parameter.annotation, "__metadata__", ()) if hasattr(m, "rich_help_panel")),
                 None)
     panel = getattr(info, "rich_help_panel", None)
@@ -145,9 +138,7 @@ def _method_order() -> list[str]:
 
 
 class OptionCommand:
-    """A command whose flags are read from the option table each time the CLI is built (Typer reads
-    ``__signature__`` then), so a method registered after import still gets its flags. The wrapped
-    function's last parameter is ``options: dict``; it receives the options that were given."""
+    """A command whose flags come from the option table; its last parameter, ``options``, gets those given."""
 
     def __init__(self, func: Callable[..., None], skip: set[str], scopes: tuple[str, ...]) -> None:
         self.func, self.skip, self.scopes = func, skip, scopes
@@ -204,9 +195,7 @@ def with_option_flags(skip: set[str], scopes: tuple[str, ...] = SCOPES) -> Calla
 
 
 def warn_unread(options: dict[str, Any], method: str, command: str, scopes: tuple[str, ...] = SCOPES) -> None:
-    """One line on stderr for the given flags that change nothing here: another method's (``verify --method
-    cot --rounds 2``), or one that only another command reads. The run goes on: the flag is harmless, but
-    whoever typed it expected it to do something."""
+    """One line on stderr for the given flags that change nothing here; the run goes on."""
     ignored = [f"{_flag(o.name)} (a {o.method} option)" for o in not_read_by(list(options), method)]
     table = all_options()
     where = {"response": "check-response and eval", "eval": "eval"}

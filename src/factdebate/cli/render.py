@@ -1,8 +1,5 @@
-"""Terminal rendering of any method's debate: rounds, turns (query, evidence, steps, label, scores),
-judgements, the decision. :class:`LiveDebate` draws the same panels from trace events as they arrive. What
-differs between methods (roles whose turns are statements, how a decision is worded, what a referee's
-scores are called, whether there are rounds to name) comes from the method's view (methods/view.py): this
-module names no method."""
+"""Terminal rendering of any method's debate: rounds, turns, judgements, the decision; :class:`LiveDebate`
+draws the same from trace events. What differs between methods comes from their view (methods/view.py)."""
 
 from __future__ import annotations
 
@@ -104,8 +101,7 @@ def judgement_panel(judgement: Judgement, view: MethodView = GENERIC) -> Panel:
 
 
 class LiveDebate:
-    """An event sink that prints each turn once complete (after its scores, when it is scored; at the end
-    of its round otherwise), each judgement as it is made, for every method."""
+    """An event sink that prints each turn once complete and each judgement as it is made."""
 
     def __init__(self, console: Console, claim: str, *, thresholds: dict[str, float] | None = None,
                  view: MethodView = GENERIC) -> None:
@@ -159,8 +155,7 @@ class LiveDebate:
             self.console.rule(f"Round {round}")
 
     def _judge_header(self, round: int) -> None:
-        """A judgement after the last debate round is the judge's, headed so (it came as "Round 4" after a
-        3-round debate); one within a round (DPD's panel, MAD's moderator) sits under that round."""
+        """A judgement after the last round is headed as the judge's; one within a round sits under it."""
         if self.rounds_shown and round > max(self.rounds_shown):
             if not self.judge_shown:
                 self.judge_shown = True
@@ -183,10 +178,7 @@ PER_VERDICT = {FULL_TEXT.key}  # deviations of the verdict's own retrieval, not 
 
 def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True, note: str | None = None,
                    all_deviations: bool = False) -> None:
-    """The whole debate, or (``rounds=False``, after a :class:`LiveDebate`) only the decision. What matters
-    comes first under the label: ``note`` (the near-chance line of the embedded model), then the cost; the
-    ways the run differs from its paper last, as one line with their count when there are more than
-    :data:`FOLD_DEVIATIONS_OVER` (``all_deviations``: every one, as ``--json`` and an eval's run.json have)."""
+    """The whole debate, or (``rounds=False``) only the decision, ``note``, cost and paper deviations."""
     limits = thresholds(verdict.config, verdict.method)
     view = view_of(verdict.method)
     if rounds:
@@ -229,9 +221,8 @@ def render_verdict(verdict: Verdict, console: Console, *, rounds: bool = True, n
 
 
 def deviation_lines(deviations: Sequence[Deviation], *, every: bool, also: str) -> list[str]:
-    """The ways a run differs from its paper, as ``verify`` and ``eval`` print them (``--deviations``: ``every``
-    one): one line each, or, past :data:`FOLD_DEVIATIONS_OVER`, one line with their count that names where the
-    whole list is (``also``)."""
+    """A run's paper deviations, one line each, or past :data:`FOLD_DEVIATIONS_OVER` (unless ``every``) their
+    count and where the list is (``also``)."""
     if len(deviations) > FOLD_DEVIATIONS_OVER and not every:
         # What this verdict's own searches did (the full-text index while the vectors were built) is no setting a
         # reader knows from the last run: written out whatever the fold.
@@ -246,21 +237,17 @@ EMBEDDED_MODELS = near_chance.EMBEDDED_MODELS  # a name of this module, so a tes
 
 
 def embedded_model_note(models: list[str], what: str = near_chance.CLAIM) -> str | None:
-    """One line after a verdict that the embedded model decided (``models``: each role's model): it
-    answers near chance, so a newcomer should not take its label as a finding (llm/near_chance.py, whose
-    words the page shows too). ``what``: what the verdicts in front of the user test (a batch's, a response's)."""
+    """One line after a verdict the embedded model decided: it answers near chance (llm/near_chance.py)."""
     return near_chance.near_chance_note(models, what, embedded=EMBEDDED_MODELS)
 
 
 def models_part(usage_by_model: Mapping[str, Any]) -> str:
-    """The models that answered for a verdict, as its summary line names them (a reader is told
-    which model decided, not only how)."""
+    """The models that answered for a verdict, as its summary line names them."""
     return f" · model {', '.join(sorted(usage_by_model))}" if usage_by_model else ""
 
 
 def print_script_notes(warnings: Sequence[VerdictWarning], console: Console) -> None:
-    """A scripted model's caution (its ``scripted_model`` warning) as a note under the label: its answers are
-    written in advance, so the label is no finding. (The embedded model's is the settings' note above.)"""
+    """A scripted model's ``scripted_model`` warning as a note under the label: its label is no finding."""
     for warning in warnings:
         if warning.code == "scripted_model":
             console.print(f"note: {warning.message}.", style="yellow", markup=False, highlight=False, soft_wrap=True)

@@ -150,8 +150,7 @@ def _run(request: Any, cells: list[Any]) -> None:
 
 
 def _check_keys(request: Any) -> None:
-    """A served model without its key would fail every run the same way, each after its own start-up: say it
-    once, before the datasets are read (exit 2). Building the backend opens no connection."""
+    """A served model without its key: said once, before the datasets are read (exit 2)."""
     from factdebate.llm import make_backend
     from factdebate.settings.load import settings_from
 

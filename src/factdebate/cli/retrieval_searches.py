@@ -1,16 +1,8 @@
 """The searches a retrieval evaluation measures, each built as the method that stands on it searches:
 
-- ``bm25``: the ``local`` tool (tantivy BM25), Tool-MAD's search agent offline and the baselines' search;
-- ``dense-<encoder>``: the ``rag`` tool (MiniLM vectors in Milvus), Tool-MAD's RAG agent; one per
-  ``--dense ENCODER[=URI]`` (int8 or fp32, in a Milvus Lite file or on a Milvus server);
-- ``fusion-<encoder>``: MERMAID's offline Wikipedia (BM25 and dense ranks fused by reciprocal rank, one
-  passage per article).
-
-Each is called as the tools call it, through its coroutine (the engine's work in a worker thread): the
-float encoder on torch costs about 10 times the CPU when called from the main thread instead (measured
-here: 348 against 19 ms a query), which would charge fp32 for a path no run takes.
-
-For the built-in corpus the missing indexes are built first, as every other command builds them."""
+``bm25`` (the ``local`` tool), ``dense-<encoder>`` (the ``rag`` tool, one per ``--dense ENCODER[=URI]``) and
+``fusion-<encoder>`` (MERMAID's offline Wikipedia). Each is called through its coroutine as the tools call it:
+torch's encoder costs ten times the CPU on the main thread."""
 
 from __future__ import annotations
 

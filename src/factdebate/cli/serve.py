@@ -30,10 +30,7 @@ def _is_loopback(host: str) -> bool:
 
 
 def check_port_free(host: str, port: int) -> None:
-    """Bind every address ``host`` resolves to, as uvicorn will, and let go at once. uvicorn reports a busy
-    port with its own log lines and exit 3, and only after the indexes were checked; this
-    says it in one line, exit 2, before anything loads. A port taken between this test and uvicorn's own bind
-    still fails uvicorn's way."""
+    """Bind every address ``host`` resolves to and let go, so a busy port is one line, exit 2, before anything loads."""
     if not 0 <= port <= 65535:  # getaddrinfo would wrap it round rather than refuse it
         raise ConfigError(f"--port {port} is not a TCP port (0 to 65535)")
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
@@ -213,8 +210,7 @@ def mcp(
                     evidence quotes and a correction; tier and deadline_s within the operator's caps
     verify_claim    one claim -> label, how it was decided, reasons, each round's evidence
     search_evidence passages for a query from the search engine or the vector index, judging nothing
-    check_response  a long answer claim by claim with the full method (no deadline)
-    """
+    check_response  a long answer claim by claim with the full method (no deadline)"""
     try:
         from factdebate.server.mcp.server import run_stdio
     except ImportError as exc:

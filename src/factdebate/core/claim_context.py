@@ -26,9 +26,7 @@ class ClaimContext:
     given: tuple[Document, ...] | None = None
 
 
-# One ContextVar holds the value: the harness sets it around one claim, and prompts, parsers and the given-
-# evidence tool read it inside every method, which is called with the claim alone; samples run as concurrent
-# tasks, each with its own copy.
+# The harness sets it around one claim; prompts, parsers and tools read it inside the method (tasks copy it).
 _CONTEXT: ContextVar[ClaimContext] = ContextVar("factdebate_claim_context", default=ClaimContext())
 
 
@@ -81,8 +79,7 @@ def search_before(configured: str | None) -> str | None:
 
 @contextmanager
 def claim_position(index: int) -> Iterator[None]:
-    """Within the block, the claim is the ``index``-th (from 0) of its run's order (an evaluation's sample
-    order, a batch's input order)."""
+    """Within the block, the claim is the ``index``-th (from 0) of its run's order."""
     with claim_context(position=index * PER_SAMPLE):
         yield
 
@@ -106,8 +103,7 @@ def current_position() -> int | None:
 
 @contextmanager
 def two_labels(active: bool) -> Iterator[None]:
-    """Within the block (``active``), the claim belongs to a task with two labels, SUPPORTS and REFUTES: a
-    third answer would be wrong whatever the gold label is, so rules with a choice answer in two."""
+    """Within the block (``active``), the claim's task has two labels, SUPPORTS and REFUTES."""
     with claim_context(two_labels=active):
         yield
 
@@ -132,8 +128,7 @@ def four_label_task() -> bool:
 
 @contextmanager
 def given_evidence(documents: Sequence[Document] | None) -> Iterator[None]:
-    """Within the block, ``documents`` came with the claim (None: none came): the given-evidence tool serves
-    them (tools/given.py)."""
+    """Within the block, ``documents`` came with the claim (tools/given.py serves them)."""
     with claim_context(given=tuple(documents) if documents is not None else None):
         yield
 
@@ -144,11 +139,8 @@ def current_evidence() -> list[Document] | None:
     return list(given) if given is not None else None
 
 
-# The rule for a third label in a two-label task. The prompts and answer formats offer two labels there
-# (prompts.render's ``two_labels``, methods/kit/formats.py), but a model can still answer NOT ENOUGH INFO,
-# and a method can reach it by itself (WeCheck without evidence). Such a verdict is REFUTES: the claim was
-# not verified as factual, the reading DPD's tie rule takes too, so that accuracy and the factual class's
-# precision and recall count it the same way. Its ``decided_by`` says so, and the summary counts it.
+# A third label in a two-label task (a model or method can still reach NOT ENOUGH INFO) is REFUTES: the claim was
+# not verified as factual, as DPD's tie rule reads it. Its ``decided_by`` says so, and the summary counts it.
 THIRD_LABEL_ANSWER = "REFUTES"
 THIRD_LABEL_RULE = "two-labels"
 THIRD_LABEL_READS = "NOT ENOUGH INFO answered REFUTES: the task has two labels and the claim was not verified"

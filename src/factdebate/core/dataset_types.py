@@ -1,6 +1,5 @@
 """What an evaluation sample and a dataset are, and their label sets: plain data here in the lowest layer, so
-that a method names them without importing :mod:`factdebate.eval.datasets` (which exports them too).
-"""
+that a method names them without importing :mod:`factdebate.eval.datasets` (which exports them too)."""
 
 from __future__ import annotations
 
@@ -67,8 +66,7 @@ class Dataset:
         return self.answer_format == "label" and set(self.labels) == set(BINARY_LABELS)
 
     def four_labels(self) -> bool:
-        """Whether the task has AVeriTeC's four labels: its methods are offered the fourth, CONFLICTING
-        EVIDENCE/CHERRYPICKING, and can predict it (core/claim_context.py's ``four_labels``)."""
+        """Whether the task has AVeriTeC's four labels (core/claim_context.py's ``four_labels``)."""
         return self.answer_format == "label" and Label.CONFLICTING.value in self.labels
 
     def answer_map(self) -> dict[str, str]:

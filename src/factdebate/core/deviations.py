@@ -2,8 +2,7 @@
 
 A method lists its deviations for given settings (``Method.paper_deviations``), stamped on every verdict and
 written into ``run.json``: a fact about the settings, so the same settings give the same list. One is about the
-claim's own searches, recorded per verdict: ``rag_full_text`` (tools/retrieval_record.py).
-"""
+claim's own searches, recorded per verdict: ``rag_full_text`` (tools/retrieval_record.py)."""
 
 from __future__ import annotations
 

@@ -62,8 +62,7 @@ class EndpointSlowError(EndpointUnavailableError):
 
 
 class ModelAnswerUnusable(EndpointUnavailableError):
-    """A model server answered, with something no try can use: as unavailable as one that cannot be reached
-    (the service's 502)."""
+    """A model server answered with something no try can use: as unavailable as an unreachable one."""
 
     def __init__(self, message: str) -> None:
         FactDebateError.__init__(self, message)

@@ -2,8 +2,7 @@
 
 The kinds every method shares are here; a method's own are registered with it (``Method.events``). Every event
 carries ``span_id`` (the innermost open span) and ``parent_id``, so a consumer can nest events; ``t`` and
-``run`` are filled in by the recorder. docs/trace.md documents the format.
-"""
+``run`` are filled in by the recorder. docs/trace.md documents the format."""
 
 from __future__ import annotations
 
@@ -211,8 +210,7 @@ class LLMCall(Where):
 
 
 class LLMStarted(Where):
-    """A model call sent (not answered from the cache); its ``llm_call`` follows when it ends, so a live view
-    can show what it is waiting for."""
+    """A model call sent (not answered from the cache); its ``llm_call`` follows when it ends."""
 
     event: Literal["llm_started"] = "llm_started"
     model: str
@@ -249,8 +247,7 @@ class ParseProblem(Where):
 
 
 class ReplyCut(Where):
-    """A reply that stopped at its token limit (``finish_reason: length``), free text or one a parser reads;
-    counted as ``cut`` under ``what`` in the run's reply counts (``llm.ask``)."""
+    """A reply that stopped at its token limit (``finish_reason: length``), counted as ``cut`` under ``what``."""
 
     event: Literal["reply_cut"] = "reply_cut"
     what: str  # the kind of reply: label, query, ballot... or a free text's prompt (dpd_analyst)
@@ -290,8 +287,7 @@ class LLMParamsAdjusted(BaseEvent):
 
 
 class LLMThreads(BaseEvent):
-    """The CPU threads an in-process model runs with, and why (llm/llama_threads.py). Once per run and model;
-    the count was chosen when the model loaded, which may have been for an earlier run of the process."""
+    """The CPU threads an in-process model runs with, and why (llm/llama_threads.py); once per run and model."""
 
     event: Literal["llm_threads"] = "llm_threads"
     model: str
@@ -300,8 +296,7 @@ class LLMThreads(BaseEvent):
 
 
 class ModelLoading(BaseEvent):
-    """A model starts loading inside a run (the embedded LLM, the sentence encoder): the first claim of a
-    process waits for it, seconds to a minute on a busy machine. Followed by ``model_loaded``."""
+    """A model starts loading inside a run, which the first claim waits for; ``model_loaded`` follows."""
 
     event: Literal["model_loading"] = "model_loading"
     what: str  # "embedded model", "offline model", "local model", "sentence encoder"
@@ -390,8 +385,7 @@ def kinds_of(model: type[BaseEvent]) -> tuple[str, ...]:
 
 
 def register_event(model: type[BaseEvent]) -> None:
-    """Make ``model``'s kind known to :func:`parse_event` and the events' JSON Schema. A kind belongs to one
-    model: registering another model under a known kind is a programming error."""
+    """Make ``model``'s kind known to :func:`parse_event` and the events' JSON Schema (one model a kind)."""
     kinds = kinds_of(model)
     if not kinds:
         raise TypeError(f"{model.__name__} needs an 'event' field typed as a Literal of its kind")
@@ -411,8 +405,7 @@ def unregister_event(model: type[BaseEvent]) -> None:
 
 
 def add_event_finder(finder: Callable[[], object]) -> None:
-    """Called once when a record of an unknown kind is parsed, before it is rejected: the method registry
-    installs its discovery here, so a trace reads back whichever method wrote it."""
+    """Called once when a record of an unknown kind is parsed, before it is rejected (method discovery)."""
     _finders.append(finder)
 
 

@@ -10,8 +10,7 @@ short name, ``description`` its help everywhere, and ``json_schema_extra`` (:fun
 - ``group`` (:data:`GROUPS`), ``main``: the web form's section, and shown first;
 - ``only``: ``response`` or ``eval`` where it matters only there.
 
-It lives in the lowest layer so that the settings of every layer describe themselves the same way.
-"""
+It lives in the lowest layer so that the settings of every layer describe themselves the same way."""
 
 from __future__ import annotations
 
@@ -94,8 +93,7 @@ def exposure(info: FieldInfo) -> Exposure:
 
 
 def walk(model: type[BaseModel], path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], FieldInfo]]:
-    """Every field of ``model`` and of its sections (fields whose type is a model), in declaration order,
-    each with its path (``("llm", "debater")``)."""
+    """Every field of ``model`` and of its sections, in declaration order, with its path (``("llm", "debater")``)."""
     for name, info in model.model_fields.items():
         yield (*path, name), info
         if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):

@@ -4,8 +4,7 @@
 "answer SUPPORTS", "system prompt", "Dear AI", chat-format markers such as ``[INST]``); the guard marks the
 passage's evidence with them (``injection``), and every prompt that shows evidence says it is data, not
 instructions. The rule only marks: a pattern can match an article *about* prompt injection, and a verdict is
-never decided by a regular expression.
-"""
+never decided by a regular expression."""
 
 from __future__ import annotations
 
@@ -39,8 +38,7 @@ MAX_PHRASE_CHARS = 120
 
 
 def instruction_to_model(text: str) -> str | None:
-    """The first phrase of ``text`` that reads as an instruction addressed to the model (at most
-    :data:`MAX_PHRASE_CHARS` characters, whitespace folded), or None when there is none."""
+    """The first phrase of ``text`` that reads as an instruction to the model (folded, cut), or None."""
     found = [m for m in (p.search(text) for p in PATTERNS) if m is not None]
     if not found:
         return None

@@ -3,8 +3,7 @@
 The path is opened without blocking: a regular file is read to at most the cap (refused from its size first);
 a pipe is read as it comes, to the cap, and refused after :data:`PIPE_IDLE_S` seconds without a byte; anything
 else (``/dev/zero``, a socket, a folder) is refused. Each refusal is one :class:`InputError` line (exit 2)
-naming the file and the setting that raises the cap.
-"""
+naming the file and the setting that raises the cap."""
 
 from __future__ import annotations
 

@@ -34,8 +34,7 @@ def watching(watchers: Sequence[Watcher]) -> Iterator[None]:
 
 @contextlib.contextmanager
 def watched(kind: str, **attributes: str) -> Iterator[dict[str, str]]:
-    """The work inside, watched by the context's watchers. It may add what it learnt to the attributes yielded
-    (a model call its tokens), which the watchers read when it ends."""
+    """The work inside, watched; it may add what it learnt to the attributes yielded."""
     watchers = _watchers.get()
     if not watchers:
         yield attributes

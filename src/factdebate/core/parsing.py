@@ -44,8 +44,7 @@ _WORDS = re.compile(r"[A-Za-z0-9']+")
 
 
 def _is_verdict_line(line: str, max_other_words: int) -> bool:
-    """A verdict line is mostly the label ("**REFUTES**", "Final answer: not enough info."). A sentence
-    that merely uses the word ("the claim is supported by document 2, which says...") is prose."""
+    """A verdict line is mostly the label ("**REFUTES**"); a sentence that merely uses the word is prose."""
     rest = line
     for pattern, _ in _patterns():
         rest = pattern.sub(" ", rest)

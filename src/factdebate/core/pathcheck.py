@@ -1,6 +1,5 @@
 """The check every command runs on a path it was given, before anything heavy loads: a wrong path is an
-:class:`InputError` (one line, exit 2) naming the flag and the path, not a late OS error. Nothing is created.
-"""
+:class:`InputError` (one line, exit 2) naming the flag and the path, not a late OS error. Nothing is created."""
 
 from __future__ import annotations
 
@@ -17,8 +16,7 @@ def _named(path: Path, flag: str) -> str:
 
 
 def input_file(path: str | Path, flag: str = "") -> Path:
-    """``path`` as a file to read: it exists and is a regular file (a link to ``/dev/zero`` streams zeros
-    for ever, a FIFO holds the command on ``open``; checked with ``stat``, which never blocks)."""
+    """``path`` as a file to read: it exists and is a regular file (checked with ``stat``, which never blocks)."""
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{_named(path, flag)} is a directory: give a file")

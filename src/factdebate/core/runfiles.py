@@ -4,8 +4,7 @@ read folders people are sent).
 A file must be a regular file, reached without leaving the folder, and within a bound; a JSON file must hold
 an object nested no deeper than :data:`MAX_DEPTH`. ``results.jsonl`` is streamed a line at a time
 (:func:`iter_run_lines`) within :data:`MAX_LINE_BYTES` and :data:`MAX_RESULTS_BYTES`. Each refusal is one
-:class:`InputError` line naming the file: exit 2, before any work.
-"""
+:class:`InputError` line naming the file: exit 2, before any work."""
 
 from __future__ import annotations
 
@@ -90,8 +89,7 @@ def _opened(folder: Path, name: str | Path, limit: int) -> Iterator[IO[bytes] | 
 
 
 def read_run_bytes(folder: Path, name: str | Path, *, limit: int = MAX_JSON_BYTES) -> bytes | None:
-    """The bytes of ``folder / name`` (checked by :func:`run_file`), at most ``limit`` of them; None when
-    nothing is there."""
+    """The bytes of ``folder / name`` (checked by :func:`run_file`), at most ``limit``; None when absent."""
     with _opened(folder, name, limit) as fh:
         if fh is None:
             return None
@@ -102,9 +100,8 @@ def read_run_bytes(folder: Path, name: str | Path, *, limit: int = MAX_JSON_BYTE
 
 
 def read_input_bytes(path: Path, *, what: str, limit: int | None = None) -> bytes:
-    """The bytes of an input file the user names or a run folder records: a link is followed, but it must
-    lead to a regular file of at most ``limit`` bytes (default :func:`~factdebate.core.input_files.input_limit`).
-    ``what`` names the file in the error."""
+    """The bytes of an input file the user names or a run folder records: a regular file (links followed) of at
+    most ``limit`` bytes (default :func:`~factdebate.core.input_files.input_limit`)."""
     if limit is None:
         return read_bounded(path, what=what, limit=input_limit(), setting=MAX_INPUT_ENV, pipes=False)
     return read_bounded(path, what=what, limit=limit, pipes=False)
@@ -146,8 +143,7 @@ def json_line(line: bytes, shown: Path, number: int) -> Any:
 
 
 def read_run_json(folder: Path, name: str | Path, *, what: str, limit: int = MAX_JSON_BYTES) -> dict[str, Any] | None:
-    """``folder / name`` as a JSON object, or None when nothing is there; ``what`` says in the error what
-    the file should have been ("the record of an eval run (run.json)")."""
+    """``folder / name`` as a JSON object, or None when absent; ``what`` names the file in the error."""
     raw = read_run_bytes(folder, name, limit=limit)
     if raw is None:
         return None

@@ -2,8 +2,7 @@
 
 A :class:`RunRecorder` lives in a context variable for one claim, so the LLM wrapper and tools account for work
 without threading it through; asyncio tasks copy the context, so concurrent claims each get their own, and the
-agents of a round inherit its open span.
-"""
+agents of a round inherit its open span."""
 
 from __future__ import annotations
 
@@ -100,8 +99,7 @@ class RunRecorder:
         return bool(self.sinks)
 
     def wants(self, event: str, span_kind: str = "") -> bool:
-        """Whether a sink reads events of kind ``event`` (a span's, of ``span_kind``): work that only builds one
-        is skipped when none does."""
+        """Whether a sink reads events of kind ``event`` (a span's, of ``span_kind``)."""
         sinks = self.sinks
         if not sinks:
             return False
@@ -161,8 +159,7 @@ def emit(event: BaseEvent | str, **data: Any) -> None:
 
 @contextlib.contextmanager
 def model_loading(what: str, model: str) -> Iterator[None]:
-    """Traces a model's load (``model_loading``, then ``model_loaded`` with its seconds) when a run listens:
-    the first claim of a process otherwise paused with nothing to show for it."""
+    """Traces a model's load (``model_loading``, then ``model_loaded`` with its seconds) when a run listens."""
     started = time.perf_counter()
     emit("model_loading", what=what, model=model)
     yield
@@ -253,8 +250,7 @@ class JsonlTraceWriter:
 
 @contextlib.contextmanager
 def trace_file(path: str | Path | None) -> Iterator[list[EventSink]]:
-    """A command's ``--trace``: a JSONL writer for ``path`` as a list of sinks (empty without a path),
-    closed on the way out."""
+    """A command's ``--trace``: a JSONL writer for ``path`` as a list of sinks (empty without a path)."""
     writer = JsonlTraceWriter(path) if path else None
     try:
         yield [writer] if writer else []

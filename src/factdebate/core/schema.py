@@ -3,8 +3,7 @@
 Version 1 (no ``schema_version`` field) is what factdebate wrote before the method plug-ins: one ``judge``
 object, score fields on each turn, and three methods that bent the shape — ``vote`` kept its tally as a
 fake judge, ``mad`` kept its moderator as a turn, ``react`` kept each step as a round. :func:`upgrade`
-rewrites such a record into version 2; :func:`read_verdict` validates the result.
-"""
+rewrites such a record into version 2; :func:`read_verdict` validates the result."""
 
 from __future__ import annotations
 

@@ -13,8 +13,7 @@ class Stopped(KeyboardInterrupt):
 
 
 def stop_all() -> None:
-    """Every piece of work in this process that checks the flag stops at its next step (the command line's
-    signal handlers call it)."""
+    """Every piece of work in this process that checks the flag stops at its next step."""
     _stop.set()
 
 

@@ -1,7 +1,6 @@
 """Writes that fail because the disk holding the data folder (or the state database) is full or read-only: no
 fault of the check. The cache skips the write with one warning, what cannot be stored says so, and
-``/v1/health`` names the part that could not write (:data:`STORAGE`) until a write succeeds again.
-"""
+``/v1/health`` names the part that could not write (:data:`STORAGE`) until a write succeeds again."""
 
 from __future__ import annotations
 
@@ -19,8 +18,7 @@ _SQLSTATES = {"53100", "53200", "53300", "25006"}
 
 
 def storage_problem(exc: BaseException) -> str | None:
-    """Why a write failed, when it failed because storage cannot take it (a full or read-only disk or
-    database); None for any other error, which is a fault of its own and is raised as before."""
+    """Why a write failed, when storage cannot take it (a full or read-only disk); None for any other error."""
     if isinstance(exc, OSError) and exc.errno in _FULL_ERRNOS:
         return exc.strerror or str(exc)
     if isinstance(exc, sqlite3.Error):

@@ -115,8 +115,7 @@ def unencodable_reason(value: Any) -> str | None:
 
 
 def safe_text(text: str) -> str:
-    """``text`` with lone surrogates replaced by U+FFFD and control characters (but tab and newlines)
-    dropped: what documents and model replies become before anything else reads them."""
+    """``text`` with lone surrogates replaced by U+FFFD and control characters (but tab and newlines) dropped."""
     return _CONTROL.sub("", _SURROGATE.sub(REPLACEMENT, text))
 
 

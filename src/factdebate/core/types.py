@@ -2,8 +2,7 @@
 
 Every method returns a :class:`Verdict`; the CLI, the service and the evaluation harness read and write
 exactly these models, so a results file written by one can be opened by the others. The shape is versioned
-(``schema_version``); :mod:`factdebate.core.schema` reads older files and publishes the JSON Schema.
-"""
+(``schema_version``); :mod:`factdebate.core.schema` reads older files and publishes the JSON Schema."""
 
 from __future__ import annotations
 
@@ -219,8 +218,7 @@ class Turn(BaseModel):
 
 class Judgement(BaseModel):
     """A decision over others' answers: a final judge, one of a panel (DPD), or a per-round moderator (MAD).
-    ``vote`` is ``None`` when the judge abstained (``parsed`` true, e.g. a moderator with no preference) or
-    when its answer could not be read (``parsed`` false)."""
+    ``vote`` is ``None`` when the judge abstained (``parsed`` true) or could not be read (``parsed`` false)."""
 
     agent: str = "judge"
     role: str = "judge"
@@ -244,10 +242,8 @@ JudgeDecision = Judgement  # the name before schema 2, kept for importers
 
 
 class VerdictWarning(BaseModel):
-    """One caution about a verdict that still stands, with a code a program can act on: the model
-    that answered is the embedded one (``embedded_model``: near chance) or a script (``scripted_model``), an
-    evidence-memory write failed (``memory_write``), a third label was read as the task's (``two_labels``).
-    A plain sentence (a record written before the codes) is read as ``note``."""
+    """One caution about a verdict that still stands, with a code (``embedded_model``, ``scripted_model``,
+    ``memory_write``, ``two_labels``); a plain sentence is read as ``note``."""
 
     code: str
     message: str
@@ -324,9 +320,8 @@ class Verdict(BaseModel):
 
 
 class ClaimExtraction(BaseModel):
-    """The atomic claims a response was split into (``factdebate.response_level``). ``parsed`` false: the
-    extractor's reply could not be read even after one re-ask; ``claims`` is then empty and ``raw`` keeps
-    the last reply, so the failure is visible rather than replaced by invented claims."""
+    """The atomic claims a response was split into. ``parsed`` false: the extractor's reply could not be read
+    even after one re-ask; ``claims`` is then empty and ``raw`` keeps the last reply."""
 
     claims: list[str] = Field(default_factory=list)
     source: str = "extracted"  # "extracted" by the model, or "given" (a dataset's own atomic claims)
@@ -357,9 +352,8 @@ class Span(BaseModel):
 
 
 class ClaimCheck(BaseModel):
-    """One atomic claim of a response and its own verdict (``None`` when checking it raised an error).
-    ``span``: where the response says it (``None`` with ``span_note`` when the extractor reworded it
-    beyond finding)."""
+    """One atomic claim of a response and its own verdict (``None`` on an error); ``span``: where the response
+    says it (``None`` with ``span_note`` when it cannot be found)."""
 
     index: int
     claim: str

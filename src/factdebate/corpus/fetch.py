@@ -1,9 +1,8 @@
-"""``factdebate corpus fetch``: a public corpus from the Hugging Face Hub into ``<data>/corpora/<name>/``,
-as Parquet files with id / title / text columns and a ``manifest.json``, ready for ``factdebate index NAME``.
+"""``factdebate corpus fetch``: a public corpus from the Hugging Face Hub into ``<data>/corpora/<name>/`` as
+Parquet files and a ``manifest.json``, for ``factdebate index NAME``.
 
 Each file is checked against the sha256 the Hub's tree listing records before it is moved in; JSON lines
-become Parquet. The manifest is rewritten after every file, so a stopped fetch resumes from the same commit.
-"""
+become Parquet. The manifest is rewritten after every file, so a stopped fetch resumes from the same commit."""
 
 from __future__ import annotations
 
@@ -135,8 +134,7 @@ def _verified(record: dict[str, Any] | None, listed: Listed, path: Path) -> bool
 
 
 def _store(entry: HubCorpus, downloaded: Path, target: Path, name: str, remote_path: str) -> int:
-    """Move a verified download into the corpus folder and count its rows; a file that is not Parquet is
-    deleted and stops the fetch, naming it."""
+    """Move a verified download into the corpus folder and count its rows (a non-Parquet file stops the fetch)."""
     if entry.convert == "jsonl":
         rows = _jsonl_to_parquet(downloaded, target)
         downloaded.unlink()

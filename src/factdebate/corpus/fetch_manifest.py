@@ -1,8 +1,7 @@
 """A fetched corpus's ``manifest.json`` (corpus/fetch.py keeps it), read back with its shape checked.
 
 A person may edit it: a damaged manifest is one line saying what is wrong and what to do (delete it, and the
-next fetch starts afresh). A file's name must be a plain name inside the corpus folder.
-"""
+next fetch starts afresh). A file's name must be a plain name inside the corpus folder."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""``hf:OWNER/NAME[/FOLDER]``, the SOURCE of ``factdebate index`` that names a Hub dataset: checked here by the
-Hub's rules for repository ids, before any call to the Hub, and given its corpus folder's name: ``hf-``, the id
-made readable, and 8 hex characters of the sha256 of the exact repository and folder (so names never collide).
-"""
+"""``hf:OWNER/NAME[/FOLDER]``, the SOURCE of ``factdebate index`` that names a Hub dataset: checked by the Hub's
+rules before any call, and named ``hf-`` + the readable id + 8 hex of the sha256 of repository and folder."""
 
 from __future__ import annotations
 

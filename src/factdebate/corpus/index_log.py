@@ -2,8 +2,7 @@
 
 One append-only JSONL file per (corpus, Milvus URI) under ``<data dir>/index-runs/``: a line describing the
 build, then one per shard once every engine holds it. A torn last line is ignored (that shard is done again,
-with the same ids); a build of another source or settings starts a new record.
-"""
+with the same ids); a build of another source or settings starts a new record."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Build the search indexes of a corpus: passages into tantivy (``local``) and Milvus (``rag``).
 
 Both engines skip passages they already hold, so an interrupted build resumes; finished builds are recorded
-in markers (:mod:`factdebate.corpus.markers`).
-"""
+in markers (:mod:`factdebate.corpus.markers`)."""
 
 from __future__ import annotations
 
@@ -61,8 +60,7 @@ def _chunk_all(docs: Iterable[Document], max_words: int, overlap: int) -> tuple[
 
 def check_writable(corpus: str, uri: str, engines: tuple[str, ...], embedder: Embedder | None = None,
                    encoder: str = DEFAULT_ENCODER) -> None:
-    """Open every engine for writing before either is written, so a locked Milvus Lite database fails the
-    command at once."""
+    """Open every engine for writing before either is written, so a locked database fails at once."""
     if "rag" in engines:
         MilvusStore(corpus, uri, embedder, encoder=encoder).check_writable()
     if "local" in engines:
@@ -143,8 +141,7 @@ def index_corpus(
 
 
 def corpus_status(corpus: str = BUILTIN_CORPUS, milvus_uri: str | None = None) -> dict[str, Any]:
-    """What ``doctor`` shows: for each engine, whether the index exists, how many passages it holds and
-    its finished-build marker; ``ready`` when both engines hold passages and finished building."""
+    """What ``doctor`` shows of each engine's index; ``ready`` when both hold passages and finished building."""
     uri = milvus_uri or default_milvus_uri()
     markers = read_markers()
     lexical = LexicalIndex(corpus)

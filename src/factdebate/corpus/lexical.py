@@ -2,8 +2,7 @@
 
 The index lives at ``data_dir()/tantivy/<corpus>``, opened once per process, with tantivy's English stemmer.
 Queries are reduced to plain words (claims hold query syntax). A large corpus may be split into parts
-(corpus/lexical_parts.py); the class below serves both layouts.
-"""
+(corpus/lexical_parts.py); the class below serves both layouts."""
 
 from __future__ import annotations
 
@@ -120,8 +119,7 @@ class LexicalIndex:
         return int(self._index().searcher().num_docs)
 
     def check_writable(self) -> None:
-        """Fails now if the index could not be written: its folder is not writable, or another process
-        holds its writer lock. Creates nothing."""
+        """Fails now if the index could not be written (folder not writable, writer lock held); creates nothing."""
         parts = self.parts()
         if parts is not None:
             for part in parts:

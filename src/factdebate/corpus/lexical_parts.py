@@ -3,8 +3,7 @@
 Tantivy lets one writer into an index (about 12,000 passages a second: not enough for a few GPUs). A
 partitioned index has ``parts.json`` and ``part-0`` … ``part-<n-1>``, a passage in the part a hash of its id
 names, so a build runs one writer per part. A search keeps the ``k`` best of every part's top ``k``: each part
-scores BM25 with its own statistics, so the ranking is close to one index's (benchmarks/decisions/lexical_parts.py).
-"""
+scores BM25 with its own statistics, so the ranking is close to one index's (benchmarks/decisions/lexical_parts.py)."""
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 
 Milvus Lite lets one process open a folder at a time. A process that only searches while another holds it
 copies the folder once into a temporary directory and searches that frozen copy, deleted at exit or by the
-next process's sweep.
-"""
+next process's sweep."""
 
 from __future__ import annotations
 

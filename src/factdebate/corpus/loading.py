@@ -1,8 +1,7 @@
 """Read a user's document collection from JSONL, JSON, CSV or Parquet into :class:`Document` objects.
 
 Each field accepts a few common spellings (``_id``, ``extract``, ``url``...). A bad row stops the load with the
-file and line, rather than quietly shrinking the evidence.
-"""
+file and line, rather than quietly shrinking the evidence."""
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 
 A marker is cleared *before* an engine is written and set only *after* it is complete, so an interrupted build
 is never reported as ready. A Milvus Lite file inside the data folder is keyed by its path within the folder,
-so a folder moved or named another way is the same index.
-"""
+so a folder moved or named another way is the same index."""
 
 from __future__ import annotations
 

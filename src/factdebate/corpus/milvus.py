@@ -1,8 +1,7 @@
 """Dense retrieval with MiniLM vectors in Milvus (the ``rag`` tool).
 
 The vectors live in Milvus Lite at ``data_dir()/milvus.db`` or on a Milvus server (``http://host:19530``), one
-collection per corpus. Clients are opened once per URI: opening Milvus Lite starts a local server.
-"""
+collection per corpus. Clients are opened once per URI: opening Milvus Lite starts a local server."""
 
 from __future__ import annotations
 
@@ -60,8 +59,7 @@ def _fit(value: str, limit: int) -> str:
 
 
 def milvus_id(doc_id: str) -> str:
-    """The primary key stored for a passage id: a readable prefix plus a hash for one too long or with
-    control characters."""
+    """The primary key stored for a passage id (a prefix and a hash for one too long or with controls)."""
     if len(doc_id.encode("utf-8")) <= MAX_ID_BYTES and not any(ord(c) < 32 for c in doc_id):
         return doc_id
     digest = hashlib.sha1(doc_id.encode("utf-8")).hexdigest()
@@ -139,8 +137,7 @@ LITE_WAIT_POLL_S = 0.5  # how often a build waiting for another process's Lite f
 
 
 def held_here(uri: str) -> bool:
-    """Whether this process's own Milvus Lite serves the folder (it runs in-process, one server per path,
-    holding the folder's lock while it lives)."""
+    """Whether this process's own Milvus Lite serves the folder (and so holds its lock)."""
     try:
         from milvus_lite.server_manager import server_manager_instance
     except ImportError:
@@ -332,8 +329,7 @@ class MilvusStore:
                 f"{self.embedder.kind}: set FACTDEBATE_RETRIEVAL__ENCODER={built_with}, or index it again")
 
     def _read_options(self) -> dict[str, Any]:
-        """Strong consistency on a server, where counts and the skip-what-exists check must see every write
-        (Milvus Lite takes no such option)."""
+        """Strong consistency on a server, so counts see every write (Milvus Lite takes no such option)."""
         return {} if is_lite_uri(self.uri) else {"consistency_level": "Strong"}
 
     def count(self) -> int:

@@ -4,8 +4,7 @@ Milvus Lite 3 runs its engine in this process behind a loopback gRPC server: a s
 protobuf and per-row passes for a 0.3 ms index lookup (docs/performance.md). Here a *clean* collection (no
 deletions, nothing unflushed, every segment indexed, no key twice) has each segment's index searched directly,
 merged in the engine's order; otherwise the engine's ``Collection.search``; on an unexpected layout, the gRPC
-client for good. Scores are rounded to float32 as gRPC carries them, so every path returns the same results.
-"""
+client for good. Scores are rounded to float32 as gRPC carries them, so every path returns the same results."""
 
 from __future__ import annotations
 
@@ -23,8 +22,7 @@ _VECTOR = "vector"
 
 
 class DirectSearch:
-    """In-process search of one Milvus Lite collection; ``search`` returns ``None`` when it cannot serve
-    (the caller then uses the gRPC client)."""
+    """In-process search of one Milvus Lite collection; ``search`` returns ``None`` when it cannot serve."""
 
     def __init__(self, uri: str, collection: str) -> None:
         self.uri = os.path.abspath(uri)

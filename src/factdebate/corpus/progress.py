@@ -1,6 +1,5 @@
-"""An index build's progress as the rest of the process sees it: who follows it (the MCP server's tools say
-"the index is being prepared (N %)" while it builds in the background) and how a build is told to stop. What
-the user reads is drawn by util/progress.py."""
+"""An index build's progress as the rest of the process sees it: who follows it and how a build is told to
+stop (util/progress.py draws what the user reads)."""
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 
 An engine breaks ties by where a passage sits in its index, which differs between two builds of one corpus.
 So a search asks for a few more than ``k`` (more while ties with the ``k``-th may go on) and cuts after
-sorting by id.
-"""
+sorting by id."""
 
 from __future__ import annotations
 

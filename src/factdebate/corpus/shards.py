@@ -2,8 +2,7 @@
 
 A shard is a range of one file, planned the same way on every run: Parquet row ranges, plain JSONL line
 ranges; CSV, TSV, JSON arrays and gzipped files are one shard each. Its documents carry the ids the
-one-process loader gives them, so both executors build the same index.
-"""
+one-process loader gives them, so both executors build the same index."""
 
 from __future__ import annotations
 

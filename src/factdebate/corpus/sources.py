@@ -2,8 +2,7 @@
 
 SOURCE is, in this order: ``hf:owner/name[/folder]`` (fetched as ``corpus fetch`` does), a file or folder, or
 the name of a corpus in ``<data dir>/corpora/``. A folder gives every JSONL, CSV, TSV and Parquet file under it
-(gzipped too) in name order; a ``.json`` file only when named on its own.
-"""
+(gzipped too) in name order; a ``.json`` file only when named on its own."""
 
 from __future__ import annotations
 
@@ -29,8 +28,7 @@ class SourceFile:
 
 @dataclass(frozen=True)
 class Source:
-    """The files of one SOURCE; ``name`` is the downloaded corpus's name when SOURCE named one (the index's
-    corpus name then defaults to it), else ``None``."""
+    """The files of one SOURCE; ``name`` is the downloaded corpus's name when SOURCE named one."""
 
     given: str
     files: tuple[SourceFile, ...]
@@ -57,8 +55,7 @@ def resolve_source(source: str | Path, *, notify: Callable[[str], None] | None =
 
 
 def _hub_source(spec: str, notify: Callable[[str], None] | None, corpus: str | None) -> Source:
-    """A Hub dataset's Parquet files, fetched as ``corpus fetch`` does, indexed under ``corpus`` (default from
-    corpus/hub_spec.py)."""
+    """A Hub dataset's Parquet files, fetched as ``corpus fetch`` does, indexed under ``corpus``."""
     from factdebate.corpus.fetch import fetch_repo  # only when asked: it brings huggingface_hub
 
     repo, folder = parse_hub_spec(spec)  # before any call to the Hub

@@ -3,8 +3,7 @@
 Embedding takes minutes, the full-text index seconds (``retrieval.while_indexing``). The vectors are built by
 ``python -m factdebate.corpus.vectors_later``, a child at a lower CPU priority in this process's group (Ctrl-C
 and :func:`stop` at exit end it; the next run resumes), writing ``vectors-build.json`` and ``.log`` in the
-data folder. Searches use the vectors once the marker is written and the child has let go of Milvus Lite.
-"""
+data folder. Searches use the vectors once the marker is written and the child has let go of Milvus Lite."""
 
 from __future__ import annotations
 

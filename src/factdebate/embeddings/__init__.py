@@ -1,6 +1,5 @@
-"""Sentence embeddings: MiniLM (``minilm``, float weights on torch) and its int8 twin on ONNX Runtime
-(``onnx``); :class:`TextEncoder` is what the rest of the package asks of either, :func:`get_embedder` the
-process-wide one of a kind (onnxruntime is imported only when the int8 kind is chosen)."""
+"""Sentence embeddings: MiniLM on torch (``minilm``) and its int8 twin on ONNX Runtime (``onnx``), asked through
+:class:`TextEncoder`; :func:`get_embedder` is the process-wide one of a kind."""
 
 from __future__ import annotations
 
@@ -24,8 +23,7 @@ _default_lock = threading.Lock()
 
 
 def get_embedder(kind: str) -> Embedder:
-    """The process-wide embedder of a kind (its model still loads only on the first encode). No default: a
-    caller names the kind its settings chose (``retrieval.encoder``), so retrieval and scoring share one."""
+    """The process-wide embedder of a kind (``retrieval.encoder``); its model loads on the first encode."""
     from factdebate.embeddings.minilm import ENCODERS, Embedder
 
     if kind not in ENCODERS:

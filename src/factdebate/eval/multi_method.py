@@ -1,8 +1,7 @@
 """``factdebate eval --method a,b,c``: several methods on one seeded draw, so their results can be paired.
 
 Each method runs in ``OUT/<method>/`` as a single evaluation would; an option of a method's settings goes to
-that method's run only, every other option to every run.
-"""
+that method's run only, every other option to every run."""
 
 from __future__ import annotations
 
@@ -32,8 +31,7 @@ def owners(option: str) -> set[str]:
 
 
 def route_options(options: dict[str, Any], methods: list[str]) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    """Each method's options (the shared ones plus its own) and the names of the shared ones. An option
-    that belongs to none of the methods named is refused rather than silently ignored."""
+    """Each method's options (shared plus its own) and the shared names; an option no method reads is refused."""
     routed: dict[str, dict[str, Any]] = {method: {} for method in methods}
     shared: list[str] = []
     for name, value in options.items():

@@ -2,8 +2,7 @@
 prompt and completion tokens): prices change, so there is no built-in table.
 
 Each model is priced at its own rate from ``usage_by_model``, discarded speculative work included. A run that
-kept only totals is priced from them when every model has the same price; otherwise it gets the reason.
-"""
+kept only totals is priced from them when every model has the same price; otherwise it gets the reason."""
 
 from __future__ import annotations
 
@@ -42,23 +41,20 @@ def parse_prices(values: list[str]) -> dict[str, Price]:
 
 
 def price_of(model: str, prices: dict[str, Price]) -> Price | None:
-    """The price given for ``model`` by its full name (``openai:gpt-4o``) or by the name after its
-    provider (``gpt-4o``)."""
+    """The price given for ``model`` by its full name (``openai:gpt-4o``) or without its provider."""
     if model in prices:
         return prices[model]
     return prices.get(model.partition(":")[2]) if ":" in model else None
 
 
 def unused_prices(prices: dict[str, Price], models: Iterable[str]) -> list[str]:
-    """The priced names no model of ``models`` answers to (``price_of``'s matching): a typo or another run's
-    model, which would otherwise price nothing without a word."""
+    """The priced names no model of ``models`` answers to (a typo, or another run's model)."""
     used = list(models)
     return sorted(name for name in prices if not any(price_of(model, {name: prices[name]}) for model in used))
 
 
 def run_models(settings: dict[str, Any]) -> list[str]:
-    """Every model a run's settings bind to a role: the debater, judge and scorer, per-role bindings and
-    the method's own (DPD's judge panel: ``judge_llms``)."""
+    """Every model a run's settings bind to a role, the method's own included."""
     llm = settings.get("llm") or {}
     models = {llm.get("debater"), llm.get("judge"), llm.get("scorer"), *(llm.get("roles") or {}).values()}
     own = (settings.get("methods") or {}).get(settings.get("method") or "") or {}

@@ -1,6 +1,5 @@
-"""The provenance block of an evaluation's ``run.json``: the runtime (run/provenance.py) and the dataset as
-it was read, so ``factdebate reproduce --from RUN_DIR`` can run the same samples again and tell whether
-they are still the same.
+"""The provenance block of an evaluation's ``run.json``: the runtime and the dataset as read, so ``reproduce
+--from`` can run the same samples and tell whether they still are.
 
 ``file_sha256`` is the file as it lies on disk, ``content_sha256`` the samples the loader made of it, and
 ``samples_sha256`` the selected samples'; a dataset fetched by name adds its ``origin``."""

@@ -1,7 +1,6 @@
 """Retrieval measured on a dataset with gold evidence pages: how often each search returns every page of one
 gold set in its top k (recall@1/3/10, MRR@10), whether the corpus holds them, with Wilson intervals, paired
-tests between searches and the CPU of a cold query. A search is asked once per claim for ``max(KS)`` passages.
-"""
+tests between searches and the CPU of a cold query. A search is asked once per claim for ``max(KS)`` passages."""
 
 from __future__ import annotations
 
@@ -89,8 +88,7 @@ def gold_samples(dataset: Dataset) -> tuple[list[Sample], int]:
 
 def run_searches(claims: list[ClaimRanks], searches: list[NamedSearch], kind: str,
                  progress: Callable[[str, int, int, SearchCost], None] | None = None) -> dict[str, SearchCost]:
-    """Each search over every claim's query, in turn (one search at a time, so its CPU is its own). One
-    query first, not counted, loads what the search loads (the encoder, the index)."""
+    """Each search over every claim's query, one search at a time, after one uncounted warm-up query."""
     costs: dict[str, SearchCost] = {}
     for search in searches:
         if claims:

@@ -1,8 +1,7 @@
 """``factdebate eval``: one method on one dataset, concurrently, resumably.
 
 A run directory holds ``run.json`` (what was asked), ``results.jsonl`` (a line per finished sample, flushed)
-and ``summary.json`` / ``summary.md``; re-running skips finished samples and retries errored ones.
-"""
+and ``summary.json`` / ``summary.md``; re-running skips finished samples and retries errored ones."""
 
 from __future__ import annotations
 
@@ -255,8 +254,8 @@ async def execute(plan: Plan, resources: Resources | None = None, *, concurrency
                   progress: bool = True, sinks: list[EventSink] | None = None,
                   on_record: Callable[[dict[str, Any]], None] | None = None,
                   executor: SampleExecutor | None = None) -> dict[str, Any]:
-    """Run what is left of the plan and write the summary. ``on_record`` sees each new record (tests use
-    it to interrupt a run part-way). With ``executor``, samples run there and this process only writes."""
+    """Run what is left of the plan and write the summary; ``on_record`` sees each new record. With
+    ``executor``, samples run there and this process only writes."""
     check_resume(plan)
     method = get_method(plan.settings.method)
     method.check(plan.settings)  # a usage error stops the run before any sample

@@ -1,7 +1,4 @@
-"""What can go wrong while fetching from the Hub, each a usage error (exit 2: nothing was run).
-
-Callers add what the user was trying to get and the way around it (``--dataset fever:PATH``); the
-messages here say what happened to the file."""
+"""What can go wrong while fetching from the Hub, each a usage error (exit 2: nothing was run)."""
 
 from __future__ import annotations
 

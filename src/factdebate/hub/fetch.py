@@ -1,17 +1,8 @@
 """Download a file from the Hub and check its bytes before anything uses them.
 
-What a file is checked against, in this order:
-
-1. a sha256 recorded with the request (``RemoteFile.sha256``: the registry's, or the LFS sha256 of a
-   tree listing);
-2. otherwise the Hub's own hash of the file: for an LFS file the Hub sends its sha256 as the ETag
-   (``X-Linked-Etag``), for a small file kept in git its git blob sha1, and both are recomputed here;
-3. otherwise (an endpoint that sends neither) nothing: the first download is trusted as it is.
-
-A file that fails its check is deleted at once, so no later run can take it for a good copy.
-:func:`obtain` adds the lock file (:mod:`factdebate.hub.lock`): a verified copy on disk is used without
-any network call, and a file is only ever fetched again from the commit it was first fetched from.
-"""
+A file is checked against the sha256 recorded with the request, else the Hub's own hash (the LFS sha256 ETag,
+or a git blob sha1), else trusted on first download; one that fails is deleted at once. :func:`obtain` adds the
+lock file (:mod:`factdebate.hub.lock`): a verified copy is used offline, and refetched only from its commit."""
 
 from __future__ import annotations
 
@@ -47,8 +38,7 @@ _HELD: contextvars.ContextVar[str | None] = contextvars.ContextVar("factdebate_d
 
 @contextlib.contextmanager
 def hold_downloads(reason: str) -> Iterator[None]:
-    """Within it, a file with no verified copy here raises :class:`NotDownloaded` instead of being fetched
-    (``reproduce --dry-run`` plans without downloading)."""
+    """Within it, a file with no verified copy here raises :class:`NotDownloaded` instead of being fetched."""
     token = _HELD.set(reason)
     try:
         yield
@@ -115,8 +105,7 @@ def _locked(file: RemoteFile) -> lock.Locked | None:
 
 
 def obtain(file: RemoteFile, *, notify: Notify | None = None) -> Fetched:
-    """A verified local copy of ``file``: from disk without a network call when the lock file knows it and
-    the bytes still match, else downloaded (from the locked commit, if any) and checked."""
+    """A verified local copy of ``file``: from disk when the lock file knows it, else downloaded and checked."""
     locked = _locked(file)
     force = False
     if locked is not None:

@@ -1,15 +1,9 @@
 """Files of a public GitHub repository at a pinned commit, fetched from its raw-file host and checked as
 the Hub's files are (:mod:`factdebate.hub.fetch`): the paper authors' own sample sets come this way.
 
-A file is named by repository, commit and path, and downloaded from ``<raw>/<owner>/<name>/<commit>/<path>``
-(``raw.githubusercontent.com``, or ``FACTDEBATE_GITHUB_RAW`` for a mirror or a test server). Its bytes must
-match the sha256 the registry records; where they do not, a caller may still accept the file by its
-content (``accept``: the registry's copy may have been written out from a text view of the repository, so
-the original's bytes can differ in whitespace while its records are the same). A file that passes neither
-is deleted at once. The verified copy lives in ``<data>/hub/github/`` and its sha256 goes to the lock file,
-so later loads need no network; ``HF_HUB_OFFLINE=1`` (the one offline switch of the project) forbids the
-download, as it does for the Hub.
-"""
+Downloaded from ``<raw>/<owner>/<name>/<commit>/<path>`` (``FACTDEBATE_GITHUB_RAW`` names a mirror), its bytes
+must match the registry's sha256, or its content satisfy ``accept``; else it is deleted. The copy lives in
+``<data>/hub/github/`` with its sha256 in the lock file; ``HF_HUB_OFFLINE=1`` forbids the download."""
 
 from __future__ import annotations
 
@@ -91,9 +85,8 @@ def _verified_copy(file: RawFile) -> Fetched | None:
 
 
 def body_cap(file: RawFile) -> int:
-    """The most bytes a download of ``file`` may take: the registry's size and a margin for the whitespace
-    a copy written from a text view of the file may lack (half again, and 64 KiB), or, for a file the
-    registry gives no size, :data:`UNSIZED_CAP`."""
+    """The most bytes a download of ``file`` may take: the registry's size, half again and 64 KiB, or
+    :data:`UNSIZED_CAP`."""
     return file.size * 3 // 2 + 64 * 1024 if file.size else UNSIZED_CAP
 
 
@@ -103,11 +96,8 @@ def _same_place(url: str, base: str) -> bool:
 
 
 def _download(file: RawFile, target: Path, *, deadline_s: float | None = None) -> str:
-    """``file``'s bytes into ``target``; the URL they came from. Bounded every way a server can stall or
-    flood: at most :func:`body_cap` bytes (a larger ``Content-Length`` is refused unread), all of
-    it within ``deadline_s`` seconds (a byte every 50 s fails when the deadline passes, not never), a
-    redirect followed only to the same scheme, host and port (a few times), and ``target`` removed on every
-    way out but success."""
+    """``file``'s bytes into ``target``; the URL they came from. At most :func:`body_cap` bytes within
+    ``deadline_s`` seconds, redirects only to the same origin, and ``target`` removed unless it succeeds."""
     total = DEADLINE_S if deadline_s is None else deadline_s
     deadline = time.monotonic() + total
     url, cap = file.url(), body_cap(file)
@@ -127,10 +117,7 @@ def _download(file: RawFile, target: Path, *, deadline_s: float | None = None) -
 
 
 def _get(file: RawFile, url: str, target: Path, cap: int, until: tuple[float, float]) -> str | None:
-    """One request: the body into ``target`` (None), or where a redirect points (its absolute URL).
-    ``until``: the monotonic deadline, and the seconds it allowed (for the message). Sent by the package's
-    one HTTP client (util/http_client.py) on an event loop of its own in a worker thread, so that a caller
-    with a loop running in its thread can still call it."""
+    """One request, on its own event loop in a worker thread: the body into ``target`` (None), or a redirect."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="factdebate-github") as pool:
         return pool.submit(asyncio.run, _get_async(file, url, target, cap, until)).result()
 
@@ -190,10 +177,8 @@ async def _saved(file: RawFile, url: str, reply: Reply, target: Path, cap: int) 
 
 
 def obtain(file: RawFile, *, accept: Accept | None = None, notify: Notify | None = None) -> Fetched:
-    """A verified local copy of ``file``: from disk without a network call when one is there, else
-    downloaded and checked; raises HubUnreachable (offline too), HubNotFound, ChecksumMismatch, or
-    NotDownloaded where downloads are held (``reproduce --dry-run``). ``accept`` may write the copy it
-    accepts in place of the download (only what it checked) and returns what it checked it against."""
+    """A verified local copy of ``file``, from disk or downloaded and checked (else a HubError); ``accept`` may
+    write the copy it accepts and returns what it checked it against."""
     found = _verified_copy(file)
     if found is not None:
         return found

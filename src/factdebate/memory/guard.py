@@ -1,8 +1,6 @@
 """The no-leak rule: memory holds retrieved evidence only, never a label or a verdict.
 
-Evidence stored while verifying one claim is recalled for the next ones; if a gold label or the system's own
-verdict got in, an evaluation would pass answers between claims. The checks below run on every update.
-"""
+Otherwise an evaluation would pass answers between claims; the checks run on every update."""
 
 from __future__ import annotations
 
@@ -37,8 +35,7 @@ def check_fields(item: Mapping[str, Any]) -> None:
 
 
 def leak_reason(text: str, tool: str) -> str | None:
-    """Why ``text`` (from ``tool``) must not be stored: it is or announces a label, or ``tool`` is not
-    retrieval. ``None`` when it is evidence."""
+    """Why ``text`` (from ``tool``) must not be stored (a label, or no retrieval tool); ``None`` for evidence."""
     if tool.strip().lower() in NON_EVIDENCE_TOOLS:
         return f"'{tool}' is not a retrieval tool: its output is an answer, not evidence"
     bare = " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())

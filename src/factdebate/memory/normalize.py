@@ -13,11 +13,8 @@ _SPACE = re.compile(r"\s+")
 
 
 def normalize_entity(entity: str) -> str:
-    """NFKC, case-folded, punctuation dropped, one leading English article dropped, spaces collapsed.
-
-    Accents are kept: "Müller" and "Muller" can be different people. An empty result means the entity has
-    nothing to key on (pure punctuation) and is not stored.
-    """
+    """NFKC, case-folded, punctuation and a leading article dropped, spaces collapsed; accents kept. Empty:
+    nothing to key on."""
     text = unicodedata.normalize("NFKC", entity or "").casefold()[:MAX_ENTITY_CHARS]
     text = _PUNCT.sub(" ", text.replace("'s ", " ").replace("’s ", " "))
     text = _SPACE.sub(" ", text).strip()

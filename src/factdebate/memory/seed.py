@@ -1,12 +1,7 @@
 """A memory that starts as a copy of another: what ``--memory-from`` gives an evaluation or a batch.
 
-The source is only read (SQLite's backup, through a read-only connection, so records still in its write-ahead
-log come along); the copy's records lose the run positions of the run that made them (those were another
-run's order), and the copy remembers where it came from: the source's path, the number of its records and a
-SHA-256 of them, kept in the copy's ``meta`` table so a resumed run reports the same origin. The digest is of
-the records (namespace, entity, text, source, tool, timestamps, in storage order), not of the file's bytes,
-which SQLite may lay out differently for the same records.
-"""
+The source is only read (SQLite's backup); the copy's records lose their run positions, and its ``meta`` table
+keeps the source's path, record count and a SHA-256 of the records (not of the file's bytes)."""
 
 from __future__ import annotations
 
@@ -25,8 +20,7 @@ _ORIGIN = "origin"
 
 
 def records_digest(memory: EvidenceMemory) -> tuple[str, int]:
-    """SHA-256 of every record of every namespace (expired ones too: the file is what is copied), and their
-    number."""
+    """SHA-256 of every record of every namespace (expired ones too), and their number."""
     digest = hashlib.sha256()
     count = 0
     with memory._connect() as db:
@@ -48,9 +42,7 @@ def origin(memory: EvidenceMemory) -> dict[str, Any] | None:
 
 
 def copy_memory(source: Path, target: Path, *, busy_timeout_s: float) -> dict[str, Any]:
-    """Make ``target`` a copy of the memory at ``source`` unless it exists already (a resumed run keeps its
-    own); returns the copy's origin. The copy is made beside ``target`` and linked into place, so two
-    processes starting the same run cannot leave half a file."""
+    """Make ``target`` a copy of the memory at ``source`` unless it exists (linked into place); its origin."""
     if target.exists():
         found = origin(EvidenceMemory(target, busy_timeout_s=busy_timeout_s))
         if found is None:

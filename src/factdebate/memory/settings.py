@@ -15,8 +15,7 @@ _NAMESPACE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX
 
 
 def default_namespace(corpus: str) -> str:
-    """The namespace when none is set: the corpus name, so evidence gathered over one corpus is not recalled
-    for another. MERMAID and the ``factdebate memory`` commands both take it from here."""
+    """The namespace when none is set: the corpus name, so one corpus's evidence is not recalled for another."""
     return "".join(c if c in _NAMESPACE_CHARS else "_" for c in corpus)[:64] or "default"
 
 

@@ -1,19 +1,11 @@
 """The persistent evidence memory: SQLite in WAL mode, keyed by (namespace, normalised entity).
 
-A record written by a run's own memory carries the ``position`` of the claim that first stored it in the
-run's order; a claim of that run recalls only records from before its own position (and records without
-one: those the memory was seeded with), so what it sees does not depend on what ran after it, on a resume
-or a retry included. Single claims write and read without positions.
+A run's record carries the ``position`` of the claim that first stored it; a claim recalls only records from
+before its own (or without one), so a resume sees what the first run saw.
 
-Every operation opens its own short-lived connection, so one store object is safe from any thread, from
-the tasks of a batch and from several processes at once: WAL lets readers run beside the one writer, writes
-take the lock up front (``BEGIN IMMEDIATE``) and wait up to ``busy_timeout`` for it instead of failing.
-Vectors for semantic recall are computed before a write starts, so the lock is held for milliseconds.
-
-A read-only memory opens the file read-only (``mode=ro``; ``immutable=1`` when its folder cannot be written,
-as on a read-only file system) and never creates it. Every SQLite failure (locked, full disk, not a database,
-read-only file system) becomes one :class:`MemoryFileError` that names the file and what to do.
-"""
+Every operation opens its own connection, so a store is safe from any thread or process; writes take the lock
+up front (``BEGIN IMMEDIATE``) and wait up to ``busy_timeout``. A read-only memory never creates the file.
+Every SQLite failure becomes one :class:`MemoryFileError` that names the file and what to do."""
 
 from __future__ import annotations
 
@@ -75,8 +67,7 @@ class MemoryFileError(InputError):
 
 
 class Evidence(BaseModel):
-    """One retrieved passage as the trajectory used it: its text, where it came from and the tool that found
-    it. There is deliberately no label field, and no query: what the model asked for is not evidence."""
+    """One retrieved passage as used: text, source and tool; deliberately no label and no query."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -150,8 +141,7 @@ class EvidenceMemory:
                 db.execute("ALTER TABLE evidence ADD COLUMN position INTEGER")  # a file from before positions
 
     def check(self) -> None:
-        """Raise :class:`MemoryFileError` unless the memory can be read, and written unless read-only (the
-        write lock is taken and given back): what runs before a claim spends any model call."""
+        """Raise :class:`MemoryFileError` unless the memory can be read, and written unless read-only."""
         with self._connect() as db:
             if not self.readonly:
                 db.execute("BEGIN IMMEDIATE")
@@ -201,15 +191,9 @@ class EvidenceMemory:
     def update(self, entities: str | Sequence[str],
                evidence: Iterable[Evidence | Document | dict[str, Any]], *,
                tool: str = "", ttl_days: float | None = None, position: int | None = None) -> int:
-        """Store ``evidence`` under each entity; returns how many records were new.
-
-        ``tool`` fills in items that do not carry their own. Storing the same text under the same
-        entity again refreshes its timestamp (and TTL) instead of duplicating it. ``position``: the storing
-        claim's place in its run's order; storing a record again keeps its earliest position and leaves
-        its timestamp alone, so a run's recall depends on positions only. Raises
-        :class:`MemoryLeakError` if any item is a label or a verdict; nothing is stored then.
-        A read-only memory stores nothing and returns 0. A failed write raises :class:`MemoryFileError`.
-        """
+        """Store ``evidence`` under each entity; returns how many records were new. Storing a text again
+        refreshes its timestamp, or with a ``position`` keeps its earliest. Raises :class:`MemoryLeakError`
+        (nothing stored) for a label or verdict, :class:`MemoryFileError` for a failed write."""
         names = [entities] if isinstance(entities, str) else list(entities)
         keyed = {normalize_entity(n): n.strip() for n in names if normalize_entity(n)}
         items = [Evidence.of(e, tool=tool) for e in evidence]
@@ -248,10 +232,8 @@ class EvidenceMemory:
 
     def recall(self, entities: Sequence[str], *, limit: int | None = None,
                before: int | None = None) -> list[MemoryHit]:
-        """Records for the claim's entities: exact key matches first, then (with an encoder) records whose
-        vector is within the threshold of an entity's, each with its score. Newest first per entity.
-        ``before``: the recalling claim's position in its run; only records stored before it (or with no
-        position) are seen, the latest position first."""
+        """Records for the claim's entities: exact matches, then (with an encoder) close vectors, newest first.
+        ``before``: only records stored before this position (or with none) are seen."""
         limit = limit or self.recall_limit
         names = {normalize_entity(n): n.strip() for n in entities if normalize_entity(n)}
         where, args = self._live(before)
@@ -321,10 +303,8 @@ class EvidenceMemory:
         return [_hit(r, entity, "exact", 1.0) for r in rows]
 
     def search(self, text: str, k: int = 10) -> list[MemoryHit]:
-        """Records by meaning (with an encoder) or else by substring of entity or evidence.
-
-        By meaning, records stored without this encoder's vectors (runs without semantic recall, the default,
-        store none) would never be found; they are matched by substring instead, ahead of the others."""
+        """Records by meaning (with an encoder; records without its vectors by substring, first) or else by
+        substring of entity or evidence."""
         if self._encode is None:
             return self._substring(text, k)
         with self._connect() as db:
@@ -378,8 +358,7 @@ class EvidenceMemory:
 
 
 def _order(before: int | None) -> str:
-    """Newest first: by time for single claims; in a run, by the storing claim's position, then the records
-    the memory was seeded with (no position), so the order is the run's and not the clock's."""
+    """Newest first: by time for single claims; in a run, by position, then the seeded records."""
     if before is None:
         return "stored DESC, id DESC"
     return "position IS NULL, position DESC, stored DESC, id DESC"

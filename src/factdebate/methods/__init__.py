@@ -1,6 +1,5 @@
 """Verification methods: a folder per family, each method registered by name (:mod:`factdebate.methods.base`).
-Every module here is imported when the registry is first read, so a built-in method registers by existing.
-"""
+Every module here is imported when the registry is first read, so a built-in method registers by existing."""
 
 from __future__ import annotations
 

@@ -7,8 +7,7 @@ call bounds, checks, per-caller and per-run state, paper deviations and evaluati
 the package learns when it registers: its trace ``events``, ``scripted_replies``, ``view`` and ``call_probe``.
 
 This module imports only the package's lowest layers, so the settings can validate method sections without an
-import cycle; the built-in methods are found by importing every module of :mod:`factdebate.methods`.
-"""
+import cycle; the built-in methods are found by importing every module of :mod:`factdebate.methods`."""
 
 from __future__ import annotations
 
@@ -41,8 +40,7 @@ if TYPE_CHECKING:
 
 
 class ClaimRunner(Protocol[SettingsT_contra]):
-    """The run layer's entry points, handed to a method that runs evaluation samples its own way (methods
-    sit below the run layer)."""
+    """The run layer's entry points, handed to a method that runs evaluation samples its own way."""
 
     async def claim(self, claim: str, settings: SettingsT_contra, resources: Resources, *,
                     sinks: list[EventSink] | None = None) -> Verdict: ...
@@ -131,8 +129,7 @@ class Method(Generic[S]):
         """Raise a usage error for what would fail every claim, when resources are built. Nothing by default."""
 
     def for_caller(self, settings: SettingsT, caller: str) -> SettingsT:
-        """The settings one caller (its API key's id) runs with: state kept across claims is narrowed to the
-        caller here. Unchanged by default."""
+        """The settings one caller (its API key's id) runs with, state kept across claims narrowed to it."""
         return settings
 
     def start_run(self, settings: RunSettings, run: RunScope) -> dict[str, Any]:

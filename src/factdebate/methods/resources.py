@@ -1,8 +1,5 @@
-"""What every method gets: a model per role, tools, the text encoder, settings, and long-lived services
-(memory stores, MCP sessions) with an async lifecycle that batch runs and the server share.
-
-Everything heavy is built on first use.
-"""
+"""What every method gets: a model per role, tools, the text encoder, settings, and long-lived services with
+an async lifecycle; everything heavy is built on first use."""
 
 from __future__ import annotations
 

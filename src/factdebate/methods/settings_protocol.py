@@ -1,10 +1,7 @@
-"""What a method reads of the settings, as protocols: ``factdebate.settings.model.Settings`` and its sections
-satisfy them structurally, and mypy checks that wherever the run layer hands its ``Settings`` to a method.
+"""What a method reads of the settings, as protocols that ``Settings`` satisfies structurally (mypy checks it).
 
-The settings model sits above the methods, so a method names :class:`RunSettings`, never ``Settings``; a
-member a method needs joins here and mypy checks the model has it. A method returning settings returns the
-type it was given (:data:`SettingsT`).
-"""
+The settings model sits above the methods, so a method names :class:`RunSettings`, never ``Settings``, and one
+returning settings returns the type it was given (:data:`SettingsT`)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,9 @@
-"""How a method's verdict is drawn, declared by the method itself (``Method.view``) and served in the
-service's catalogue, so that neither the terminal (cli/render.py) nor the web page names a method.
+"""How a method's verdict is drawn, declared by the method (``Method.view``), so that neither the terminal nor
+the web page names a method.
 
 A view names the layout (``debate``, ``teams`` or ``timeline``) and the words it needs: role names, decision
 wordings, sides, a referee's dimensions, and parts drawn from the method's own events. Decision wordings are
-templates (``{round}``, ``{rounds}``, ``{steps}``, ``{consensus}``) filled by :func:`describe`.
-"""
+templates (``{round}``, ``{rounds}``, ``{steps}``, ``{consensus}``) filled by :func:`describe`."""
 
 from __future__ import annotations
 

@@ -7,8 +7,7 @@ whole response and says so (``subjective_removed`` false).
 
 The extractor is shown the text's sentences numbered ("[S1] ...") and answers with each claim the numbers it
 drew it from: the claim's place and its sentences' coverage. A plain list of strings is still read, a claim
-placed by its words then (response_level/placing.py).
-"""
+placed by its words then (response_level/placing.py)."""
 
 from __future__ import annotations
 
@@ -41,8 +40,7 @@ _NUMBER = re.compile(r"^\s*\[?\s*S?\s*(\d{1,4})\s*\]?\s*$", re.I)
 
 
 def list_schema(key: str, max_items: int, min_items: int = 0, item_chars: int | None = None) -> dict[str, Any]:
-    """``{"<key>": [strings]}``; ``item_chars`` bounds each string (where a grammar or guided decoding holds
-    the schema), so that the longest list closes within its call's cap."""
+    """``{"<key>": [strings]}``; ``item_chars`` bounds each string so the longest list closes within its cap."""
     item: dict[str, Any] = {"type": "string", "minLength": 1}
     if item_chars is not None:
         item["maxLength"] = item_chars
@@ -56,8 +54,7 @@ def fitting_item_chars(key: str, max_items: int, max_tokens: int) -> int:
 
 
 def _keyed_value(text: str, key: str) -> tuple[Any, str]:
-    """``{"<key>": value}`` (or a bare JSON list) somewhere in ``text`` -> (value, "") or (None, problem).
-    Only JSON is read: never ``eval``."""
+    """``{"<key>": value}`` (or a bare JSON list) in ``text`` -> (value, "") or (None, problem); JSON only."""
     if "{" not in text and "[" not in text:
         return None, "no JSON object in the reply"
     try:
@@ -87,8 +84,7 @@ def parse_string_list(text: str, key: str) -> tuple[list[str] | None, str]:
 
 
 def numbered(text: str, units: Sequence[tuple[int, int]]) -> str:
-    """``text`` with each of ``units`` (its sentences' offsets, in order) opened by its number, "[S1] " for the
-    first: what the extractor is shown."""
+    """``text`` with each of ``units`` (its sentences' offsets) opened by its number, "[S1] " for the first."""
     out: list[str] = []
     at = 0
     for n, (start, _) in enumerate(units, 1):
@@ -99,8 +95,7 @@ def numbered(text: str, units: Sequence[tuple[int, int]]) -> str:
 
 
 def claims_schema(max_items: int, count: int, item_chars: int) -> dict[str, Any]:
-    """``{"claims": [{"claim": text, "sentences": [numbers]}]}``: each claim with the numbers (1 to ``count``)
-    of the sentences it is drawn from."""
+    """``{"claims": [{"claim": text, "sentences": [numbers from 1 to count]}]}``."""
     numbers = {"type": "integer", "minimum": 1, "maximum": max(1, count)}
     item = {"type": "object", "additionalProperties": False, "required": ["claim", "sentences"],
             "properties": {"claim": {"type": "string", "minLength": 1, "maxLength": item_chars},
@@ -112,8 +107,7 @@ def claims_schema(max_items: int, count: int, item_chars: int) -> dict[str, Any]
 
 @dataclass(frozen=True)
 class Drawn:
-    """A claim as the extractor wrote it, with the numbers (from 1) of the sentences it is drawn from; empty
-    when the extractor did not say."""
+    """A claim as the extractor wrote it, with the numbers (from 1) of its sentences (empty: not said)."""
 
     claim: str
     sentences: tuple[int, ...] = ()
@@ -134,8 +128,7 @@ def _numbers(value: object, count: int) -> tuple[int, ...]:
 
 
 def _drawn(item: object, count: int) -> Drawn | None:
-    """One item of the claims list: a claim with its sentences, or a string (its markers, if any, its
-    sentences); None for anything else."""
+    """One item of the claims list: a claim with its sentences, or a string (whose markers give them)."""
     if isinstance(item, str):
         marks = _numbers([f"S{m}" for m in _MARK.findall(item)], count)
         return Drawn(" ".join(_MARK.sub(" ", item).split()), marks)
@@ -235,11 +228,8 @@ async def aextract_claims(response: str, *, question: str | None = None, llm: LL
     if not text.strip():  # the filter kept nothing: there is no factual content to check
         return ClaimExtraction(claims=[], parse_retries=retries, subjective_removed=removed, checked_text=text)
     shown = list(units) if units is not None else sentences(text)
-    # At least one claim where the backend holds the schema: small models otherwise answer an empty list
-    # for any text. A text with nothing checkable then yields a claim the method can call NOT ENOUGH INFO.
-    # An empty list from a backend that does not hold it is still a reading, not a lost reply: the text's
-    # own sentences that state a fact are added below (a stream's part "Honestly, the tower is in Berlin."
-    # was a failed extraction, its sentence unchecked, while the whole reply's check had it refuted).
+    # At least one claim where the backend holds the schema: small models otherwise answer an empty list for
+    # any text. An empty list from another backend is still a reading: the text's own sentences are added below.
     room = claim_room(text, max_claims, shown) if fit else max_claims
     reply = await (ask_claims or ask_for_claims)(llm, text, shown, room, question=question, context=context)
     source = " ".join(filter(None, (text, question, context)))
@@ -301,8 +291,7 @@ async def ask_for_claims(llm: LLM, text: str, units: Sequence[tuple[int, int]], 
 
 @dataclass
 class Held:
-    """The claims kept of an extraction and the numbers of the sentences each is drawn from (empty: not
-    said), and those dropped, likewise."""
+    """The claims kept of an extraction and those dropped, each with its sentences' numbers."""
 
     claims: list[str]
     sentences: list[list[int]]
@@ -330,15 +319,13 @@ def _held_to_text(items: list[Drawn] | None, text: str, source: str, max_claims:
 
 
 def _drawn_from_short_answers(text: str, units: Sequence[tuple[int, int]], numbers: Sequence[int]) -> bool:
-    """Whether the sentences of ``text`` a claim is drawn from (``numbers`` of ``units``) are all short answers
-    ("In 1991.", "Yes."): none said, it is not."""
+    """Whether the sentences a claim is drawn from (``numbers`` of ``units``) are all short answers (none: no)."""
     said = [text[units[n - 1][0]:units[n - 1][1]] for n in numbers if 1 <= n <= len(units)]
     return bool(said) and all(short_answer(sentence) for sentence in said)
 
 
 def _drawn_in_english(text: str, units: Sequence[tuple[int, int]], numbers: Sequence[int]) -> bool:
-    """Whether the sentences of ``text`` a claim is drawn from (``numbers`` of ``units``; none said: the whole
-    text) read as English (grounding.in_english)."""
+    """Whether the sentences a claim is drawn from (none said: the whole text) read as English."""
     said = [text[units[n - 1][0]:units[n - 1][1]] for n in numbers if 1 <= n <= len(units)]
     return any(in_english(sentence) for sentence in said) if said else in_english(text)
 

@@ -7,8 +7,7 @@ So a claim is kept when its names and numbers (numbers in words count; a name ma
 and the words that say what it states of them are the text's, compared by lemma or stem
 (response_level/lemmas.py), and it is neither a worked example's claim nor an opinion. Then each sentence
 that states a fact and that the kept claims do not cover is added as it stands, a leading pronoun replaced
-by the text's subject, up to the claim limit: a sentence is the text itself, so nothing is invented.
-"""
+by the text's subject, up to the claim limit: a sentence is the text itself, so nothing is invented."""
 
 from __future__ import annotations
 
@@ -304,8 +303,7 @@ _ENGLISH_GLUE = frozenset(("the", "and", "was", "were", "are", "is", "of", "on",
 
 
 def in_english(sentence: str) -> bool:
-    """Whether ``sentence`` reads as English: mostly Latin letters, and, at four words or more, an English
-    function word among them."""
+    """Whether ``sentence`` reads as English: mostly Latin letters, and from four words an English function word."""
     if not latin(sentence):  # "富士山の高さは3,776メートルです。": short by its spaces, and not English
         return False
     words = [w.casefold() for w in _WORD.findall(sentence) if not w.isdigit()]

@@ -1,7 +1,6 @@
 """A word's dictionary forms (lemmas), so that a claim's words meet a text's by meaning: "sank" and "sink" are
 one word. LemmInflect gives every lemma a word can have, from its wheel; the dictionary (about 0.2 s) loads on
-first use.
-"""
+first use."""
 
 from __future__ import annotations
 

@@ -4,8 +4,7 @@ decide, and a claim that fits no sentence clearly is not placed.
 A sentence says its content words (numbers as digits, lightly stemmed) and, when it opens with a pronoun, the
 subject of the sentence before it. A claim's words are weighted by how rare they are among the sentences, a
 name twice and a number three times; a sentence with a number but none of the claim's states another fact.
-The best sentence is the place when it holds PLACE of the weight and no other comes within MARGIN of it.
-"""
+The best sentence is the place when it holds PLACE of the weight and no other comes within MARGIN of it."""
 
 from __future__ import annotations
 
@@ -93,8 +92,7 @@ def terms(text: str) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class SentenceWords:
-    """What a sentence is taken to say: its words with its antecedent's (``words``), its own numbers, the
-    subject it passes on, and its words folded (two sentences alike in these say the same)."""
+    """What a sentence says: its words with its antecedent's, its numbers, the subject it passes on, its fold."""
 
     words: frozenset[str]
     numbers: frozenset[str]

@@ -1,6 +1,5 @@
 """Years a text states without writing them ("in 1879 ... the following year" states 1880), counted among
-the text's numbers for the grounding filter: only from years the text writes, by years it writes too.
-"""
+the text's numbers for the grounding filter: only from years the text writes, by years it writes too."""
 
 from __future__ import annotations
 
@@ -19,8 +18,7 @@ _YEAR = re.compile(r"(?<![\d.,])\d{4}(?![\d.,]\d)")
 
 
 def shifts(text: str) -> set[int]:
-    """The shifts in years the relative phrases of ``text`` name (+1 for "the following year", -2 for "two
-    years earlier")."""
+    """The shifts in years the relative phrases of ``text`` name (+1 for "the following year")."""
     out: set[int] = set()
     for match in _RELATIVE.finditer(text):
         if match.group("on") or (match.group("which") or "").lower() == "after":
@@ -36,8 +34,7 @@ def shifts(text: str) -> set[int]:
 
 
 def relative_years(text: str) -> set[str]:
-    """The years ``text`` states by a relative phrase from a year it writes ("1879 ... the following year":
-    "1880"), as :func:`~factdebate.response_level.grounding.numbers` writes numbers."""
+    """The years ``text`` states by a relative phrase from a year it writes, as ``grounding.numbers`` writes them."""
     moves = shifts(text)
     if not moves:
         return set()

@@ -1,6 +1,5 @@
 """How many claims the extractor is asked for, counted from the units it is shown. The room fails closed: it
-is wide enough for what each unit states, and an extractor that fills it all the same is read as cut short.
-"""
+is wide enough for what each unit states, and an extractor that fills it all the same is read as cut short."""
 
 from __future__ import annotations
 
@@ -38,6 +37,5 @@ def claim_room(text: str, max_claims: int, units: Sequence[tuple[int, int]] | No
 
 
 def filled(taken: int, room: int) -> bool:
-    """Whether an extractor that gave ``taken`` claims (before any was dropped) filled its ``room``: then it
-    may have left facts out, and what it gave is not read as all the text states."""
+    """Whether an extractor that gave ``taken`` claims filled its ``room`` (then it may have left facts out)."""
     return taken >= room

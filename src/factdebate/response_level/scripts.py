@@ -1,6 +1,5 @@
 """Text in scripts written without spaces between words (Japanese, Chinese, Thai...): word counts and
-"is it English" by the characters' Unicode blocks, with no segmentation library.
-"""
+"is it English" by the characters' Unicode blocks, with no segmentation library."""
 
 from __future__ import annotations
 
@@ -23,8 +22,7 @@ def unspaced_letters(text: str) -> int:
 
 
 def latin(text: str) -> bool:
-    """Whether most letters of ``text`` are Latin (as English is written); a text with no letters counts as
-    Latin."""
+    """Whether most letters of ``text`` are Latin (a text with no letters counts as Latin)."""
     letters = [c for c in text if c.isalpha()]
     return 2 * sum(c < "\u0250" for c in letters) >= len(letters)
 

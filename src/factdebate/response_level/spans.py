@@ -3,8 +3,7 @@
 Three tries, most exact first: the claim verbatim; ignoring case, whitespace and closing punctuation; then
 the sentence that states it, found by the words that tell sentences apart, a pronoun read with its antecedent
 (response_level/placing.py). A claim no one sentence states clearly has no span, and a note saying why.
-Every pass is linear in the text (:class:`SentenceEnds`, :class:`TextIndex`), so a long text cannot stall.
-"""
+Every pass is linear in the text (:class:`SentenceEnds`, :class:`TextIndex`), so a long text cannot stall."""
 
 from __future__ import annotations
 
@@ -16,13 +15,9 @@ from functools import lru_cache
 from factdebate.core.types import Span
 from factdebate.response_level.placing import MARGIN, PLACE, SentenceWords, conflicting, read_sentence, terms, weights
 
-# A sentence ends at . ! or ? (and any closing quote or bracket) followed by spaces or tabs, or at a run of
-# whitespace holding a line break; "3.6" or "e.g.x" do not end one, nor does a list's marker ("1.", "12.") that
-# starts a sentence. Whether a word starts a sentence is read from the text before it (a line break, a
-# sentence's end, the text's start), so a stream's part, which always starts a sentence, is cut as the whole
-# reply is. (The pattern these rules were once
-# written as, r"(?<=[.!?])[\"'\u201d\u2019)\]]*[ \t]+|\s*\n\s*", read a long run of spaces once per
-# character in it; SentenceEnds finds the same places reading each character once.)
+# A sentence ends at . ! or ? (and any closing quote or bracket) followed by spaces or tabs, or at whitespace
+# holding a line break; "3.6", "e.g.x" and a list's marker ("1.") starting a sentence do not end one. Whether a
+# word starts a sentence is read from the text before it, so a stream's part is cut as the whole reply is.
 _STOPS = ".!?\u3002\uff01\uff1f\uff61"
 # Closing quotes and brackets, of Latin and of East Asian text: they end the sentence before them.
 CLOSING = "\"'\u201d\u2019)]\u300d\u300f\uff09\u3011\u3015\u3009\u300b"
@@ -40,13 +35,10 @@ _QUOTED_ON = "\u3068\u3063"
 def _quoted_on(marks: str, following: str) -> bool:
     """Whether the sentence goes on after a full-width stop and its closing ``marks``, with ``following``."""
     return following in _QUOTED_ON and any(mark in marks for mark in _QUOTE_CLOSES)
-# Thai writes no sentence punctuation: a sentence (or a clause, which is checked alike) ends where it leaves a
-# space. Its spacing rules (the Royal Institute's) put spaces elsewhere only around numbers and words of other
-# scripts, and between a person's name and surname. So spaces or tabs between two Thai letters end a sentence
-# when the run of text before them is a clause's length, THAI_CLAUSE characters or more: "มารี กูรี ..." (a name,
-# then its surname) and "สูง 3,776 เมตร" (a number) go on. A sentence that ends in a number, or in a short word
-# after one ("... 1934 เธอ ...", "... 3,776 เมตร ตั้งอยู่ ..."), runs on into the next: the two are checked as one
-# sentence that states both, never as none.
+# Thai writes no sentence punctuation: a sentence ends where it leaves a space, and its spacing rules put spaces
+# elsewhere only around numbers, other scripts' words and between a name and surname. So spaces between two
+# Thai letters end a sentence when the text before them is THAI_CLAUSE characters or more; one that ends in a
+# number runs on into the next (the two are checked as one, never as none).
 _THAI_FIRST, _THAI_LAST = "\u0e01", "\u0e5b"
 THAI_CLAUSE = 10
 
@@ -131,9 +123,8 @@ class SentenceEnds:
         return settled
 
     def _full_stops(self, part: str, at: int) -> list[tuple[int, int]]:
-        """The sentence ends inside the word ``part`` (at ``at``): an empty gap after each full-width stop that
-        more of the word follows (unless a quotation goes on: :func:`_quoted_on`); a stop it ends with is
-        remembered for the next piece."""
+        """The sentence ends inside the word ``part`` (at ``at``): after each full-width stop more of it follows
+        (unless a quotation goes on: :func:`_quoted_on`); a final stop is kept for the next piece."""
         if self._full < 0 and _ANY_FULL_STOP.search(part) is None:  # most words hold none
             return []
         out: list[tuple[int, int]] = []
@@ -172,8 +163,7 @@ class SentenceEnds:
         return not marker and (length >= _HEAD or not _abbreviation(self._head[:length]))
 
     def _ended(self) -> bool:
-        """Whether a sentence ends in the whitespace the text ends with, wherever the cursor stands (the word
-        after it starts a sentence even when a stream has taken that gap already)."""
+        """Whether a sentence ends in the whitespace the text ends with, wherever the cursor stands."""
         return self._newline >= self._run or (self._stop >= 0 and self._blank_end > self._run and self._stop_ends())
 
     def _gaps(self, end: int, *, between: bool = False) -> list[tuple[int, int]]:
@@ -195,8 +185,7 @@ class SentenceEnds:
 
 
 def boundaries(text: str, pos: int = 0) -> list[tuple[int, int]]:
-    """Where the sentences of ``text`` end, from ``pos`` on: each (start, end) is the gap after a sentence
-    (closing quotes or brackets, then whitespace)."""
+    """Where the sentences of ``text`` end, from ``pos`` on: each (start, end) is the gap after a sentence."""
     ends = SentenceEnds(pos)
     return ends.feed(text) + ends.pending()
 
@@ -230,10 +219,8 @@ def sentences(text: str) -> list[tuple[int, int]]:
     return _sentences(text)
 
 
-# A text's sentences are found once for the texts one check reads several times (CPU per guarded reply): the
-# reply is cut into sentences for its claim limit, its check-worthy sentences, its uncovered ones and its counts,
-# and each passage again for each claim it is a quote for. A fresh list each time: callers may change theirs.
-# Long texts (a whole document) are not kept.
+# A text's sentences are found once for the texts one check reads several times; a fresh list each time
+# (callers may change theirs). Long texts are not kept.
 _REMEMBERED_CHARS = 20_000
 
 
@@ -405,8 +392,7 @@ class TextIndex:
         return self._sentence_of(claim, after)
 
     def _sentence_of(self, claim: str, after: int) -> tuple[Span | None, str | None]:
-        """The sentence that states ``claim`` (see :mod:`factdebate.response_level.placing`), reading only
-        the sentences that hold one of its words."""
+        """The sentence that states ``claim`` (response_level/placing.py), of those holding one of its words."""
         wanted = terms(claim)
         if not wanted:
             return None, NOT_FOUND

@@ -1,6 +1,5 @@
 """Lines of structured text in a reply (table rows, JSON members, YAML mappings): statements to check, never
-code or "no content", each cell or member a fact of its own for the extractor's room.
-"""
+code or "no content", each cell or member a fact of its own for the extractor's room."""
 
 from __future__ import annotations
 
@@ -54,8 +53,7 @@ def opens_container(line: str) -> bool:
 
 
 def punctuation(line: str) -> bool:
-    """Whether ``line`` is only JSON's brackets and commas ("{", "},", "]"): it neither states nor ends what
-    a key above it heads."""
+    """Whether ``line`` is only JSON's brackets and commas ("{", "},", "]")."""
     return _PUNCTUATION.match(line) is not None
 
 
@@ -65,8 +63,7 @@ def json_line(line: str) -> bool:
 
 
 def member(line: str) -> bool:
-    """Whether ``line`` states a key's value: a JSON object's member (or a whole object on one line) or a YAML
-    mapping's entry."""
+    """Whether ``line`` states a key's value: a JSON member (or one-line object) or a YAML mapping's entry."""
     return json_line(line) or _YAML_MEMBER.match(line) is not None
 
 
@@ -76,7 +73,6 @@ def members(line: str) -> int:
 
 
 def structured(line: str) -> bool:
-    """Whether ``line`` is a table row or a line of a JSON object or a YAML mapping: the extractor is shown it
-    on a line of its own, as the reply writes it, never joined to the line before it."""
+    """Whether ``line`` is a table row or a line of JSON or YAML (shown to the extractor on its own line)."""
     text = line.strip()
     return table_row(text) or member(text)

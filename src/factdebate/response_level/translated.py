@@ -5,8 +5,7 @@ A name is held when one of its words meets a word the text writes in Latin lette
 letters, or the whole of the shorter word, accents folded ("Berlin" meets "Berliner"). A name none of whose
 words the text writes is held only when the text writes another script, as the translation of a name in it
 ("Mount Fuji" of "富士山"). A name that meets no word ("Germany" of "Allemagne") drops the claim, leaving its
-sentence unchecked, never passed.
-"""
+sentence unchecked, never passed."""
 
 from __future__ import annotations
 

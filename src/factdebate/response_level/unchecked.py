@@ -10,8 +10,7 @@ else ``no claim``. Coverage fails closed.
 
 At the claim limit, or when the call's limit may have cut the extraction short (response_level/room.py), a
 sentence is covered only when its claims hold it (grounding.holds): the limit may have kept only some of the
-claims split from it. Such a sentence is ``claim limit`` too, its note the claims checked of it.
-"""
+claims split from it. Such a sentence is ``claim limit`` too, its note the claims checked of it."""
 
 from __future__ import annotations
 
@@ -44,8 +43,7 @@ def _unplaced_here(sentence: str, unplaced: Sequence[tuple[str, set[str]]]) -> s
 
 
 def _dropped_here(start: int, end: int, dropped: Sequence[tuple[str, Sequence[Span]]]) -> str | None:
-    """The extractor's dropped claim that was taken from this sentence (drawn from it, as it said, or found in
-    it by its words), if any."""
+    """The extractor's dropped claim that was taken from this sentence, if any."""
     for claim, places in dropped:
         if any(place.start < end and start < place.end for place in places):
             return claim

@@ -13,8 +13,7 @@ closed: a sentence is left out, with its reason, only when it is one of these, a
 A short answer to a question ("Yes.", "In 1991.") is always a statement. The writer's stance ("I think") and
 reminders ("Note that") are set aside and the rest judged on its own, so "I think the Eiffel Tower is in
 Berlin." is checked. :func:`gated` is the one gate: the guard and a response check both hand the extractor only
-the sentences it passes, so a small model has no "Hello!" to copy into its claims.
-"""
+the sentences it passes, so a small model has no "Hello!" to copy into its claims."""
 
 from __future__ import annotations
 
@@ -141,8 +140,7 @@ def list_item(sentence: str) -> bool:
 
 
 def heading(sentence: str) -> bool:
-    """Whether ``sentence`` heads what follows: a Markdown heading, or a line that ends with a colon (a sentence
-    only ends at a colon where its line does)."""
+    """Whether ``sentence`` heads what follows: a Markdown heading, or a line that ends with a colon."""
     text = sentence.strip()
     return bool(_HEADING_MARK.match(text)) or (text.endswith(":") and not list_item(text)) or (
         text.startswith("**") and text.rstrip(":").endswith("**"))
@@ -173,8 +171,7 @@ def _framing_only(text: str) -> bool:
 
 
 def _past(word: str) -> bool:
-    """Whether ``word`` is a verb's past form ("sank", "built", "found"), not a plural or an "-ing" word that may
-    be a noun or an adjective ("tips", "amazing")."""
+    """Whether ``word`` is a verb's past form ("sank", "built"), not a plural or an "-ing" word."""
     return not word.endswith(("s", "ing")) and inflected_verb(word)
 
 
@@ -356,8 +353,7 @@ def headed(text: str, pieces: Sequence[tuple[int, int, str | None]], chosen: Seq
 
 def layout(text: str, pieces: Sequence[tuple[int, int, str | None]],
            chosen: Sequence[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
-    """:func:`headed`'s text, and where in it each of ``chosen`` stands (its offsets there, in order): the
-    sentences the extractor is shown numbered, so that it can say which one each claim is drawn from."""
+    """:func:`headed`'s text, and the offsets there of each of ``chosen`` (the sentences shown numbered)."""
     starts = [start for start, _, _ in pieces]
     out: list[str] = []
     at: list[tuple[int, int]] = []
@@ -391,8 +387,7 @@ def layout(text: str, pieces: Sequence[tuple[int, int, str | None]],
 
 
 def _heading_of(text: str, pieces: Sequence[tuple[int, int, str | None]], at: int) -> tuple[int, int] | None:
-    """The heading ``pieces[at]`` is under: the nearest before it with only list items (or JSON members)
-    between."""
+    """The heading ``pieces[at]`` is under: the nearest before it with only list items or JSON members between."""
     item = at < len(pieces) and _item_of(text[pieces[at][0]:pieces[at][1]])
     for back in range(at - 1, -1, -1):
         start, end, reason = pieces[back]
@@ -404,8 +399,7 @@ def _heading_of(text: str, pieces: Sequence[tuple[int, int, str | None]], at: in
 
 
 def _item_of(sentence: str) -> bool:
-    """Whether ``sentence`` is read under a heading above it with others like it: a list item, or a JSON
-    member (a whole object on its line, too)."""
+    """Whether ``sentence`` is read under a heading above it: a list item, or a JSON member."""
     return list_item(sentence) or json_line(sentence)
 
 

@@ -1,10 +1,7 @@
 """Batch verification: bounded concurrency, a progress bar, resumable JSONL output.
 
-A bad input line (not JSON, no claim, text that is not valid Unicode) becomes an error record for that
-line and the other lines still run. A re-run skips ids whose record succeeded and retries the ones that
-errored; it refuses to continue a results file written with other settings. A method whose claims read
-what earlier ones left (``Method.in_order``: MERMAID with its memory on) gets them one at a time, in the
-input's order, with state of the batch's own beside the results file (``RunScope.of_results``)."""
+A bad input line becomes an error record and the others still run. A re-run skips ids that succeeded, retries
+errored ones, and refuses a results file written with other settings."""
 
 from __future__ import annotations
 
@@ -96,10 +93,8 @@ def _parse_line(line: str, number: int, where: str) -> ClaimItem:
 
 
 def parse_claim_lines(lines: Iterable[str], where: str = "line ") -> list[ClaimItem]:
-    """JSONL rows: objects with ``claim`` (or ``text``) and an optional ``id``, or bare JSON strings. Other
-    fields (a gold label, say) are carried along. An unusable line becomes an item with ``error`` set
-    (id ``line-<n>`` when it has none); problems name ``<where><line number>``. Two lines with one id
-    would share one result, so that is refused for the whole file."""
+    """JSONL rows: objects with ``claim`` (or ``text``) and an optional ``id``, or bare JSON strings; other
+    fields are carried along. An unusable line is an item with ``error``; a repeated id is refused."""
     items: list[ClaimItem] = []
     seen: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
@@ -119,9 +114,7 @@ def read_claims(path: str | Path) -> list[ClaimItem]:
 
 
 def read_claim_bytes(path: str | Path) -> bytes:
-    """The bytes of a JSONL batch file (``-``: standard input), read through the bounded reader: a regular
-    file or a pipe of at most ``FACTDEBATE_MAX_INPUT_MB`` MiB (a link to /dev/zero or a device is refused, a
-    FIFO nobody writes reads as empty)."""
+    """The bytes of a JSONL batch file (``-``: standard input), at most ``FACTDEBATE_MAX_INPUT_MB`` MiB."""
     file = Path(path)
     if str(path) != STDIN and not file.exists():
         raise InputError(f"input file not found: {file}")
@@ -169,8 +162,7 @@ class BatchStats:
 
 
 class ClaimExecutor(Protocol):
-    """Runs claims somewhere else (a Ray worker pool, factdebate.scale) and hands each record back to the
-    driver, which alone writes the results file."""
+    """Runs claims elsewhere (factdebate.scale) and hands each record back to the driver, which writes it."""
 
     async def run_claims(self, items: list[ClaimItem], settings: Settings,
                          handle: Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[None]]) -> None: ...
@@ -266,8 +258,7 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
 
 
 def in_order_note(settings: Settings, asked: int | None) -> str | None:
-    """The line to print when the user asked for ``asked`` claims at once and the method runs them one at a
-    time (None: nothing to say)."""
+    """The line to print when ``asked`` claims at once meet a method that runs them one at a time, or None."""
     reason = get_method(settings.method).in_order(settings)
     if reason is None or asked is None or asked <= 1:
         return None

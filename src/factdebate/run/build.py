@@ -31,10 +31,8 @@ log = logging.getLogger("factdebate.run")
 
 
 def make_tool(kind: str, settings: Settings, llm: LLM | None = None, *, wait: bool = False) -> Tool:
-    """``rag``: Milvus over the configured corpus; ``search``: the configured search engine, or with
-    ``medical.search`` set, the scholarly pipeline (keywords -> abstracts -> summaries written by ``llm``);
-    ``mcp:<server>/<tool>``: that tool of a configured MCP server, opened on first search. ``wait``: a ``rag``
-    tool of the built-in corpus waits for its vectors, whatever ``retrieval.while_indexing`` says (a batch)."""
+    """``rag``, ``search`` (or the scholarly pipeline with ``medical.search``) or ``mcp:<server>/<tool>``.
+    ``wait``: a built-in ``rag`` tool waits for its vectors."""
     retrieval = settings.retrieval
     if kind.startswith("mcp:"):
         return _mcp_tool(kind, settings)
@@ -97,9 +95,8 @@ def _vectors(settings: Settings) -> Build:
 
 
 def _pending_rag(settings: Settings) -> Tool | None:
-    """With ``retrieval.while_indexing: full_text`` and the built-in corpus's vectors not complete: the full-text
-    index now (built first if need be: seconds), the vectors built in the background and searched once complete
-    (tools/rag_pending.py). None when the vectors are there or the settings wait for them."""
+    """With ``while_indexing: full_text`` and the vectors incomplete: the full-text index now, the vectors
+    searched once built in the background (tools/rag_pending.py); else None."""
     from factdebate.corpus import vectors_later
 
     if settings.retrieval.corpus != BUILTIN_CORPUS or settings.retrieval.while_indexing != "full_text":
@@ -151,16 +148,14 @@ def _scholar_tool(settings: Settings, llm: LLM | None) -> Tool:
 
 
 def default_encoder(settings: Settings) -> TextEncoder:
-    """The process-wide embedder of ``retrieval.encoder``: the one the tools search with, the scorers score
-    with, and every verdict and calibration names (scoring/calibrate.py ``relevance_encoder``)."""
+    """The process-wide embedder of ``retrieval.encoder``, which tools and scorers share."""
     from factdebate.embeddings import get_embedder
 
     return get_embedder(settings.retrieval.encoder)
 
 
 def open_cache(path: Path) -> ResponseCache | None:
-    """The response cache at ``path``, or None (with one warning) when the disk cannot hold it: a full or
-    read-only data folder costs the cache, never the run."""
+    """The response cache at ``path``, or None (with one warning) when the disk cannot hold it."""
     try:
         return ResponseCache(path)
     except (OSError, sqlite3.Error) as exc:
@@ -177,13 +172,10 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
                     encoder_factory: Callable[[], TextEncoder] | None = None,
                     cache_path: Path | None = None, services: Services | None = None,
                     endpoint: str | None = None, run: RunScope | None = None) -> Resources:
-    """Models per role, built when a role is first asked for (roles naming the same model share one backend
-    and its concurrency limit), tools built on first use, the shared response cache. ``backends`` maps
-    role -> backend to override; a role without an override that uses the debater's model uses the
-    debater's override. ``services`` lets several resources share long-lived services (the server).
-    ``endpoint``: the OpenAI-compatible server to use (default: the first of ``llm.base_urls``, if any).
-    ``run``: the evaluation or batch they serve; the method's state for that run is started (and checked)
-    here, in place of the preflight of single claims."""
+    """Models per role built on first ask (one backend per model), tools on first use, the response cache.
+    ``backends``: role -> backend overrides (the debater's covers roles on its model). ``services``: shared
+    long-lived services. ``endpoint``: the server to use. ``run``: the evaluation or batch, whose method state
+    is started here."""
     backends = dict(backends or {})
     cache = None
     if settings.llm.cache:
@@ -255,8 +247,7 @@ def tools_needed(settings: Settings) -> set[str]:
 
 
 def builtin_engines(settings: Settings) -> list[str]:
-    """The builtin-corpus indexes the configured method opens (the method says; none when another corpus
-    is chosen), the local one first: seconds, where the embeddings take minutes."""
+    """The builtin-corpus indexes the configured method opens, the local one first (seconds, not minutes)."""
 
     if settings.retrieval.corpus != BUILTIN_CORPUS:
         return []
@@ -265,9 +256,8 @@ def builtin_engines(settings: Settings) -> list[str]:
 
 
 def ensure_indexes(settings: Settings, progress: bool = True, *, wait: bool = False) -> None:
-    """Index the builtin corpus for the configured method if it is not yet (what serve and mcp call at
-    start-up, so the first request does not wait minutes). Under ``retrieval.while_indexing: full_text`` (and
-    not ``wait``: a pool of workers that copy the index) the vectors are built in the background meanwhile."""
+    """Index the builtin corpus for the configured method if it is not yet (serve and mcp, at start-up); under
+    ``while_indexing: full_text`` and not ``wait``, the vectors in the background."""
     engines = builtin_engines(settings)
     if "rag" in engines and not wait and _pending_rag(settings) is not None:
         engines = [engine for engine in engines if engine != "rag"]

@@ -31,17 +31,13 @@ def validate_claim(claim: str, settings: Settings) -> str:
 
 
 def public_config(settings: Settings) -> dict[str, Any]:
-    """The settings as a record shows them: URLs (a Milvus URI, say) without their credentials, MCP servers
-    without their environment values and secret arguments. The service shows callers less still
-    (``server.options.caller_config``)."""
+    """The settings as a record shows them: URLs without credentials, MCP servers without secrets."""
     return redact_settings(settings.model_dump(mode="json"))
 
 
 def prepare(settings: Settings, resources: Resources) -> None:
-    """Everything the method needs before spending any LLM call, so a missing key or index is reported at
-    once: the method's own checks (Method.check), then every tool it names. Building a real retrieval tool
-    indexes the builtin corpus if needed (make_tool); the search tool goes first, because its index takes
-    seconds where the vectors take minutes. Batches and evaluations call it once before their first claim."""
+    """Everything the method needs before any LLM call: its checks, then every tool it names (the search tool
+    first: its index takes seconds, the vectors minutes)."""
     from factdebate.corpus.progress import raise_if_stopped
 
     get_method(settings.method).check(settings)
@@ -52,8 +48,7 @@ def prepare(settings: Settings, resources: Resources) -> None:
 
 
 async def _with_inline_evidence(claim: str, tools: set[str], settings: Settings, resources: Resources) -> str:
-    """Methods that search nothing read the evidence given with the claim in the claim itself (the ``k``
-    passages most similar to it); methods with tools get it from their tools (tools/given.py)."""
+    """For a method that searches nothing, the ``k`` given passages closest to the claim, in the claim."""
     from factdebate.tools.given import current_evidence, evidence_block, top_k
 
     evidence = current_evidence()

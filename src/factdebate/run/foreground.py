@@ -1,10 +1,5 @@
 """What a command settles in its main thread before its asynchronous work starts: the model servers it will
-call answer. A dead one is reported in seconds (exit 2), not after a 30-minute index build.
-
-(The built-in indexes are built where they were, in ``run_claim``'s preparation; Ctrl-C and SIGTERM stop
-such a build at its next batch through ``corpus.progress.stop_builds``, which the command line's signal
-handlers call.)
-"""
+call answer, so a dead one is reported in seconds (exit 2), not after an index build."""
 
 from __future__ import annotations
 

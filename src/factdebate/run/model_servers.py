@@ -1,10 +1,7 @@
 """Whether the OpenAI-compatible servers a run will call answer, asked once before any long preparation.
 
-A newcomer who points ``--llm openai:…`` at a server that is not running would otherwise wait for the
-built-in index (up to 30 minutes on a new data folder) before the first model call said so. One request per server
-(its model list) settles it in milliseconds when nothing listens, and within ``PROBE_TIMEOUT_S`` otherwise.
-``doctor`` shows the same answers as a table.
-"""
+One request per server (its model list) settles it within ``PROBE_TIMEOUT_S``, before a long index build.
+``doctor`` shows the same answers as a table."""
 
 from __future__ import annotations
 
@@ -58,9 +55,8 @@ def server_urls(settings: Settings) -> list[str]:
 
 def ask_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S, *,
                 completion: bool = True) -> list[ServerAnswer]:
-    """One answer per server the run would call: its model list, or (a server that lists none, and
-    ``completion``) a one-token completion of a model the settings name. Without ``completion`` only the
-    model list is asked: any answer to it shows the server runs, and no completion is spent or counted."""
+    """One answer per server the run would call: its model list, or with ``completion`` (for one that lists
+    none) a one-token completion."""
     from factdebate.util.http_client import fetch_blocking
 
     models = served_models(settings)
@@ -105,16 +101,14 @@ def ask_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S, *,
 
 
 def connected(exc: BaseException) -> bool:
-    """Whether a probe that failed had its connection taken: no answer in time (a read timeout, the whole
-    answer's deadline) from a server that runs, unlike one refused or never opened."""
+    """Whether a probe that failed had its connection taken (a server that runs but did not answer in time)."""
     from factdebate.llm.openai_compat import never_connected
 
     return isinstance(exc, TimeoutError) and not never_connected(exc)
 
 
 def why_not(exc: BaseException) -> str:
-    """A failed connection in a few words: the socket's own reason ("connection refused"), not the client's
-    wrapper ("All connection attempts failed")."""
+    """A failed connection in a few words: the socket's own reason ("connection refused")."""
     import socket
 
     deepest = exc
@@ -165,17 +159,12 @@ def _owner(listed: bytes) -> str:
 
 
 class ModelServerDown(ConfigError):
-    """A model server the run needs does not answer (a usage error for most commands: nothing ran;
-    ``check-response --fail-on`` tells it apart as a check that could not be made, exit 3)."""
+    """A model server the run needs does not answer (a usage error; exit 3 under ``--fail-on``)."""
 
 
 def sent_one_at_a_time(settings: Settings, busy: Sequence[ServerAnswer] = ()) -> list[str]:
-    """The model servers on this machine that get one request at a time because ``llm.max_in_flight`` is unset
-    (llm/in_flight.py: 1 for loopback, which a local llama.cpp wants), as a person may see them. A server with
-    several slots (vLLM, ``llama-server -np N``) then serves a busy service's calls one by one: its checks wait,
-    and a guarded reply cost the service twice the CPU (docs/service.md, Sizing). A server the probe found
-    ``busy`` is left out: it was not asked (its first model call asks it, llm/in_flight.py), so it did not
-    decline to say."""
+    """The model servers on this machine sent one request at a time because ``llm.max_in_flight`` is unset
+    (docs/service.md, Sizing); ``busy`` ones, not asked, are left out."""
     from factdebate.llm.in_flight import is_loopback, learned
 
     if settings.llm.max_in_flight or not served_models(settings):
@@ -186,8 +175,7 @@ def sent_one_at_a_time(settings: Settings, busy: Sequence[ServerAnswer] = ()) ->
 
 
 def said_several_at_once(settings: Settings) -> list[tuple[str, Slots]]:
-    """The model servers on this machine that said they serve several requests at once (asked at start,
-    llm/server_slots.py), as a person may see them, with what they said: sent that many at a time."""
+    """The model servers on this machine that said they serve several requests at once, with what they said."""
     from factdebate.llm.in_flight import learned
 
     if settings.llm.max_in_flight or not served_models(settings):
@@ -197,11 +185,8 @@ def said_several_at_once(settings: Settings) -> list[tuple[str, Slots]]:
 
 
 def check_model_servers(settings: Settings, timeout: float = PROBE_TIMEOUT_S) -> list[ServerAnswer]:
-    """Raise, in one line, when a server the run needs cannot be reached or refuses the key; nothing when
-    the run calls no server. Any other answer to the model list (a server without one answers 404) means it
-    runs: what it says to a real call is reported per claim by the run. A server that took the connection and
-    did not answer in time runs too, busy (llama-cpp-python answers its model list only between generations):
-    those are returned, for the command to say so (:func:`busy_note`)."""
+    """Raise, in one line, when a server the run needs cannot be reached or refuses the key; any other answer
+    means it runs. Servers that did not answer in time are busy, returned for :func:`busy_note`."""
     models = served_models(settings)
     if not models:
         return []

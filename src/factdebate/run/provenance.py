@@ -1,10 +1,6 @@
-"""What a run needs to be run again beyond its settings: the versions of the packages that compute it, the
-source revision, the model behind each role, the environment variables that change behaviour, and
-checksums of its input. Evaluation runs put it in ``run.json`` (eval/provenance.py adds the dataset); a
-batch writes it beside its results file.
-
-Nothing secret is recorded: an API key's variable is noted as set or unset, URLs lose their credentials and
-the command line its secret-looking arguments (util/scrub.py)."""
+"""What a run needs to be run again beyond its settings: package versions, source revision, each role's model,
+behaviour-changing environment variables and input checksums, in ``run.json`` or beside a batch's results.
+Nothing secret is recorded (util/scrub.py)."""
 
 from __future__ import annotations
 
@@ -51,8 +47,7 @@ def package_versions() -> dict[str, str | None]:
 
 
 def source_revision() -> dict[str, Any] | None:
-    """The git commit of the source tree the package runs from (an editable install), and whether it has
-    uncommitted changes; None for an installed wheel or without git."""
+    """The git commit of an editable install's source tree and whether it is dirty; None for a wheel."""
     here = Path(__file__).resolve()
     root = next((p for p in here.parents[:5] if (p / ".git").exists()), None)
     if root is None:
@@ -68,8 +63,7 @@ def source_revision() -> dict[str, Any] | None:
 
 
 def models_by_role(settings: Settings) -> dict[str, str]:
-    """The model each role of the run's method uses (roles the settings bind explicitly included, and those
-    the method's own settings bind: DPD's referees under ``--dpd-judge-llms``)."""
+    """The model each role of the run's method uses, the method's own bindings included."""
     method = get_method(settings.method)
     roles = list(method.roles) + sorted(settings.llm.roles) + list(method.role_models(settings))
     roles += [r for r, model in (("judge", settings.llm.judge), ("scorer", settings.llm.scorer)) if model]
@@ -102,8 +96,7 @@ def runtime_record(settings: Settings) -> dict[str, Any]:
 
 
 def config_record(settings: Settings) -> dict[str, Any] | None:
-    """The settings file the run read (its path, how it was chosen: named, environment or found in the current
-    folder, and its checksum), or None when it read none."""
+    """The settings file the run read (path, how it was chosen, checksum), or None."""
     config = settings.config_file
     return config.record() if config is not None else None
 
@@ -117,8 +110,7 @@ def sha256_file(path: Path) -> str:
 
 
 def sha256_path(path: Path) -> str:
-    """A file's sha256, or for a directory (a dataset of many files) the sha256 of its files' names and
-    checksums, in name order."""
+    """A file's sha256, or a directory's: of its files' names and checksums, in name order."""
     if path.is_file():
         return sha256_file(path)
     lines = [f"{p.relative_to(path).as_posix()} {sha256_file(p)}" for p in sorted(path.rglob("*")) if p.is_file()]
@@ -126,8 +118,7 @@ def sha256_path(path: Path) -> str:
 
 
 def keep_history(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str, Any]:
-    """A resumed run's provenance: the current one, plus (under ``earlier``) each earlier process's runtime
-    that differed, so a run finished by another version says so."""
+    """A resumed run's provenance: the current one, plus each differing earlier runtime (``earlier``)."""
     if not before:
         return now
     earlier = list(before.get("earlier") or [])
@@ -139,9 +130,8 @@ def keep_history(before: dict[str, Any] | None, now: dict[str, Any]) -> dict[str
 
 def write_batch_provenance(output: Path, settings: Settings, source: Path, ids: list[str], *,
                            digest: str | None = None) -> Path:
-    """``<results>.provenance.json`` beside a batch's results file: the runtime, the input file's checksum
-    (``digest``, of the bytes the batch read, when given: a pipe cannot be read again) and the claim ids in
-    input order (each record already carries its settings and deviations)."""
+    """``<results>.provenance.json`` beside a batch's results: the runtime, the input's ``digest`` and the
+    claim ids in input order."""
     record = {**runtime_record(settings), "input": {"file": str(source), "sha256": digest or sha256_path(source),
                                                     "claim_ids": ids},
               "deviations": [d.model_dump() for d in get_method(settings.method).paper_deviations(settings)]}

@@ -1,7 +1,5 @@
-"""Check-response's input checks: the response and the question it answers, as every door reads them before
-the check. A whole response is checked by the guard's check under check-response's policy
-(:mod:`factdebate.guard_engine.response_check`), which runs these checks again itself.
-"""
+"""Check-response's input checks (the response and its question), as every door reads them before the
+check (:mod:`factdebate.guard_engine.response_check` runs them again)."""
 
 from __future__ import annotations
 
@@ -15,8 +13,7 @@ def validate_response(response: str, settings: Settings) -> str:
 
 
 def validate_question(question: str | None, settings: Settings) -> str | None:
-    """The question a response answers goes into the extraction prompt: it is checked as the response is
-    (clean text, bounded length); a missing or blank question is no question."""
+    """The question a response answers, checked as the response is; a blank question is none."""
     if question is None or (isinstance(question, str) and not question.strip()):
         return None
     return checked_input(question, what="question", empty="", limit=settings.response.max_question_chars,

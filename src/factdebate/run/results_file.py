@@ -1,9 +1,7 @@
 """Resumable JSONL results files (batch runs and evaluation runs).
 
-Each finished claim is appended and flushed as one line, so a crash loses nothing already written. The
-file keeps exactly one final record per id: when a run opens it, a line torn by a kill mid-write is
-dropped and older records of an id are removed; when the run closes, the records of ids retried in this
-run replace their earlier ones. Anyone counting lines counts claims."""
+Each finished claim is appended and flushed as one line. The file keeps one final record per id: a torn line
+and older records are dropped on open, and retried ids replace theirs on close."""
 
 from __future__ import annotations
 
@@ -19,9 +17,7 @@ from factdebate.core.textsafe import dumps_record
 
 
 def _lines(file: Path) -> Iterator[tuple[int, bytes]]:
-    """The numbered lines of ``file``, streamed through the bounded run-file reader (core/runfiles.py): a
-    results file that is a FIFO, a device, a link out of its folder, larger than the bound or with a line
-    longer than one record can be is refused in one line instead of being read whole."""
+    """The numbered lines of ``file``, streamed through the bounded run-file reader (core/runfiles.py)."""
     if file.is_dir():
         raise InputError(f"the results path {file} is a directory: give a file name, "
                          f"e.g. {file}/results.jsonl")
@@ -29,8 +25,7 @@ def _lines(file: Path) -> Iterator[tuple[int, bytes]]:
 
 
 def _records(file: Path, lines: Iterable[tuple[int, bytes]]) -> tuple[dict[str, dict[str, Any]], int, int]:
-    """The last record per id (in order of first appearance), how many lines were not records, and how many
-    lines there were (blank ones left out)."""
+    """The last record per id (in first-appearance order), the count of lines not records, and of lines."""
     records: dict[str, dict[str, Any]] = {}
     broken = count = 0
     for number, line in lines:

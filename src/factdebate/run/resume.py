@@ -43,11 +43,8 @@ def only_sections(settings: dict[str, Any], sections: Iterable[str] | None) -> d
 
 def settings_changes(before: dict[str, Any], now: dict[str, Any],
                      sections: Iterable[str] | None = None) -> list[str]:
-    """What changed between two settings dumps, ignoring the volatile settings. A dump written before the
-    method plug-ins (``toolmad``, ``baselines``) is read through the new names first. Secret values (an MCP
-    server's ``env``, a key in its ``args``) are not settings of the experiment: they may change.
-    ``sections``: the method sections the run's method reads (Method.settings_sections); the others are
-    not compared, since a CoT run's results do not depend on a Tool-MAD field added since it started."""
+    """What changed between two settings dumps, ignoring volatile settings and secrets; an old dump is read
+    through the new names first. Only the method ``sections`` the run's method reads are compared."""
     if "methods" not in before and ("toolmad" in before or "baselines" in before):
         from factdebate.settings.model import Settings
 

@@ -1,17 +1,10 @@
 """``factdebate index SOURCE --executor ray``: a corpus too big for one process, indexed by a pool of Ray
 workers into a Milvus server and the full-text index (docs/scale.md).
 
-The driver (this process) plans the shards (corpus/shards.py), skips those an earlier run of the same
-build finished (corpus/index_log.py), and hands the rest to Ray Data, which runs them on a pool of
-``ShardIndexer`` actors (scale/index_worker.py): reading, chunking and embedding happen on the workers,
-and each writes its vectors to the server itself. The driver records every finished shard as its row
-comes back and prints the rate and what is left. A stopped or crashed build run again continues with the
-shards not recorded; the ones that were in flight are done again, which duplicates nothing (passage ids
-come from the document id and the chunk number, and both engines skip or overwrite what they hold).
-
-Ray Data's own file readers are not used: resuming needs shards that are the same on every run, which
-the driver's plan gives and a reader's block boundaries do not.
-"""
+The driver plans the shards (corpus/shards.py), skips those already recorded (corpus/index_log.py), and hands
+the rest to Ray Data's pool of ``ShardIndexer`` actors (scale/index_worker.py), recording each as it returns.
+Shards in flight when a build stopped are done again, duplicating nothing. Ray Data's readers are not used:
+resuming needs the same shards on every run."""
 
 from __future__ import annotations
 
@@ -138,8 +131,7 @@ def index_on_ray(source: Source, corpus: str, settings: Settings, *, milvus_uri:
 
 def _prepare(corpus: str, uri: str, engines: tuple[str, ...], parts: int, encoder: str,
              make_embedder: EmbedderFactory | None) -> list[str]:
-    """Create what the workers write into, before any starts: the collection (so workers do not race to
-    create it) and the full-text index's layout. Returns the paths of the full-text index's parts."""
+    """Create the collection and the full-text index's layout before any worker starts; the parts' paths."""
     if "rag" in engines:
         key = marker_key("rag", corpus, uri)
         earlier = (get_marker(key) or {}).get("encoder")
@@ -174,8 +166,7 @@ def _finish(corpus: str, uri: str, engines: tuple[str, ...], log: IndexLog, enco
 
 
 class _ray_session:
-    """Join ``scale.ray_address`` or start a local instance (stopped again at the end); Ray already started
-    in this process (a test's) is used as it is."""
+    """Join ``scale.ray_address``, or start a local instance (stopped at the end), or use one already running."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -248,8 +239,7 @@ def _run(ray: Any, todo: list[Shard], corpus: str, uri: str, engines: tuple[str,
 
 
 def _raise_if_failed(row: dict[str, Any], recorded: int) -> None:
-    """A shard's row that carries its error stops the build: a usage error (a bad line) as the one-process
-    build says it; anything else naming the shard. The shards recorded so far stay recorded (resumable)."""
+    """A shard's row that carries its error stops the build (the recorded shards stay recorded)."""
     error, kind = row.pop("error", ""), row.pop("error_kind", "")
     if not error:
         return
@@ -260,8 +250,7 @@ def _raise_if_failed(row: dict[str, Any], recorded: int) -> None:
 
 
 def _worker_error(exc: Exception) -> Exception:
-    """A worker's own error (a bad row, an unreachable server), not Ray's wrapping of it; a worker that died
-    more than ``SHARD_RETRIES`` times, as one line (Ray's own text is a traceback)."""
+    """A worker's own error, not Ray's wrapping of it, as one line."""
     cause: BaseException | None = exc
     while cause is not None:
         if isinstance(cause, FactDebateError):
@@ -273,5 +262,4 @@ def _worker_error(exc: Exception) -> Exception:
 
 
 class WorkerFailed(IndexError_):
-    """Ray gave up on a worker (it died more than ``SHARD_RETRIES`` times); the driver adds which shards
-    were left."""
+    """Ray gave up on a worker (it died more than ``SHARD_RETRIES`` times)."""

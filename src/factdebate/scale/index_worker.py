@@ -1,15 +1,9 @@
 """The workers of an index build on Ray (docs/scale.md): each shard is read, chunked and embedded where it
 runs, its vectors written to the Milvus server, its passages handed to the full-text index's writers.
 
-``ShardIndexer`` is the callable class Ray Data runs in a pool of actors (one encoder loaded per actor);
-it returns one row per shard: what was written and where the time went, which the driver records. A
-shard is reported only once both engines hold all its passages, so a row is the proof a shard is done; a
-shard that fails is a row with its ``error``, which the driver reports in one line before it stops.
-
-``LexicalWriter`` owns one part of the full-text index: tantivy allows one writer per index, so every
-worker sends its passages to the part's writer actor, which adds and commits them (skipping ids it
-holds). The writers run on the driver's machine, where the index is read afterwards.
-"""
+``ShardIndexer`` (one encoder per actor) returns a row per shard once both engines hold it, or with its
+``error``. ``LexicalWriter`` owns one part of the full-text index (tantivy allows one writer), on the driver's
+machine."""
 
 from __future__ import annotations
 
@@ -95,8 +89,7 @@ class ShardIndexer:
         return {name: [row[name] for row in rows] for name in rows[0]} if rows else {}
 
     def attempt(self, shard: Shard) -> dict[str, Any]:
-        """The shard's row; a shard that fails is a row with its error. Raised, the error would reach the driver
-        as Ray's traceback text only (the exception object is lost), and the driver could not say it in one line."""
+        """The shard's row; a shard that fails is a row with its error (raised, it would reach the driver as text)."""
         try:
             return {**self.index_shard(shard), "error": "", "error_kind": ""}
         except Exception as exc:

@@ -1,9 +1,7 @@
 """A worker's private, read-only copy of a Milvus Lite database.
 
-Milvus Lite serves one process per database folder, so N Ray workers cannot search one folder together.
-Each worker copies the folder once, at start, into its own temporary directory and searches only that:
-the index is frozen for the run (nobody writes the copy), and the copy is deleted when the worker exits.
-A Milvus server URI needs none of this: every worker connects to the server (docs/scale.md)."""
+Milvus Lite serves one process per folder, so each worker searches a frozen copy of its own, deleted when it
+exits; a Milvus server needs none."""
 
 from __future__ import annotations
 

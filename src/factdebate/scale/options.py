@@ -1,9 +1,7 @@
 """The executor flags that ``verify`` and ``eval`` share, and how they land in ``settings.scale``.
 
-They are not flat options (the API and the service run no batches on Ray): each is drawn from the
-``ScaleSettings`` field that names a ``flag`` in its metadata, with the field's description as its help
-and its bounds as the flag's (unbounded, ``--workers 100000`` starts as many Ray actors: gigabytes in a minute).
-What the flags change is validated with the rest of ``settings.scale`` (:func:`with_scale`)."""
+Each is drawn from the ``ScaleSettings`` field that names a ``flag``, with its description and bounds, and
+validated with the rest of ``settings.scale`` (:func:`with_scale`)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """The driver's side of a Ray run: a pool of :class:`~factdebate.scale.worker.ClaimWorker` actors, each
 fed by a few lanes that pull claims from one shared queue (so a slow worker takes fewer).
 
-Exactly once: only this process writes records, and a record is handed over only when a worker returned
-it. A worker that dies mid-claim never returns one: its claims in flight go to a fresh worker that
-replaces it, and are written once, when they finish there. A claim that kills workers repeatedly ends as
-an error record (retried by a re-run) instead of killing the whole pool."""
+Exactly once: only this process writes records. A dead worker's claims go to its replacement; a claim that
+kills workers repeatedly ends as an error record."""
 
 from __future__ import annotations
 
@@ -42,9 +40,8 @@ def _ray() -> Any:
 
 
 class RayPool:
-    """``async with RayPool(settings) as pool``: joins ``scale.ray_address`` or starts a local Ray instance
-    (stopped again on exit), and starts ``scale.workers`` actors. ``run``: the evaluation or batch they serve
-    (the method's state for it, such as MERMAID's run memory, lives in its folder)."""
+    """``async with RayPool(settings) as pool``: joins ``scale.ray_address`` or starts a local Ray, and
+    ``scale.workers`` actors. ``run``: the evaluation or batch they serve."""
 
     def __init__(self, settings: Settings, *, builder: ResourceBuilder | None = None, trace: bool = False,
                  context: Any = None, run: RunScope | None = None) -> None:
@@ -199,8 +196,7 @@ def check_lite_sharing(settings: Settings, builder: ResourceBuilder | None) -> N
 
 
 def check_order(settings: Settings) -> None:
-    """A method whose claims must run one at a time in order gains nothing from a pool: refused before any
-    worker starts."""
+    """A method whose claims must run one at a time is refused before any worker starts."""
     reason = get_method(settings.method).in_order(settings)
     if reason:
         raise ConfigError(f"{settings.method} cannot spread its claims over Ray workers: {reason}; use the local "

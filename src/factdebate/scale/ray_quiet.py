@@ -1,14 +1,8 @@
 """Keeping Ray's own lines off the terminal while an index build runs on it.
 
-A build on Ray that stopped on a bad line printed three to five lines of Ray before its one-line error: a
-note on token authentication (Ray's Python loggers), a deprecation warning for the two retry arguments the
-build passes (documented in docs/robustness.md), and a log line of Ray's C++ core worker about restartable
-actors, written straight to file descriptor 2; a build with fewer shards than workers added Ray Data's advice
-on the pool's size. None of them is for the user. During the build Ray's Python loggers report errors only,
-Ray's warnings (and that one, raised from our call) are ignored, and what is written below Python to
-descriptor 2 (the C++ logs, and the Ray processes started meanwhile, which inherit it) goes to a log file
-instead; Python's own ``sys.stderr`` (the build's progress, the error line) still reaches the terminal.
-"""
+None of Ray's notes are for the user: during the build Ray's loggers report errors only, its warnings are
+ignored, and what is written below Python to descriptor 2 goes to a log file; ``sys.stderr`` still reaches
+the terminal."""
 
 from __future__ import annotations
 

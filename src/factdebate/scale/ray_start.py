@@ -1,13 +1,8 @@
 """Starting a local Ray instance that survives a busy machine.
 
-Ray waits a fixed 30 s for its GCS server's port file and for the raylet to register. On two loaded cores
-(a CI run with the test suite in parallel, an index build beside a model) either wait can run out before the
-process is up, and `ray.init` raises although nothing is wrong. We give the GCS wait 120 s (unless the user set
-Ray's own variable) and try once more on either start-up timeout.
-
-Every Ray job of ours is started here (:func:`start_local_ray`, :func:`join_ray`) with a working directory
-of its own, an empty folder (util/child_python.py): otherwise Ray puts the driver's current folder first on
-every worker's import path, and a ``factdebate/`` package lying there would run in the workers."""
+Ray's fixed 30 s start-up waits run out on two loaded cores: the GCS wait gets 120 s (unless the user set it)
+and a start-up timeout one more try. Every job starts in an empty working directory (util/child_python.py),
+so a ``factdebate/`` folder lying in the current one never runs in the workers."""
 
 from __future__ import annotations
 

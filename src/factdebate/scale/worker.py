@@ -18,8 +18,7 @@ ResourceBuilder = Callable[[Settings, "str | None"], Resources]
 
 
 def default_resources(settings: Settings, endpoint: str | None, run: RunScope | None = None) -> Resources:
-    """The standard resources, except that a Milvus Lite database is searched in a private copy (Milvus
-    Lite serves one process; see scale/lite_copy.py). The driver has built the builtin indexes already."""
+    """The standard resources, a Milvus Lite database searched in a private copy (scale/lite_copy.py)."""
     resources: Resources
 
     def tool(kind: str) -> Tool:

@@ -1,14 +1,8 @@
 """Calibrating the answer-relevance threshold to the encoder in use.
 
-Tool-MAD set 0.8 from its own score distribution: "answer relevance was strongly skewed toward high values,
-with most scores above 0.8, making 0.8 a natural cutoff that filters low-quality outputs without affecting
-the majority of valid ones" (Section III.C, Fig. 3). Our encoder (all-MiniLM-L6-v2) scores the same
-answers lower, so the paper's 0.8 rejects more of them than the paper's did. Calibration measures our
-encoder's distribution on a dataset, the way the paper's Fig. 3 did (debate answers, scored by the relevance
-metric the debate uses; the answers come from methods/toolmad/calibrate.py), and reports the threshold that
-lets the same share of answers pass. The paper gives no number for "most"; ``pass_share`` (default 0.8) is
-ours and recorded with the result, and in the run's settings with the dataset and the encoder.
-"""
+Tool-MAD set 0.8 because "most scores" of its encoder were above it (Section III.C, Fig. 3); MiniLM scores
+lower. Calibration reads our encoder's scores of debate answers (methods/toolmad/calibrate.py) and reports
+the threshold that lets ``pass_share`` (ours: 0.8) of them pass."""
 
 from __future__ import annotations
 
@@ -35,8 +29,7 @@ class Calibration:
         return {**asdict(self), "settings": self.settings()}
 
     def settings(self) -> dict[str, Any]:
-        """The Tool-MAD settings a run takes this threshold with, its origin recorded field by field so the
-        run can check its own encoder against it (methods/toolmad/paper.py)."""
+        """The Tool-MAD settings a run takes this threshold with, its origin recorded field by field."""
         return {"methods": {"tool-mad": {
             "relevance_threshold": self.threshold, "relevance_calibrated_dataset": self.dataset,
             "relevance_calibrated_encoder": self.encoder, "relevance_calibrated_share": self.pass_share}}}
@@ -59,26 +52,21 @@ class Calibration:
 
 
 def relevance_encoder(encoder: str) -> str:
-    """The encoder answer relevance is scored with, as a calibration records it and a run compares it;
-    ``encoder`` is the settings' ``retrieval.encoder`` (int8 or fp32)."""
+    """The encoder answer relevance is scored with, as a calibration records it (``retrieval.encoder``)."""
     return f"all-MiniLM-L6-v2 ({encoder})"
 
 
 def min_answers(pass_share: float) -> int:
-    """The fewest scored answers a threshold for ``pass_share`` is read from: at least one answer on each
-    side of it (with 80% to pass, five answers, one of them below), and never fewer than
-    :data:`MIN_ANSWERS`. With fewer, the "threshold" is simply the lowest (or highest) answer's score: from
-    a one-claim dataset, that one answer's."""
+    """The fewest scored answers a threshold for ``pass_share`` is read from: one on each side of it, and at
+    least :data:`MIN_ANSWERS`."""
     below, above = 1 - pass_share, pass_share
     return max(MIN_ANSWERS, math.ceil(round(1 / below, 9)), math.ceil(round(1 / above, 9)))
 
 
 def threshold_for(scores: list[float], pass_share: float, digits: int | None = None, *,
                   strict: bool = False) -> float:
-    """The highest score that at least ``pass_share`` of ``scores`` reach (so that share passes ``>=``);
-    with ``digits``, rounded down to them, never up: a threshold rounded up past that score would let fewer
-    than the share pass. ``strict`` (with ``digits``): the share must pass ``>``, so a threshold equal to
-    that score is one step lower."""
+    """The highest score that at least ``pass_share`` of ``scores`` reach, rounded down to ``digits``;
+    ``strict``: one step lower, for a ``>`` test."""
     if not scores:
         raise ValueError("no scores to calibrate on")
     ranked = sorted(scores, reverse=True)

@@ -1,14 +1,8 @@
 """Which of an answer's statements are its conclusion rather than facts taken from its documents.
 
-A debater that refutes a claim writes "The Eiffel Tower is not located in Rome" and "The claim is false".
-No document says either in so many words: they follow from what a document does say ("the tower stands in
-Paris"). A large scorer infers them; a 1.5B scorer checks them literally and marks them unsupported, so a
-refutation read from the right passage scores 0.33 on faithfulness and the round cannot stop early.
-``conclusion`` picks those statements out so that faithfulness can be taken over the rest: the statements
-that speak about the claim or the verdict or compare the claim with the documents, and the claim itself with
-a negation added (and at most the value that replaces the claim's). The claim stated plainly is kept: it is
-the very fact the documents must back when an answer supports it.
-"""
+"The claim is false" follows from a document without being in it: a 1.5B scorer marks it unsupported.
+``conclusion`` picks out statements about the claim or the verdict, and the claim negated, so faithfulness is
+taken over the rest; the claim stated plainly is kept."""
 
 from __future__ import annotations
 
@@ -56,8 +50,7 @@ def conclusion(statement: str, claim: str) -> bool:
 
 
 def facts(statements: list[str], claim: str) -> tuple[list[str], list[str]]:
-    """``statements`` split into the facts to check against the documents and the conclusions left out. An
-    answer made only of conclusions keeps them all: there is nothing else to score."""
+    """``statements`` split into facts to check and conclusions left out (all kept when all are conclusions)."""
     left_out = [s for s in statements if conclusion(s, claim)]
     kept = [s for s in statements if not conclusion(s, claim)]
     return (kept, left_out) if kept else (statements, [])

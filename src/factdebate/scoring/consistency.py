@@ -1,6 +1,5 @@
-"""Consistency (the earlier Tool-MAD draft): semantic similarity between an answer and the documents it
-was based on. The draft used a cross-encoder; none ships offline, so we use the MiniLM bi-encoder's cosine
-averaged over the turn's documents."""
+"""Consistency (the earlier Tool-MAD draft): an answer's mean MiniLM cosine to its documents (the draft's
+cross-encoder does not ship offline)."""
 
 from __future__ import annotations
 

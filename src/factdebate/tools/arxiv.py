@@ -1,9 +1,7 @@
 """arXiv preprints through the arXiv API (an Atom feed; https://info.arxiv.org/help/api/user-manual.html).
 
-A natural-language query is turned into field terms: all of its words first (precise), and if that finds
-nothing, any of them (recall), ranked by arXiv's relevance. arXiv asks clients to keep to about one
-request every three seconds; an agent makes a handful per claim, so no pacing is added here.
-"""
+A query asks for all of its words, then, finding nothing, any of them. No pacing: an agent makes a handful of
+requests per claim."""
 
 from __future__ import annotations
 

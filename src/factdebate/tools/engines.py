@@ -1,8 +1,6 @@
 """The search engines behind the search and scholar servers, each taking the leakage controls it can.
 
-The existing tool classes are reused for their clients, keys and response parsers; only the request
-changes, to carry each API's own filters (Tavily's domains and end date, OpenAlex's publication date,
-arXiv's submission date, PubMed's publication date)."""
+The tool classes are reused; only the request changes, to carry each API's own date and domain filters."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
 """Dataset-provided evidence as a retrieval tool (``retrieval.evidence``: given, retrieved, both).
 
-Benchmarks such as HaluEval (knowledge, dialogue history, the article), PubMedQA (CONTEXTS), SciFact
-(abstracts) and FEVEROUS (gold evidence sentences) ship each sample's own evidence. The evaluation runner
-puts it in the claim's context (core/claim_context.py) for the sample being checked (asyncio tasks copy it,
-so concurrent samples never see each other's); the given-evidence tool serves it to any agent that searches:
-every passage when there are at most ``k``, else the ``k`` most similar to the query by the embedding
-model. With ``both`` the given passages come first, then the engine's results.
-"""
+The runner puts a sample's own evidence in the claim's context (core/claim_context.py); this tool serves every
+passage, or the ``k`` closest to the query. With ``both`` the given passages come first, then the engine's."""
 
 from __future__ import annotations
 
@@ -41,8 +36,7 @@ def documents_from(items: Sequence[Any], *, prefix: str = "given") -> list[Docum
 
 
 async def top_k(query: str, documents: list[Document], k: int, encoder: TextEncoder) -> list[Document]:
-    """All of them when they fit; else the ``k`` most similar to ``query`` (cosine), best first, each
-    document's ``score`` set to its similarity."""
+    """All of them when they fit; else the ``k`` most similar to ``query``, best first, scored."""
     if len(documents) <= k:
         return list(documents)
     import numpy as np  # here: every command imports this module, few of them rank given evidence
@@ -77,8 +71,7 @@ class GivenEvidenceTool:
 
 def with_given_evidence(mode: str, factory: Callable[[str], Tool],
                         encoder: Callable[[], TextEncoder]) -> Callable[[str], Tool]:
-    """The tool factory for ``retrieval.evidence``: unchanged for ``retrieved``; for ``given`` no engine is
-    built at all (no index, no key needed); for ``both`` the engine is built and searched after."""
+    """The tool factory for ``retrieval.evidence``: no engine for ``given``, the engine after it for ``both``."""
     if mode == "retrieved":
         return factory
     if mode == "given":
@@ -87,7 +80,6 @@ def with_given_evidence(mode: str, factory: Callable[[str], Tool],
 
 
 def evidence_block(documents: Sequence[Document], max_chars: int) -> str:
-    """The evidence as text appended to the claim for methods that search nothing (single, cot, vote,
-    mad): those agents read it in the claim itself."""
+    """The evidence as text appended to the claim, for methods that search nothing."""
     lines = [f"[{i}] {d.title}: {d.text[:max_chars]}" for i, d in enumerate(documents, start=1)]
     return "\n\nEvidence provided with the claim:\n" + "\n".join(lines)

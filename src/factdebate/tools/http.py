@@ -1,9 +1,6 @@
 """Shared HTTP plumbing for the web search tools: bounded retries, readable errors, trace events.
 
-Every remote tool goes through :func:`request_json` / :func:`request_text`, so rate limits, flaky
-upstreams and bad requests are handled the same way everywhere, and no error message can carry an
-API key (keys travel in headers or query parameters and are scrubbed before any text leaves here).
-"""
+Every remote tool goes through :func:`request_json` / :func:`request_text`, and no error message carries a key."""
 
 from __future__ import annotations
 
@@ -179,13 +176,9 @@ async def request_json(
     max_delay: float = 20.0,
     timeout: float | None = None,
 ) -> Any:
-    """Send a request with retries and decode its JSON body.
-
-    Retries 408/429/5xx, timeouts and connection errors up to ``attempts`` times in total, waiting
-    ``Retry-After`` when the server gives one, else exponential backoff with jitter; every wait is capped at
-    ``max_delay``. Raises :class:`EndpointUnavailableError` once attempts run out and
-    :class:`FactDebateError` for any other 4xx or a body that is not JSON.
-    """
+    """Send a request with retries (408/429/5xx, timeouts, connection errors: ``Retry-After`` or jittered
+    backoff, capped at ``max_delay``) and decode its JSON body. Raises :class:`EndpointUnavailableError` or
+    :class:`FactDebateError`."""
     response = await _send(client, method, url, params=params, json=json, headers=headers,
                            attempts=attempts, base_delay=base_delay, max_delay=max_delay, timeout=timeout)
     try:
@@ -218,11 +211,7 @@ async def request_text(
 
 @contextlib.asynccontextmanager
 async def client_scope(client: httpx.AsyncClient | None, timeout: float) -> AsyncIterator[httpx.AsyncClient]:
-    """Yield the caller's shared client, or a private one closed afterwards.
-
-    A private client per search (rather than one per tool) keeps tools usable from several event loops,
-    e.g. one ``asyncio.run`` per CLI call, since a pooled connection belongs to the loop that opened it.
-    """
+    """Yield the caller's shared client, or a private one (a connection belongs to its event loop)."""
     if client is not None:
         yield client
         return
@@ -232,8 +221,7 @@ async def client_scope(client: httpx.AsyncClient | None, timeout: float) -> Asyn
 
 def emit_tool_call(tool: str, query: str, k: int, started: float, docs: list[Document] | None,
                    error: BaseException | None = None) -> None:
-    """Trace one request of the engine as ``web_search``; it nests in the agent-level ``tool_call`` span
-    that the method opens, which also does the accounting (tool_calls)."""
+    """Trace one request of the engine as ``web_search``, inside the agent's ``tool_call`` span."""
     emit(WebSearch(tool=tool, query=query, k=k, results=len(docs) if docs is not None else 0,
                    seconds=round(time.perf_counter() - started, 4),
                    error=str(error) if error is not None else None))

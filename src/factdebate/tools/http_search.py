@@ -1,6 +1,5 @@
-"""The base of every search client over HTTP (Tavily, Wikipedia, OpenAlex, PubMed, arXiv): where it points,
-how long it waits and how often it retries, a key that never shows in a repr, a traced ``search`` and an
-empty answer for an empty query or ``k <= 0``. A subclass writes only ``_fetch``: one request and its parser."""
+"""The base of every search client over HTTP: endpoint, timeout, retries, a hidden key and a traced ``search``;
+a subclass writes only ``_fetch``."""
 
 from __future__ import annotations
 

@@ -57,8 +57,7 @@ class Leakage:
 
 @dataclass(frozen=True)
 class LeakagePolicy:
-    """Server-wide settings (from the command line). A call may tighten them, never loosen them: an agent
-    cannot lift a date cut-off the operator set for an evaluation."""
+    """Server-wide settings (from the command line); a call may tighten them, never loosen them."""
 
     before: date | None = None
     domains: tuple[str, ...] = ()

@@ -1,9 +1,7 @@
 """Leakage controls on the search agent's engine (Tool-MAD, ReAct-style methods): the same cut-off date and
 excluded domains as MERMAID's MCP search server, through the same engine functions.
 
-Tavily takes both in the request; the local corpus filters domains on the result URL and has no dates;
-Wikipedia's search API ranks today's pages and takes neither a date nor a domain (every result is
-Wikipedia) — the trace says so with a ``leakage`` event instead of silently ignoring the setting."""
+An engine that cannot take one says so with a ``leakage`` event instead of silently ignoring it."""
 
 from __future__ import annotations
 

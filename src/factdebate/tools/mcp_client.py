@@ -1,14 +1,8 @@
 """An MCP server as a toolset, through the official ``mcp`` SDK (extra ``serve``).
 
-The SDK's transports are context managers that must be entered and left by the same task, while a
-debate calls tools from many tasks. So one background task owns the connection: it opens the transport
-and the session, signals that it is ready, and closes both when the toolset is closed. Calls from any
-task of the same event loop go through the session it holds. Each call has a timeout; a timeout, a
-transport failure and an error reported by the tool all come back as an error observation.
-
-A result also says when the server itself is gone rather than the call (``ToolResult.fault``): the
-connection closed (the process died), or a call timed out and the server then did not answer a ping
-either (it hangs). Whoever owns the toolset may then close it and open it again (MERMAID's toolbox does)."""
+One background task owns the connection (the SDK's transports must be left by the task that entered them);
+calls from any task go through its session. Every failure comes back as an error observation, and
+``ToolResult.fault`` says when the server itself is gone or hangs."""
 
 from __future__ import annotations
 
@@ -110,8 +104,7 @@ class MCPToolset:
         return self._tools
 
     def offers(self, name: str) -> bool:
-        """Whether the tool is offered: the config's ``tools`` narrows what the server lists (the service
-        narrows it to its allow-list), so a tool left out is neither shown nor called."""
+        """Whether the tool is offered: the config's ``tools`` narrows what the server lists."""
         return self.config.tools is None or name in self.config.tools
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
@@ -133,8 +126,7 @@ class MCPToolset:
         return ToolResult(text, is_error=bool(result.is_error), data=result.structured_content)
 
     async def _hangs(self, session: Any) -> str | None:
-        """After a timed-out call: why the server is to be replaced (it answers no ping), or ``None`` when it
-        is alive and only that call was slow."""
+        """After a timed-out call: why the server is to be replaced (no ping answered), or ``None``."""
         wait = min(PING_SECONDS, self.config.timeout)
         try:
             await asyncio.wait_for(session.send_ping(), wait)
@@ -152,8 +144,7 @@ class MCPToolset:
 
 
 def _fault(exc: Exception) -> str | None:
-    """Why a failed call means the server is gone, or ``None`` for an error a live server answered with (an
-    unknown tool, bad arguments)."""
+    """Why a failed call means the server is gone, or ``None`` for an error a live server answered with."""
     error = getattr(exc, "error", None)
     code = getattr(error, "code", None)
     if code is None:  # not an answer over MCP: the transport itself failed
@@ -162,8 +153,7 @@ def _fault(exc: Exception) -> str | None:
 
 
 def causes(exc: BaseException) -> str:
-    """What went wrong, without the task groups the SDK wraps it in (a server that exits before the
-    handshake is "McpError: Connection closed" two groups down)."""
+    """What went wrong, without the task groups the SDK wraps it in."""
     if isinstance(exc, BaseExceptionGroup):
         return "; ".join(causes(inner) for inner in exc.exceptions)
     text = str(exc).strip()

@@ -17,10 +17,7 @@ OPENALEX_MAX_PER_PAGE = 200
 
 
 def rebuild_abstract(inverted: Any) -> str:
-    """Turn OpenAlex's ``abstract_inverted_index`` (word -> positions) back into running text.
-
-    OpenAlex ships abstracts inverted for licensing reasons; positions can have gaps, which are skipped.
-    """
+    """Turn OpenAlex's ``abstract_inverted_index`` (word -> positions) back into running text."""
     if not isinstance(inverted, dict):
         return ""
     slots: dict[int, str] = {}

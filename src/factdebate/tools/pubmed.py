@@ -1,7 +1,6 @@
 """Biomedical literature through NCBI E-utilities: ESearch for PMIDs, then EFetch for the abstracts.
 
-https://www.ncbi.nlm.nih.gov/books/NBK25499/
-"""
+https://www.ncbi.nlm.nih.gov/books/NBK25499/"""
 
 from __future__ import annotations
 

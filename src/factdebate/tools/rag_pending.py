@@ -2,10 +2,8 @@
 (``retrieval.while_indexing: full_text``): each search goes to the full-text (BM25) index until the vectors are
 complete, then to the vectors, as :class:`~factdebate.tools.rag.RagTool` does.
 
-On the built-in corpus the full-text index finds FEVER's gold pages about as often as the vectors do (docs/reproduce.md,
-"On the built-in corpus"), and it is there in seconds where the vectors take minutes. A verdict one of whose RAG
-searches went to the full-text index says so (tools/retrieval_record.py).
-"""
+On the built-in corpus the full-text index finds the gold pages about as often (docs/reproduce.md); a verdict says so
+(tools/retrieval_record.py)."""
 
 from __future__ import annotations
 

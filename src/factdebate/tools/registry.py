@@ -56,15 +56,12 @@ def check_retrieval_tool(kind: str) -> str:
 
 
 def auto_search_engine() -> str:
-    """What ``auto`` stands for here and now: the papers' search agent reads the live web (Tavily), which
-    needs a key; without one, BM25 over the indexed corpus, the RAG agent's corpus too."""
+    """What ``auto`` stands for here and now: Tavily with a key, else BM25 over the indexed corpus."""
     return "tavily" if os.environ.get("TAVILY_API_KEY") else "local"
 
 
 def evidence_source(kind: str, *, engine: str, corpus: str, scholarly: str = "default") -> str | None:
-    """What a tool of ``kind`` reads, so that two tools can be compared: ``corpus:<name>`` for the RAG tool
-    and for local BM25 search (the same documents, indexed twice), else the engine or the tool itself;
-    None for an agent without a tool. ``engine`` is ``retrieval.search``, ``scholarly`` ``medical.search``."""
+    """What a tool of ``kind`` reads (``corpus:<name>`` for RAG and local search); None for no tool."""
     if kind == "none":
         return None
     if kind == "rag":

@@ -1,7 +1,5 @@
-"""What a claim's own retrieval was, where settings do not fix it: a ``rag`` search of the built-in corpus goes
-to the full-text index while its vectors are still being built (tools/rag_pending.py). ``run_claim`` opens a
-record per claim and lists the ``rag_full_text`` deviation on a verdict one of whose searches went there, so
-the retrieval is recorded per verdict: the same settings search the vectors once the build is done."""
+"""What a claim's own retrieval was where settings do not fix it: ``run_claim`` lists ``rag_full_text`` on a
+verdict whose ``rag`` search went to the full-text index (tools/rag_pending.py)."""
 
 from __future__ import annotations
 

@@ -60,8 +60,7 @@ class ToolsetSearch:
 
 
 def as_documents(result: ToolResult, source: str) -> list[Document]:
-    """Passages from a result: structured items with a title and a text (factdebate's own MCP server
-    returns those), otherwise the text as one passage."""
+    """Passages from a result: structured items with a title and a text, else the text as one passage."""
     items = result.data.get("result", result.data) if isinstance(result.data, dict) else result.data
     if isinstance(items, list) and items and all(isinstance(i, dict) and "text" in i for i in items):
         return [Document(id=str(i.get("id") or f"{source}-{n}"), title=str(i.get("title") or source),

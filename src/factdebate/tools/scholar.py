@@ -1,6 +1,5 @@
-"""The scholarly search pipeline (the paper's medical setting): the search agent's tool becomes keyword
-extraction → the top abstracts from OpenAlex or PubMed → a short summary of each. The paper used a
-DistilBART summariser; none ships offline, so the debater model writes the summaries."""
+"""The scholarly search pipeline (the paper's medical setting): keywords → top abstracts (OpenAlex or PubMed) →
+a summary of each, written by the debater model (the paper's DistilBART does not ship offline)."""
 
 from __future__ import annotations
 
@@ -25,9 +24,7 @@ def parse_keywords(text: str) -> str | None:
 
 
 class ScholarPipeline:
-    """A Tool: keywords from the query, ``abstracts`` papers from the inner scholarly tool, one summary per
-    paper. A reply without usable keywords falls back to the query itself (traced); a failed summary
-    falls back to the abstract's opening."""
+    """Keywords from the query, ``abstracts`` papers, one summary each (each step with its fallback)."""
 
     def __init__(self, inner: Tool, llm: LLM, *, abstracts: int = 3, summarize: bool = True,
                  summary_chars: int = 600) -> None:

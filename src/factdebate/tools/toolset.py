@@ -1,9 +1,5 @@
-"""Toolsets: tools with a name, a description and a JSON-schema input, listed and called through one
-protocol with an async open and close (``async with toolset: ...``): each MCP server is one (mcp_client.py),
-and retrieval_toolset.py puts a toolset's tool behind the retrieval tools' ``search(query, k)``.
-
-A failed call is an observation (``ToolResult.is_error``), not an exception: an agent reads what went
-wrong and carries on, and the trace shows it."""
+"""Toolsets: named tools with a JSON-schema input, behind one protocol with an async open and close (each MCP
+server is one). A failed call is an observation (``ToolResult.is_error``), not an exception."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
 """Wikipedia search: MediaWiki full-text search, then each hit's REST page summary.
 
-The search API only returns short highlighted snippets; the REST summary (lead section as plain text) is
-far better evidence, so it is fetched for every hit, concurrently. A hit whose summary cannot be fetched
-keeps its snippet rather than sinking the whole search.
-"""
+Summaries are fetched concurrently; a hit whose summary fails keeps its snippet."""
 
 from __future__ import annotations
 

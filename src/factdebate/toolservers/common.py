@@ -34,11 +34,7 @@ R = TypeVar("R")
 
 
 def tool_errors(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
-    """Turn every failure into a :class:`ToolError` with readable text.
-
-    factdebate's own errors already carry a message for the user (and the HTTP layer scrubs keys from
-    them); anything else is a bug, reported by its type only so no traceback or URL reaches the model.
-    """
+    """Turn every failure into a :class:`ToolError`: our errors with their message, others by type only."""
 
     @functools.wraps(fn)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:

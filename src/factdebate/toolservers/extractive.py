@@ -1,9 +1,6 @@
 """Extractive summaries and key facts: the article's own sentences, ranked by MiniLM similarity to a focus.
 
-The paper's summarize/extract tools call a model. A tool server that called an LLM would hide model calls
-(and their cost) from the method's accounting and make every observation depend on a second model, so
-ours only select: they never write a sentence that is not in the source text.
-"""
+The paper's tools call a model, which would hide calls from the method's accounting; ours only select."""
 
 from __future__ import annotations
 
@@ -27,11 +24,8 @@ def default_encode() -> Encode:
 
 
 def rank_sentences(text: str, focus: str, encode: Encode, count: int, *, facts: bool = False) -> list[str]:
-    """The ``count`` sentences closest to ``focus``, in their original order.
-
-    With ``facts``, sentences that state something checkable (a number or a name) get a small bonus, and
-    very short ones (headings, fragments) are skipped.
-    """
+    """The ``count`` sentences closest to ``focus``, in their original order; with ``facts``, a bonus for a
+    number or name, and very short ones skipped."""
     sentences = [s for s in split_sentences(text)[:MAX_SENTENCES] if len(s.split()) >= (4 if facts else 1)]
     if len(sentences) <= count:
         return sentences

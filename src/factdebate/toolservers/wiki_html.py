@@ -1,8 +1,7 @@
 """Plain-text sections from the HTML that MediaWiki's parser returns.
 
 Kept: paragraphs and list items under their h2/h3 headings. Dropped: infobox and other tables, reference
-markers, edit links, navigation boxes, and the trailing reference-type sections, which are not evidence.
-"""
+markers, edit links, navigation boxes, and the trailing reference-type sections, which are not evidence."""
 
 from __future__ import annotations
 

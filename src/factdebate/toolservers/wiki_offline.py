@@ -1,10 +1,7 @@
 """Offline Wikipedia over an indexed corpus (the builtin 10,033 lead summaries by default).
 
-Search fuses BM25 (tantivy) and dense (MiniLM in Milvus) rankings by reciprocal rank. The corpus has no
-section headings, so an article's "sections" are its indexed passages (``<title>#0``, ``#1``...), and for
-the builtin corpus an article is only its lead section. When the dense index cannot be used (not built,
-or Milvus Lite held by another process) search continues on BM25 alone and says so.
-"""
+Search fuses BM25 and dense rankings by reciprocal rank (BM25 alone, said, without the dense index); an
+article's "sections" are its passages."""
 
 from __future__ import annotations
 

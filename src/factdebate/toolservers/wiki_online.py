@@ -1,9 +1,7 @@
 """Online Wikipedia through the MediaWiki Action API, with the shared HTTP client (retries, clean errors).
 
-With ``search_before`` a page is read as it stood then: the last revision saved before that date is looked
-up and parsed (``action=parse&oldid=``). Search and "more like this" rank on today's index, which cannot
-be dated; with a date set they return titles only, and say so.
-"""
+With ``search_before`` a page is read as its last revision before that date; search, which cannot be dated,
+returns titles only then, and says so."""
 
 from __future__ import annotations
 

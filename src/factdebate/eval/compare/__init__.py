@@ -2,8 +2,7 @@
 with paired statistics and cost; written as compare.json (for machines), compare.md (for people) and plots.
 
 Every number is recomputed over the compared samples with one bootstrap seed; errored, unparsed and missing
-samples count as wrong (eval/compare/load.py ``denominator``). The same folders always give the same bytes.
-"""
+samples count as wrong (eval/compare/load.py ``denominator``). The same folders always give the same bytes."""
 
 from __future__ import annotations
 
@@ -39,8 +38,7 @@ def compare_runs(directories: list[Path], output: Path, *, intersection: bool = 
                  resamples: int = 1000, prices: dict[str, Price] | None = None, cost_axis: str | None = None,
                  shared_options: list[str] | None = None,
                  warn: Callable[[str], None] = lambda line: None) -> list[Path]:
-    """Write the comparison into ``output``; returns the files written. Every value is checked, and every
-    run folder read, before ``output`` is created."""
+    """Write the comparison into ``output`` (after every check); returns the files written."""
     from factdebate.eval.compare import plots as compare_plots
     from factdebate.eval.compare.markdown import markdown
 
@@ -64,8 +62,7 @@ def compare_runs(directories: list[Path], output: Path, *, intersection: bool = 
 
 
 def check_values(output: Path, *, seed: int, resamples: int) -> None:
-    """What the comparison is asked, checked before any work: numpy refuses a negative seed only once the
-    bootstrap starts, and ``output`` must be a folder (or a place one can be made)."""
+    """What the comparison is asked (the seed, ``output`` a folder), checked before any work."""
     if seed < 0:
         raise InputError(f"--seed {seed}: the bootstrap seed must be 0 or more")
     if not MIN_RESAMPLES <= resamples <= MAX_RESAMPLES:
@@ -207,8 +204,7 @@ def _pair_row(a: str, b: str, oa: list[Outcome], ob: list[Outcome], labels: tupl
 
 
 def pareto_front(rows: list[dict[str, Any]]) -> list[str]:
-    """The runs no other run beats on both cost (lower) and accuracy (higher); a run without a cost
-    figure on the chosen axis is left out."""
+    """The runs with a cost figure that no other run beats on both cost and accuracy."""
     known = [r for r in rows if r["cost"]["axis_per_claim"] is not None and r["accuracy"] is not None]
 
     def dominated(r: dict[str, Any]) -> bool:
@@ -220,8 +216,7 @@ def pareto_front(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def disagreements(runs: list[LoadedRun], ids: list[str], output: Path) -> list[dict[str, Any]]:
-    """The samples on which the runs' answers differ (UNPARSED and ERROR are answers here), each with its
-    gold label, every run's answer and where its record lies (the record holds the whole debate)."""
+    """The samples on which the runs' answers differ, with the gold label, each answer and its record's place."""
     rows = []
     claims: dict[str, str] = {}
     for run in reversed(runs):  # the first run's text wins; a run that errored early may lack it
@@ -252,8 +247,7 @@ def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def settings_comparison(runs: list[LoadedRun], shared_options: list[str] | None) -> dict[str, Any]:
-    """The settings outside the methods' own sections: which are the same in every run (the shared
-    options, model, corpus, search) and which differ, with each run's value."""
+    """The settings outside the methods' own sections: those alike in every run, and those that differ."""
     flats = [_flat({k: v for k, v in r.data.settings.items() if k not in ("methods", "method")}) for r in runs]
     keys = sorted(set().union(*flats))
     differ = {key: {r.name: f.get(key) for r, f in zip(runs, flats, strict=True)} for key in keys

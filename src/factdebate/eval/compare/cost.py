@@ -49,8 +49,7 @@ def cost_ratio(a: list[Outcome], b: list[Outcome], axis: str, prices: dict[str, 
 
 
 def dollars_text(value: float | None) -> str:
-    """Dollars with three significant digits and never fewer than four decimals: 0.000123, 0.00400, 12.3400;
-    n/a for none."""
+    """Dollars with three significant digits and at least four decimals (0.000123, 12.3400); n/a for none."""
     if value is None or math.isnan(value):
         return "n/a"
     if value == 0:

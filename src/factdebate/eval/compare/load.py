@@ -1,8 +1,7 @@
 """Run directories read back for ``factdebate compare``, and the check that they hold the same samples.
 
 Runs are the same draw when they list the same sample ids and ``samples_sha256``; anything else is refused
-unless ``--intersection`` asks for the shared samples. Every run is measured over one denominator.
-"""
+unless ``--intersection`` asks for the shared samples. Every run is measured over one denominator."""
 
 from __future__ import annotations
 
@@ -35,8 +34,7 @@ class LoadedRun:
 
 
 def record_lines(directory: Path) -> dict[str, int]:
-    """The line of each id's last record in the run's results.jsonl (the one that counts, as in
-    run/results_file.py)."""
+    """The line of each id's last record (the one that counts) in the run's results.jsonl."""
     lines: dict[str, int] = {}
     for number, line in enumerate(iter_run_lines(directory, RESULTS), start=1):  # streamed, bounded
         try:
@@ -95,8 +93,7 @@ def _short(sha: str | None) -> str:
 
 
 def common_samples(runs: list[LoadedRun], *, intersection: bool) -> tuple[list[str], str | None]:
-    """The ids to compare on, in the first run's order, and a sentence when that is not every run's whole
-    draw (None when all the runs are the same draw)."""
+    """The ids to compare on, in the first run's order, and a sentence when that is not every run's draw."""
     id_sets = [set(r.ids) for r in runs]
     shas = {r.draw_sha256 for r in runs}
     same = all(s == id_sets[0] for s in id_sets) and len(shas - {None}) <= 1

@@ -1,6 +1,5 @@
-"""compare.md: the comparison (eval/compare/__init__.py) as a person reads it, in the order of the questions asked
-when choosing a method: are the runs comparable, how accurate is each, is a difference real, what does each
-cost per correct verdict, and on which claims do they disagree."""
+"""compare.md: the comparison as a person reads it, in the order of the questions asked when choosing a method
+(comparable? accurate? a real difference? cost per correct verdict? disagreements?)."""
 
 from __future__ import annotations
 

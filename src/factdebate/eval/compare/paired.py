@@ -1,8 +1,7 @@
 """Paired statistics for two runs on the same samples: is a difference in accuracy real?
 
 McNemar's exact test reads the claims one got right and the other wrong; the paired bootstrap resamples claims
-with both outcomes; Cohen's kappa is agreement beyond chance.
-"""
+with both outcomes; Cohen's kappa is agreement beyond chance."""
 
 from __future__ import annotations
 
@@ -27,8 +26,7 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
 
 
 def cohen_kappa(a: list[str], b: list[str]) -> float | None:
-    """Agreement of two label sequences beyond chance: (p_o - p_e) / (1 - p_e). None when p_e is 1 (both
-    always gave the same one label), where kappa is 0/0 and undefined."""
+    """Agreement of two label sequences beyond chance: (p_o - p_e) / (1 - p_e); None when p_e is 1."""
     if len(a) != len(b):
         raise ValueError("kappa needs two label lists of the same length")
     n = len(a)

@@ -1,6 +1,4 @@
-"""What ``compare`` may conclude from several paired tests at small n: Holm's correction over every pair's
-McNemar p, the difference each pair could have detected, the runs off the Pareto front that no front run
-beats significantly, and one plain sentence.
+"""What ``compare`` may conclude from several paired tests at small n, in one plain sentence.
 
 Holm's correction keeps the chance of a false difference among the pairs at 5%. A run off the front is "not
 distinguishable from the front" unless a front run beating it is significantly more accurate (after Holm) or
@@ -35,8 +33,7 @@ def _dominates(s: dict[str, Any], r: dict[str, Any]) -> bool:
 
 
 def _cheaper_beyond_doubt(pair: dict[str, Any] | None, front: str) -> bool:
-    """Whether ``front``'s cost per claim is below the other run's with the pair's paired bootstrap interval
-    of the ratio wholly below 1 (``cost_ratio`` is A over B)."""
+    """Whether ``front`` is cheaper with the pair's cost ratio interval wholly below 1."""
     ratio = (pair or {}).get("cost_ratio") or {}
     low, high = (ratio.get("ci") or [None, None])[:2]
     if low is None or high is None or pair is None:
@@ -69,8 +66,7 @@ def _points(value: float) -> str:
 
 
 def sentence(pairs: list[dict[str, Any]], n: int) -> str:
-    """The verdict in words: which pairs differ after Holm's correction, and what difference the comparison
-    could have seen at its n."""
+    """The verdict in words: which pairs differ after Holm, and what difference could have been seen."""
     if not pairs:
         return "No pair to compare."
     m = len(pairs)

@@ -3,8 +3,7 @@ verdict maps onto it.
 
 A spec is a built-in name (``countries``), a Hub dataset's name (``fever``: :mod:`.hub_datasets`), or
 ``FORMAT:PATH`` (``fever:dev.jsonl``); ``factdebate datasets`` lists them. :mod:`.registry` holds the types and
-tables; :mod:`.loader` reads a spec.
-"""
+tables; :mod:`.loader` reads a spec."""
 
 from factdebate.eval.datasets.registry import (
     BINARY_LABELS,

@@ -25,8 +25,7 @@ def halueval_file(task: str) -> Path:
 
 def _halueval(task: str, path: Path | None, build: Callable[[dict[str, Any], bool], tuple[str, dict[str, Any]]],
               max_chars: int = 2000, evidence: str = "") -> Dataset:
-    """Every HaluEval record holds a right and a hallucinated output; each record gives one claim, the right
-    or the hallucinated one at random (seeded), so the labels are balanced and no record appears twice."""
+    """One claim per HaluEval record: its right or hallucinated output at random (seeded), so labels balance."""
     file = path or halueval_file(task)
     rng = random.Random(HALUEVAL_SEED)
     samples = []
@@ -57,10 +56,8 @@ def sentences(text: str) -> list[str]:
 
 
 def _flat_sentences(flat: str) -> list[str]:
-    # ``flat`` has single spaces only and none at its ends, so no piece needs stripping. Loading the
-    # summarisation set splits 10,000 articles (every `reproduce dpd` plans on it): finding the ends by their
-    # punctuation halves what a look-behind at every character cost, and the article's whitespace is
-    # collapsed once for its claim and its sentences, not twice (the set's samples are unchanged: tests/eval/datasets).
+    # ``flat`` has single spaces only and none at its ends, so no piece needs stripping; ends are found by their
+    # punctuation (10,000 articles: a look-behind at every character cost twice as much).
     pieces, start = [], 0
     for end in _SENTENCE_END.finditer(flat):
         pieces.append(flat[start:end.start() + 1])

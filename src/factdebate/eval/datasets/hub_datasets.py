@@ -1,7 +1,5 @@
-"""Datasets named by the registry (``--dataset fever``): fetched from the Hub (or, for a paper's own sample
-set, from a GitHub repository at a commit: :mod:`factdebate.hub.github`) into the data folder, verified
-(:mod:`factdebate.hub.fetch`), converted when the Hub holds another shape, and read with the benchmark
-format's own loader, so ``fever`` and ``fever:PATH`` give the same samples for the same file."""
+"""Datasets named by the registry (``--dataset fever``): fetched from the Hub or GitHub into the data folder,
+verified, converted where needed, and read with the format's own loader (``fever`` as ``fever:PATH``)."""
 
 from __future__ import annotations
 
@@ -58,8 +56,7 @@ CHECKED_RECORDS = "registry's records (every field the loader reads)"
 
 
 def _same_records(entry: HubDataset) -> github.Accept | None:
-    """For a GitHub file whose bytes differ from the registry's copy: whether the loader reads the same
-    samples from it."""
+    """Whether the loader reads the registry copy's samples from a GitHub file whose bytes differ."""
     if not entry.records_sha256:
         return None
 

@@ -1,6 +1,5 @@
 """Reading a dataset spec (``NAME`` or ``FORMAT:PATH``) and listing what can be read; importing the loaders here
-fills the registry's tables.
-"""
+fills the registry's tables."""
 
 from __future__ import annotations
 

@@ -39,8 +39,7 @@ def read_text(path: Path) -> str:
 
 
 def _gunzip(raw: bytes, path: Path) -> bytes:
-    """``raw`` decompressed, every gzip member of it, to at most :data:`MAX_INPUT_BYTES` (a small file can
-    unpack to gigabytes)."""
+    """``raw`` decompressed, every gzip member of it, to at most :data:`MAX_INPUT_BYTES`."""
     parts: list[bytes] = []
     room = MAX_INPUT_BYTES
     while raw:
@@ -355,8 +354,7 @@ def _with_gold_kind(dataset: Dataset, kind: str) -> Dataset:
 
 
 def _two_way_if_no_nei(dataset: Dataset) -> Dataset:
-    """Files without a single NOT ENOUGH INFO claim (FEVEROUS-S, the binary FIRE files) are two-way tasks:
-    their macro-F1 is over SUPPORTS and REFUTES, and a NOT ENOUGH INFO verdict is simply wrong."""
+    """Files without a single NOT ENOUGH INFO claim (FEVEROUS-S, the binary FIRE files) are two-way tasks."""
     if all(s.gold != N for s in dataset.samples):
         dataset.labels = BINARY_LABELS
     return dataset

@@ -2,8 +2,7 @@
 :class:`factdebate.tools.scholar.ScholarPipeline` (keyword extraction → abstracts → summaries).
 
 :func:`run_choice`: each option of a multiple-choice question (MedQA) is checked as the claim "the correct
-answer is (X) ..."; exactly one SUPPORTS picks it, else one judge call chooses from the verdicts' reasons.
-"""
+answer is (X) ..."; exactly one SUPPORTS picks it, else one judge call chooses from the verdicts' reasons."""
 
 from __future__ import annotations
 

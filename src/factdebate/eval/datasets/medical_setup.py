@@ -2,8 +2,7 @@
 ``run.json`` and the summary beside the method's own deviations (eval/runner.py ``Plan.info``):
 
 MedQA's RAG corpus, PubMedQA's questions checked as claims, and its abstracts summarised by the debater's model
-rather than BERT.
-"""
+rather than BERT."""
 
 from __future__ import annotations
 

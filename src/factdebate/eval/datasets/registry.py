@@ -1,6 +1,5 @@
 """The dataset registry: the tables the loaders fill (``FORMATS`` by ``@file_format``, ``BUILTINS`` by
-``@builtin``), and the types of :mod:`factdebate.core.dataset_types`. It imports no loader.
-"""
+``@builtin``), and the types of :mod:`factdebate.core.dataset_types`. It imports no loader."""
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 the dataset has them, its atomic claims with their own gold labels.
 
 Claims get FIRE's binary labels, as the MERMAID paper does (the evidence-less classes dropped); a response is
-false when one of its claims is (or by the dataset's own response label).
-"""
+false when one of its claims is (or by the dataset's own response label)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Intervals and tests that stay honest at small n: the Wilson score interval for a proportion, Holm's
-correction over several comparisons, and the smallest paired difference in accuracy a comparison of n
-samples could detect.
+"""Intervals and tests that stay honest at small n: Wilson's interval, Holm's correction, and the smallest
+paired difference in accuracy n samples could detect.
 
 A bootstrap of 3 right of 3 is the point [1, 1]; Wilson's interval is [0.44, 1]. The bootstrap stays where no
 closed form fits (macro-F1, paired differences)."""
@@ -20,8 +19,7 @@ def z_value(confidence: float) -> float:
 
 
 def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The Wilson score interval of k successes in n trials: the proportions p whose score test
-    |k/n - p| / sqrt(p(1-p)/n) <= z does not reject. NaN bounds for n = 0."""
+    """The Wilson score interval of k successes in n trials (NaN bounds for n = 0)."""
     if n == 0:
         return math.nan, math.nan
     if not 0 <= k <= n:
@@ -49,8 +47,7 @@ def holm(p_values: list[float]) -> list[float]:
 
 
 def fewest_discordant(alpha: float) -> int:
-    """The fewest discordant samples, all one way, with which McNemar's exact two-sided p = 2 / 2^k falls
-    below ``alpha``: 6 at 0.05 (p = 1/32). With fewer, no difference can be significant."""
+    """The fewest discordant samples, all one way, with which McNemar's p = 2 / 2^k is below ``alpha``."""
     k = 1
     while 2.0 ** (1 - k) >= alpha:
         k += 1

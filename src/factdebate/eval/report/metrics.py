@@ -2,8 +2,7 @@
 confidence intervals and cost per claim.
 
 Every sample counts: unparsed, errored (and, in ``compare``, missing) samples are wrong and listed. Accuracy's
-interval is Wilson's, macro-F1's a seeded bootstrap over the dataset's labels in every resample.
-"""
+interval is Wilson's, macro-F1's a seeded bootstrap over the dataset's labels in every resample."""
 
 from __future__ import annotations
 
@@ -71,8 +70,7 @@ def outcome_from_record(record: dict[str, Any]) -> Outcome:
 
 
 def percentile_nearest_rank(values: list[float], q: float) -> float:
-    """The smallest value with at least ``q`` percent of the values at or below it (no interpolation, so
-    the figure is one that was actually observed)."""
+    """The smallest value with at least ``q`` percent of the values at or below it (no interpolation)."""
     if not values:
         return math.nan
     ordered = sorted(values)
@@ -119,8 +117,7 @@ def confusion(outcomes: list[Outcome], labels: tuple[str, ...]) -> dict[str, Any
 
 def bootstrap(outcomes: list[Outcome], labels: tuple[str, ...], *, seed: int, resamples: int = 1000,
               confidence: float = 0.95) -> dict[str, list[float]]:
-    """Accuracy's Wilson interval and macro-F1's percentile bootstrap over samples (the same seed gives the
-    same interval)."""
+    """Accuracy's Wilson interval and macro-F1's seeded percentile bootstrap over samples."""
     n = len(outcomes)
     if n == 0:
         return {"accuracy": [math.nan, math.nan], "macro_f1": [math.nan, math.nan]}
@@ -132,8 +129,7 @@ def bootstrap(outcomes: list[Outcome], labels: tuple[str, ...], *, seed: int, re
 
 
 def resampled_macro_f1(outcomes: list[Outcome], labels: tuple[str, ...], index: np.ndarray) -> np.ndarray:
-    """Macro-F1 of each resample (a row of ``index``: positions into ``outcomes``), as ``macro_f1``
-    computes it: over the dataset's labels, the same in every resample."""
+    """Macro-F1 of each resample (a row of ``index``: positions into ``outcomes``) over the dataset's labels."""
     classes = list(labels)
     k = len(classes)
     gold = np.array([classes.index(o.gold) if o.gold in classes else k for o in outcomes])
@@ -210,8 +206,7 @@ def compute(outcomes: list[Outcome], labels: tuple[str, ...], *, seed: int = 0,
 
 
 def errored_spend(outcomes: list[Outcome]) -> dict[str, int]:
-    """The errored samples whose spend the cost includes, and those whose record carries none (written
-    before errors kept their usage, or failed before any call): the second are in no cost figure."""
+    """The errored samples whose spend the cost includes, and those whose record carries none."""
     errored = [o for o in outcomes if o.status == "error"]
     return {"included": sum(o.usage is not None for o in errored),
             "without_usage": sum(o.usage is None for o in errored)}

@@ -1,9 +1,7 @@
-"""The figures hallucination-detection papers report (DPD's Tables 2-3): accuracy, precision, recall and F1
-of one positive class — "factual" (SUPPORTS) — at the claim level and at the response level, plus a judge
-panel's mean consensus, how often its referees agree, and the cost per debated claim.
+"""The figures hallucination-detection papers report (DPD's Tables 2-3): accuracy, and precision, recall and F1
+of the "factual" class, at claim and response level, plus a panel's consensus, agreement and cost per claim.
 
-An unparsed or errored prediction is wrong, and not a positive prediction: it lowers recall, never precision.
-"""
+An unparsed or errored prediction is wrong, and not a positive prediction: it lowers recall, never precision."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""Every reply a parser had to read in a run, by what was asked (label, query, moderation, ballot,
-mermaid_step, claims...): how many were asked, re-asked, recovered by the re-ask and lost.
+"""Every reply a parser had to read in a run, by what was asked: asked, re-asked, recovered and lost.
 
 A labelled verdict may have lost replies, so every report shows these counts, and warns of a role that lost
-more than :data:`LOST_WARNING`.
-"""
+more than :data:`LOST_WARNING`."""
 
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
-"""The one reader of a run folder (two record models for one folder would drift apart): ``summary.json``,
-``run.json`` and the records of ``results.jsonl``, for ``compare``, ``report``, ``reproduce`` (its measures and
-``--from``) and a rerun alike, each file read as a regular file inside the folder, of a bounded size and depth
-(core/runfiles.py), and checked field by field.
+"""The one reader of a run folder (``summary.json``, ``run.json``, ``results.jsonl``) for every command that reads
+one, each file read within bounds (core/runfiles.py) and checked field by field.
 
 A run folder may have been edited or crafted: a wrong field is one line naming the file and the field (exit 2),
-before anything is computed. Fields not read are left as they are.
-"""
+before anything is computed. Fields not read are left as they are."""
 
 from __future__ import annotations
 
@@ -27,8 +24,7 @@ def _kind(value: Any) -> str:
 
 
 def settings_shape_problem(data: dict[str, Any], model: type[BaseModel] | None = None, where: str = "") -> str | None:
-    """Where recorded settings hold something other than an object where the settings model has a section, or
-    None."""
+    """Where recorded settings hold something other than an object where the settings model has a section, or None."""
     if model is None:
         from factdebate.settings.model import Settings
 
@@ -122,8 +118,7 @@ def first_problem(exc: ValidationError) -> str:
 
 
 def read_checked(path: Path, model: type[BaseModel], what: str) -> dict[str, Any]:
-    """``path`` read as ``model`` (JSON), as a plain dict; one InputError line if it is missing, not JSON,
-    not a regular file inside its folder (core/runfiles.py) or not of that shape."""
+    """``path`` read as ``model`` (JSON), as a plain dict; one InputError line if it cannot be."""
     data = read_run_json(path.parent, path.name, what=what)  # a regular file inside its folder, bounded
     if data is None:
         raise InputError(f"{path}: no such file (is this {what}?)")
@@ -140,16 +135,14 @@ def read_run(directory: Path) -> dict[str, Any]:
 
 
 def read_run_provenance(directory: Path) -> dict[str, Any]:
-    """The ``provenance`` of a run folder's ``run.json``, or ``{}`` where there is none: what ``compare``
-    reads to tell two draws apart, from runs whose other fields it does not need."""
+    """The ``provenance`` of a run folder's ``run.json``, or ``{}`` where there is none."""
     run = read_run_json(directory, RUN, what="the record of an eval run (run.json)")
     provenance = (run or {}).get("provenance")
     return provenance if isinstance(provenance, dict) else {}
 
 
 def read_summary(directory: Path) -> dict[str, Any] | None:
-    """A run folder's ``summary.json``, checked for the fields its readers use; None when the run has not been
-    summarised yet."""
+    """A run folder's ``summary.json``, checked; None when the run has not been summarised yet."""
     summary = read_run_json(directory, SUMMARY_JSON, what="the summary of an eval run (summary.json)")
     if summary is not None:
         check_summary(directory / SUMMARY_JSON, summary)

@@ -1,7 +1,5 @@
-"""``factdebate report DIR... --output OUT``: the runs side by side (report.md) and the paper's plots:
-accuracy by run with CIs, accuracy by number of rounds (Fig. 8), faithfulness / answer-relevance
-distributions with the thresholds (Fig. 3), mean scores of correct vs incorrect answers (Fig. 11), and cost
-per claim. Score plots read the Tool-MAD turns in results.jsonl; runs without scores are left out of them."""
+"""``factdebate report DIR... --output OUT``: the runs side by side (report.md) and the Tool-MAD paper's plots
+(Figs. 3, 8 and 11: accuracy, rounds, scores) and cost per claim; runs without scores are left out of those."""
 
 from __future__ import annotations
 
@@ -45,8 +43,7 @@ class RunData:
 
 
 def load_run(directory: Path) -> RunData:
-    """A run folder's summary and records, each file read only as a regular file inside the folder, of a
-    bounded size and depth (core/runfiles.py): a folder may come from anyone."""
+    """A run folder's summary and records, read within bounds (core/runfiles.py)."""
     summary = read_summary(directory)
     if summary is None:
         raise InputError(f"{directory} has no {SUMMARY_JSON}: run `factdebate eval` there first")

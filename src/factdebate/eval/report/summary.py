@@ -109,8 +109,7 @@ def scripted_only(settings: dict[str, Any]) -> bool:
 
 
 def base_rate_warning(metrics: dict[str, Any]) -> str | None:
-    """A sentence when more than 90% of the predictions are one class: the accuracy then mostly reflects
-    how often that class is the gold label."""
+    """A sentence when more than 90% of the predictions are one class (the accuracy is then its base rate)."""
     info = metrics.get("base_rate")
     if not info or info["predictions"] < BASE_RATE_MIN_PREDICTIONS or info["share"] <= BASE_RATE_SHARE:
         return None
@@ -217,8 +216,7 @@ def markdown(summary: dict[str, Any]) -> str:
 
 
 def _over_the_draw(summary: dict[str, Any]) -> str:
-    """An incomplete run's accuracy over its whole draw too, the samples not run counted wrong: the figure
-    that can stand beside a complete run's (``compare`` uses it)."""
+    """An incomplete run's accuracy over its whole draw too, the samples not run counted wrong."""
     m, missing = summary["metrics"], summary.get("missing") or 0
     if not missing:
         return ""

@@ -1,7 +1,5 @@
-"""How often a run on a two-label dataset met a case whose answer is a choice rather than a reading of the
-evidence: DPD ``ties`` (``binary_tie``), ``empty_extractions`` (SUPPORTS), ``third_label`` answers and
-``outside_labels`` records (REFUTES, core/claim_context.py).
-"""
+"""How often a two-label run's answer was a choice, not a reading: DPD ``ties``, ``empty_extractions``
+(SUPPORTS), ``third_label`` answers and ``outside_labels`` records (REFUTES, core/claim_context.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""What a reproduction runs: one evaluation run (a "cell") per run and dataset the chosen tables need, each
-in its own folder ``OUT/<dataset>/<run>/`` of the ordinary eval harness, so it resumes like ``eval`` and
-two tables that need the same run (Table III and Table IV) share it.
+"""What a reproduction runs: one eval run (a "cell") per run and dataset the chosen tables need, in
+``OUT/<dataset>/<run>/``, so it resumes like ``eval`` and tables share it.
 
 A column with the authors' own sample set runs that file whole, fetched and checked (hub/github.py); where it
 cannot be had, the paper's draw runs instead, declared; a failed checksum skips the cell. A cell whose dataset
@@ -220,8 +219,7 @@ def sample_source(spec: DatasetSpec, given: str | None, datasets: _Datasets) -> 
 
 
 def plan_cells(request: Request) -> list[Cell]:
-    """Every cell, planned or skipped with its reason. A cell folder that holds a different run is an error
-    for the whole command (nothing has run yet), as it is for ``eval``."""
+    """Every cell, planned or skipped with its reason; a cell folder holding a different run is an error."""
     from factdebate.settings.load import settings_from
 
     datasets = _Datasets()

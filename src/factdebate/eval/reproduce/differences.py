@@ -2,8 +2,7 @@
 declarations (``Method.paper_deviations``): one source, so the page cannot drift from what runs report.
 
 Each cell is declared as ``reproduce`` runs it offline. Rewrite the page with ``python -m
-factdebate.eval.reproduce.differences docs/reproduce.md``; a test checks it is current.
-"""
+factdebate.eval.reproduce.differences docs/reproduce.md``; a test checks it is current."""
 
 from __future__ import annotations
 

@@ -21,8 +21,7 @@ MANIFEST = "reproduce.json"
 
 
 def run_cells(cells: list[Cell], *, progress: bool = True, say: Callable[[str], None] = print) -> None:
-    """Run every planned cell in turn. A cell that fails before its samples run (a missing API key, a
-    missing package) is marked failed with the reason; the others still run."""
+    """Run every planned cell in turn; one that fails before its samples run is marked so, the others run."""
     planned = [c for c in cells if c.status == "planned" and c.plan is not None]
     from factdebate.run.foreground import prepare_in_foreground
 

@@ -1,8 +1,7 @@
 """Reading back what a reproduction wrote: ``reproduce.json`` and a run's ``run.json``, checked field by field.
 
 A bad field is one line naming the file and the field (exit 2), before anything runs; a cell's ``folder``
-must stay inside the reproduction's folder.
-"""
+must stay inside the reproduction's folder."""
 
 from __future__ import annotations
 

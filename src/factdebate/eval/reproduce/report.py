@@ -31,8 +31,7 @@ SCRIPTED_NOTE = ("a scripted model (`scripted:...`) answers from a fixed script,
 
 
 def capable_note(models: Iterable[str]) -> str:
-    """CAPABLE, naming the small models that ran: the embedded one, a scripted one, or both (a scripted model
-    is not 'the embedded model')."""
+    """CAPABLE, naming the small models that ran: the embedded one, a scripted one, or both."""
     ran = list(models)
     embedded = any(m.startswith(EMBEDDED[0]) for m in ran)
     scripted = any(m.startswith("scripted:") for m in ran)
@@ -78,8 +77,7 @@ def _num(value: float | None, digits: int) -> str:
 
 
 def _digits(table: Table, metric: str, run: str = "", column: str = "") -> int:
-    """The paper's own precision: DPD prints 74.25 where Tool-MAD prints 62.0 (and DPD 65.0 once), and ours
-    follows it."""
+    """The paper's own precision (DPD prints 74.25, Tool-MAD 62.0), which ours follows."""
     if metric == "tool_calls_total":
         return 0
     if (found := table.figure_digits.get(f"{run}/{column}/{metric}")) is not None:

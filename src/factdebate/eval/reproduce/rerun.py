@@ -1,6 +1,5 @@
-"""``factdebate reproduce --from RUN_DIR``: run a finished run again from what its folder recorded (the
-settings, the dataset and its checksums, the seed, the sample ids) into a new folder, and say whether the
-verdicts match. A folder of ``reproduce`` reruns each of its runs and rewrites the paper report.
+"""``factdebate reproduce --from RUN_DIR``: run a finished run again from what its folder recorded into a new
+folder, and say whether the verdicts match (a reproduction's folder: each run, then the report).
 
 The folder gives the method's settings only (recorded_settings.py); flags given with ``--from`` change them,
 and the comparison lists what they changed."""

@@ -1,7 +1,5 @@
-"""The papers' experiments as typed data, read from ``papers.toml`` beside this module: which datasets (with
-split, sample size and draw), which runs (a method and its options), which tables, and every reported
-number with what to cite it by. Loading checks the file against itself (every column, run, model and
-option it names exists), so a typo in the data is an error here rather than a wrong comparison later."""
+"""The papers' experiments as typed data from ``papers.toml`` (datasets, runs, tables, reported numbers),
+checked against itself on loading, so a typo is an error here rather than a wrong comparison later."""
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 
 Claims are extracted (``decompose``), ``queries`` queries written per claim, each searched once with
 ``tool``, and one JSON verdict given per claim; the input is REFUTES if any claim is false
-(``response_level.aggregate``). Unreadable queries fall back to the claim itself (recorded).
-"""
+(``response_level.aggregate``). Unreadable queries fall back to the claim itself (recorded)."""
 
 from __future__ import annotations
 

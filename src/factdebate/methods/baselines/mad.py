@@ -1,8 +1,7 @@
 """``mad``: multi-agent debate after Liang et al. (EMNLP 2024), "tit for tat" without tools.
 
 Each round the affirmative argues, the negative challenges, and a moderator may end the debate with the side
-it prefers; after ``rounds`` without a preference a judge decides (docs/methods/mad.md).
-"""
+it prefers; after ``rounds`` without a preference a judge decides (docs/methods/mad.md)."""
 
 from __future__ import annotations
 
@@ -52,8 +51,7 @@ def moderation_json(labels: tuple[str, ...]) -> tuple[dict[str, Any], str]:
 
 
 def moderation_params(labels: tuple[str, ...]) -> GenParams:
-    """The moderator's answer has the form the grammar holds it to, so its first ask is held to it too where
-    the backend can (reason first, then the verdict: the moderator still explains before it decides)."""
+    """The moderator's first ask, held to the grammar's form (reason first, then the verdict) where it can."""
     schema, template = moderation_json(labels)
     return GenParams(temperature=0.0, max_tokens=160, grammar=moderation_grammar(labels), json_schema=schema,
                      json_template=template)
@@ -74,8 +72,7 @@ class Moderation:
 
 
 def parse_moderation(text: str) -> Moderation | None:
-    """``Preference: yes`` with a verdict on a later line, or ``Preference: no``. A "yes" without a readable
-    verdict is not a usable decision, so it is reported as unparsed (and re-asked)."""
+    """``Preference: yes`` with a verdict on a later line, or ``Preference: no``; a "yes" without one is unparsed."""
     match = _PREFERENCE.search(text)
     if match is None:
         return None

@@ -1,7 +1,6 @@
 """``madke``: knowledge-enhanced debate after Wang et al. (MADKE, 2025): one fixed evidence pool, retrieved with
 the claim before the debate; two debaters until they agree, else a judge after ``rounds``. Tool-MAD's structure
-without its adaptive parts (docs/methods/madke.md).
-"""
+without its adaptive parts (docs/methods/madke.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Where the baselines that the DPD and MERMAID papers' tables run depart from how those papers ran them
-(ChatGPT or GPT-4o, Google through Serper, WeCheck's trained model), so that a reproduced table's row says so.
-"""
+(ChatGPT or GPT-4o, Google through Serper, WeCheck's trained model), so that a reproduced table's row says so."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """``react``: one agent with the RAG tool in a thought → action → observation loop (Yao et al., 2023).
 
 Each step is a thought and ``search[query]`` or ``finish[VERDICT]``, until ``finish`` or ``max_steps`` (then a
-forced answer); the verdict's one turn holds the loop as ``steps`` (docs/methods/react.md).
-"""
+forced answer); the verdict's one turn holds the loop as ``steps`` (docs/methods/react.md)."""
 
 from __future__ import annotations
 
@@ -62,8 +61,7 @@ STEP_JSON = ({
 
 
 def step_params() -> GenParams:
-    """Every step is held to the step format where the backend can (an unconstrained first ask
-    let SmolLM2 write the prompt's placeholders in 5 of 5 steps); its re-ask then differs by temperature."""
+    """Every step held to the step format where the backend can; its re-ask differs by temperature."""
     schema, template = STEP_JSON
     return GenParams(temperature=0.0, max_tokens=STEP_TOKENS, grammar=step_grammar(offered_labels()),
                      json_schema=schema, json_template=template)
@@ -143,14 +141,12 @@ def _label_only(argument: str) -> Label | None:
 
 
 def same_query(query: str) -> str:
-    """A query as compared with earlier ones: case, punctuation and spacing aside ("Capital of France." is
-    "capital of France")."""
+    """A query as compared with earlier ones: case, punctuation and spacing aside."""
     return " ".join(words(query))
 
 
 def repeated_search(action: Action, raw: str, earlier: int, tool: str) -> Step:
-    """The step of a search that step ``earlier`` already ran: not run again (the tool would answer the same),
-    counted as ``repeated`` under ``react_action``, and its observation says where the agent's answer is."""
+    """The step of a search step ``earlier`` already ran: not run again, counted as ``repeated``."""
     count_reply("react_action", "repeated")
     return Step(thought=thought_of(raw), tool=tool, arguments={"query": action.argument},
                 observation=render("repeated_action", step=earlier).text, repeats=earlier)

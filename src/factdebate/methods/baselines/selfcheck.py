@@ -1,8 +1,7 @@
 """``selfcheck``: the model checks the claim against its own knowledge, the "Self-Check" rows of the DPD and
 FacTool papers (docs/methods/selfcheck.md). ``samples`` = 0: one reasoned verdict (``shots`` worked examples);
 N > 0: SelfCheckGPT's sample consistency, the share of N sampled passages that do not support the claim
-against ``threshold`` (unreadable answers left out and counted).
-"""
+against ``threshold`` (unreadable answers left out and counted)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """``vote``: majority of independent answers at Tool-MAD's LLM-call budget ("Debate or Vote", 2025).
 
 The voters take turns over Tool-MAD's agent kinds, each reading its tool's one search and answering alone at
-``temperature``; the most frequent parsed label wins (docs/methods/vote.md).
-"""
+``temperature``; the most frequent parsed label wins (docs/methods/vote.md)."""
 
 from __future__ import annotations
 
@@ -45,8 +44,7 @@ def voters(settings: RunSettings, cfg: VoteSettings) -> int:
 
 
 def majority(labels: list[Label | None]) -> tuple[Label | None, str]:
-    """The most frequent label among the parsed ones. A tie goes to the tied label that was voted first —
-    an explicit, recorded rule (the tally says so), never a fixed fallback label."""
+    """The most frequent parsed label; a tie goes to the tied label voted first (the tally says so)."""
     counted = Counter(label for label in labels if label is not None)
     unparsed = sum(label is None for label in labels)
     tally = ", ".join(f"{label.value} {n}" for label, n in counted.most_common())
@@ -82,8 +80,7 @@ class Vote(Method[VoteSettings]):
         return ToolMAD().tools_heterogeneous(settings)  # the voters read what Tool-MAD's agents read
 
     def paper_deviations(self, settings: RunSettings) -> list[Deviation]:
-        """Against the Tool-MAD debate it is measured with: the same backbones and evidence, and (Debate or
-        Vote) the same LLM-call budget."""
+        """Against the Tool-MAD debate: the same backbones, evidence and LLM-call budget."""
         kinds = [str(kind) for kind in ToolMAD().cfg(settings).agents]
         found = toolmad_backbone(settings, ("debater",))
         found += homogeneous_deviation(kinds, settings, paper="the voters read what Tool-MAD's agents read: a RAG "

@@ -1,12 +1,10 @@
-"""``dpd``: Dual-Position Debate (He & Le, ICIC 2025) — an affirmative and a negative team, each with an
-information gatherer, a rebutter and a summarizer, one analyst shared by both, and a panel of referees whose
-confidence-weighted votes decide the debate and say when it may stop.
+"""``dpd``: Dual-Position Debate (He & Le, ICIC 2025): two teams (a gatherer, a rebutter, a summarizer each), a
+shared analyst, and a panel of referees whose confidence-weighted votes decide and stop the debate.
 
 Round 0: both gatherers search while the analyst examines the claim. Each round after: per team, snippets are
 selected, the rebutter answers the opponent, the summarizer samples k statements; then every judge at once.
 After ``min_rounds`` the debate stops when the panel's consensus reaches ``consensus_threshold`` (at most
-``max_rounds``); between rounds each team moves to trust or skeptic (docs/methods/dpd.md).
-"""
+``max_rounds``); between rounds each team moves to trust or skeptic (docs/methods/dpd.md)."""
 
 from __future__ import annotations
 
@@ -162,8 +160,7 @@ class DPD(Method[DPDSettings]):
         return await run_task(task, sample, dataset, settings, resources, sinks, runner)
 
     async def debate(self, claim: str, resources: Resources, given: list[Document] | None = None) -> Verdict:
-        """One claim; ``given`` is evidence the task supplies (a dataset's knowledge, a document's closest
-        sentences), added to both teams' stores before the gatherers' own search."""
+        """One claim; ``given``: evidence the task supplies, added to both teams' stores first."""
         cfg = self.cfg(resources.settings)
         debate = Debate(claim, cfg, {side: DebateStore(resources.encoder) for side in SIDES}, list(given or []),
                         states={side: initial_state(cfg.transition) for side in SIDES})

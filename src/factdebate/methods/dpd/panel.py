@@ -2,8 +2,7 @@
 panel's outcome is the confidence-weighted vote of Section 3.3, with its consensus.
 
 Read literally the formulas never let the negative side win (W_N is a sum of negative numbers), so W_N is
-compared by its magnitude; a tie vote weighs 0, and ties of the maximum are a tie (docs/methods/dpd.md).
-"""
+compared by its magnitude; a tie vote weighs 0, and ties of the maximum are a tie (docs/methods/dpd.md)."""
 
 from __future__ import annotations
 
@@ -44,17 +43,11 @@ FOCUS = {
 UNIT = {"type": "number", "enum": [round(i / 10, 1) for i in range(11)]}
 _SIDE_SCHEMA = {"type": "object", "properties": {name: UNIT for name in DIMENSIONS.values()},
                 "required": list(DIMENSIONS.values()), "additionalProperties": False}
-# The judge reasons before it decides: "why" first, then the scores, the vote and the confidence in that
-# vote (the paper's order). Backends keep this order (llm/llama_cpp.py no longer sorts the keys).
-#
-# Where the backend enforces the schema, the whole ballot must close within its token budget, or the vote
-# after "why" is cut off (seen live: a "why" of single letters, about a token each, ran past 300 characters'
-# worth of tokens). So "why" is held to printable ASCII without quote or backslash (the pattern; llama.cpp's
-# converters read the pattern, not maxLength, when both are given), and a tokenizer writes such text in at
-# most one token per character (byte-level BPE: every byte is a token; SentencePiece: every ASCII character
-# is a piece). The longest ballot the schema admits is then at most as many tokens as it has characters:
-# BALLOT_FRAME (everything but "why", at its longest) plus "why"'s bound, which is cut to what the budget
-# leaves (judge_schema).
+# The judge reasons before it decides: "why" first, then the scores, the vote and its confidence (the paper's
+# order). Where the backend enforces the schema, the whole ballot must close within its token budget, or the vote
+# is cut off. So "why" is held to printable ASCII without quote or backslash, which a tokenizer writes in at most
+# one token per character: the longest ballot is then at most BALLOT_FRAME plus "why"'s bound in tokens, the
+# bound cut to what the budget leaves (judge_schema).
 WHY_CHARS = 200
 WHY_CHARACTERS = "[ !#-\\[\\]-~]"  # printable ASCII (0x20-0x7E) less '"' and '\\'
 
@@ -113,8 +106,7 @@ def _unit(value: Any, what: str) -> float:
 
 
 def read_ballot(text: str) -> Ballot:
-    """The judge's JSON object (fenced or surrounded by prose is fine). Raises :class:`BallotError` with the
-    problem, which the re-ask quotes back to the judge."""
+    """The judge's JSON object, even amid prose; :class:`BallotError` names the problem for the re-ask."""
     start = text.find("{")
     if start < 0:
         raise BallotError("no JSON object was found")
@@ -211,8 +203,7 @@ def judgement_from(name: str, ballot: Ballot | None, raw: str, retries: int, con
 
 async def ask_judge(llm: LLM, prompt: Prompt, name: str, round: int, *, temperature: float,
                     max_tokens: int) -> Judgement:
-    """One ballot under the JSON schema constraint; an unreadable one is re-asked once with its problem,
-    then recorded as unparsed (``parsed`` false, no vote): nothing is filled in for it."""
+    """One ballot under the JSON schema; an unreadable one is re-asked once, then recorded as unparsed."""
     asked = await ask(llm, prompt, read_ballot, what="ballot", agent=name, round=round,
                       params=GenParams(temperature=temperature, max_tokens=max_tokens,
                                        json_schema=judge_schema(max_tokens)))

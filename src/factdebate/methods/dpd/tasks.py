@@ -6,8 +6,7 @@ the teams get from the dataset itself.
 - ``summarization``: the summary's claims, each with the ``evidence_sentences`` closest article sentences;
 - ``dialogue``: the reply's claims with subjective content removed, the history and knowledge as evidence.
 
-The evidence reaches :meth:`DPD.run` through a context variable, so each claim is one ordinary ``run_claim``.
-"""
+The evidence reaches :meth:`DPD.run` through a context variable, so each claim is one ordinary ``run_claim``."""
 
 from __future__ import annotations
 
@@ -98,8 +97,7 @@ def qa_evidence(sample: Sample) -> list[Document]:
 
 
 def dialogue_context(sample: Sample) -> str:
-    """What the claim extractor reads beside the reply (Section 4.1: the dialogue history and the external
-    knowledge), so that "he" and "that film" become names a debate can check."""
+    """What the claim extractor reads beside the reply: the dialogue history and knowledge (Section 4.1)."""
     parts = [f"Dialogue history:\n{_field(sample, 'history', 'dialogue')}"]
     knowledge = sample.meta.get("knowledge")
     if isinstance(knowledge, str) and knowledge.strip():

@@ -1,6 +1,5 @@
-"""DPD's team members: the information gatherer (one search at the start, then per-round selection from the
-debate's stored documents by embedding similarity), the shared analyst, the rebutter and the summarizer
-(k samples whose agreement is the team's confidence)."""
+"""DPD's team members: the gatherer (one search, then snippets picked each round), the shared analyst, the
+rebutter and the summarizer (k samples whose agreement is the team's confidence)."""
 
 from __future__ import annotations
 
@@ -83,8 +82,7 @@ def _searched(query: CleanQuery, searched: str) -> CleanQuery:
 
 @dataclass
 class DebateStore:
-    """The documents one team gathered for this debate, embedded once; each round picks the snippets
-    closest to the current context (the paper's per-debate document records)."""
+    """The documents one team gathered, embedded once; each round picks the snippets closest to the context."""
 
     encoder: TextEncoder
     documents: list[Document] = field(default_factory=list)

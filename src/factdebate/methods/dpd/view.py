@@ -1,6 +1,5 @@
 """How a DPD verdict is drawn (``DPD.view``): two teams of role statements per round, the shared analyst, and
-per round each referee's scores of both sides on the four dimensions of Section 3.3, with the vote, its
-confidence and its weight."""
+each referee's scores, vote, confidence and weight."""
 
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 
 A run stands beside a paper's figures only when each model role runs a model that paper ran that row with.
 The check is exact on the model's own name (provider and organisation dropped, case ignored), so
-``gpt-4o-mini`` never passes for GPT-4o. Each paper (or row on other models) is one :class:`Backbones`.
-"""
+``gpt-4o-mini`` never passes for GPT-4o. Each paper (or row on other models) is one :class:`Backbones`."""
 
 from __future__ import annotations
 
@@ -72,8 +71,8 @@ DPD = Backbones(("chatgpt",), "ChatGPT (gpt-3.5-turbo)", "--llm openai:gpt-3.5-t
 
 
 def served_name(model: str) -> str | None:
-    """The model's own name on an OpenAI-compatible server: ``openai:meta-llama/Llama-3.3-70B-Instruct`` ->
-    ``llama-3.3-70b-instruct``. None for a local file or a scripted model: a file name proves no weights."""
+    """The model's own served name (``openai:meta-llama/Llama-3.3-70B-Instruct`` -> ``llama-3.3-70b-instruct``);
+    None for a local file or a scripted model."""
     provider, _, name = model.partition(":")
     return name.strip().rsplit("/", 1)[-1].lower() if provider == "openai" else None
 

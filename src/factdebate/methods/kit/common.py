@@ -56,9 +56,8 @@ def _reasoning(text: str) -> str:
 
 
 def read_answer(prompt: Prompt) -> Callable[[str], Label | None]:
-    """The label of an answer to ``prompt``, or None. An answer whose reasoning repeats the prompt's
-    instructions (kit/fields.instruction_echo) is no position: counted as ``echoed`` and
-    :class:`~factdebate.llm.ask.Unreadable`, whatever its label."""
+    """The label of an answer to ``prompt``, or None; one whose reasoning repeats the prompt's instructions is
+    counted as ``echoed`` and :class:`~factdebate.llm.ask.Unreadable`."""
 
     def read(text: str) -> Label | None:
         copied = instruction_echo(_reasoning(text), prompt.fixed) if prompt.fixed else None
@@ -74,9 +73,8 @@ def read_answer(prompt: Prompt) -> Callable[[str], Label | None]:
 async def labelled_answer(llm: LLM, prompt: Prompt, *, agent: str, round: int, max_tokens: int = 384,
                           temperature: float = 0.0, one_call: bool | None = None,
                           reasoning: bool = True) -> LabelledAnswer:
-    """Ask for reasoning ending in a label (with ``one_call``, held to a "Verdict:" line where the backend
-    can). With no label, re-ask once for the label alone; failing that, the label is ``None`` (unparsed). An
-    answer that repeats its instructions is asked for again whole."""
+    """Ask for reasoning ending in a label (``one_call``: held to a "Verdict:" line); with none, re-ask once
+    for the label alone, else ``None``. An answer repeating its instructions is asked for again whole."""
     one_call = llm.one_call_verdict if one_call is None else one_call
     params = verdict_params(temperature, max_tokens, reasoning=reasoning) if one_call else \
         GenParams(temperature=temperature, max_tokens=max_tokens)

@@ -7,8 +7,7 @@ Small models fill a format without answering it: the query "true", the prompt's 
 claim where it should name it (``sources``), is a run of single letters, or only repeats the prompt's
 instructions. Queries are held to more (:func:`query_problem`); a long one is cut to its key words
 (:func:`searchable`). Free-form fields are not held to the claim's words. A refused field makes the reply
-unreadable (:class:`~factdebate.llm.ask.Unreadable`), so it is re-asked once and else recorded as lost.
-"""
+unreadable (:class:`~factdebate.llm.ask.Unreadable`), so it is re-asked once and else recorded as lost."""
 
 from __future__ import annotations
 
@@ -53,11 +52,8 @@ PLACEHOLDERS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
-# A query that comments on the claim rather than naming what it is about: one that speaks of "the claim" (a word
-# the claim itself lacks), or states a verdict as a clause ("... has been verified to be false", "... is true").
-# Such a sentence is no search ("The Eiffel Tower is located in Rome, the claim has been verified to be false.").
-# A verdict word among key words is left alone: a side looking for a rebuttal may search "<claim> false", which
-# finds fact checks on the web; and a question may ask whether something is true.
+# A query that speaks of "the claim" or states a verdict as a clause ("... is true") comments rather than searches.
+# A verdict word among key words is left alone: "<claim> false" finds fact checks on the web.
 CLAIM_WORDS = frozenset({"claim", "claims", "claimed"})
 # Words that only judge truth (not "supported" or "confirmed": "the bridge is supported by cables" is a search).
 VERDICT_WORDS = frozenset({
@@ -99,8 +95,7 @@ def _inside(run: Sequence[str], text: Sequence[str]) -> bool:
 
 def _shared_run(a: Sequence[str], b: Sequence[str], length: int,
                 outside: Sequence[str] = ()) -> tuple[str, ...] | None:
-    """The first ``length`` consecutive words of ``a`` that ``b`` also has in a row and ``outside`` has not,
-    if any: every run is looked at, not only the first shared one."""
+    """The first run of ``length`` words of ``a`` that ``b`` also has in a row and ``outside`` has not, if any."""
     grams = {tuple(b[i:i + length]) for i in range(len(b) - length + 1)}
     return next((tuple(a[i:i + length]) for i in range(len(a) - length + 1)
                  if tuple(a[i:i + length]) in grams and not _inside(a[i:i + length], outside)), None)
@@ -123,9 +118,8 @@ def instruction_words(prompt: str) -> tuple[str, ...]:
 
 
 def instruction_echo(text: str, fixed: str) -> str | None:
-    """The words ``text`` copies from a prompt's fixed words, when the copy is the reply rather than a phrase
-    in it: a run of :data:`ECHO_RUN` words that opens it, or runs of :data:`INSTRUCTION_RUN` words that make
-    half of it. None otherwise."""
+    """The words ``text`` copies from a prompt's fixed words, when a run of :data:`ECHO_RUN` opens it or runs of
+    :data:`INSTRUCTION_RUN` make half of it; None otherwise."""
     said, source = words(text), words(fixed)
     if len(said) < ECHO_RUN or len(source) < ECHO_RUN:
         return None
@@ -152,8 +146,7 @@ def instruction_echo(text: str, fixed: str) -> str | None:
 
 def field_problem(value: str, name: str, placeholders: Sequence[str] = (), *, query: bool = False,
                   sources: Iterable[str] = (), instructions: Sequence[str] = ()) -> str | None:
-    """Why ``value``, the model's ``name`` field, says nothing (see the module docstring); None if it says
-    something."""
+    """Why ``value``, the model's ``name`` field, says nothing (see the module docstring); None if it says something."""
     said = words(value)
     if not said:
         return f'its "{name}" is empty or a placeholder ("{value.strip()}"); write your own'
@@ -174,9 +167,8 @@ def field_problem(value: str, name: str, placeholders: Sequence[str] = (), *, qu
 
 def query_problem(value: str, prompt: str, *, claim: str, sources: Iterable[str] = (),
                   earlier: Iterable[str] = (), name: str = "query") -> str | None:
-    """Why ``value``, a search query, is no query, or None; every method's queries are read by it. Beyond
-    :func:`field_problem`: no :data:`FILLER_WORDS` the claim lacks, no :func:`commentary`, and no run of
-    :data:`ANSWER_RUN` words from the agent's ``earlier`` answers."""
+    """Why ``value``, a search query, is no query, or None: :func:`field_problem`, :data:`FILLER_WORDS`,
+    :func:`commentary`, or :data:`ANSWER_RUN` words from the agent's ``earlier`` answers."""
     problem = field_problem(value, name, PLACEHOLDERS.get(prompt, {}).get(name, ()), query=True,
                             sources=(claim, *sources), instructions=_without(instruction_words(prompt), claim))
     if problem is not None:

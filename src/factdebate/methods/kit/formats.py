@@ -49,14 +49,12 @@ def sentences_rule(count: int, max_tokens: int, tail: int) -> str:
 
 
 def paragraph_grammar(max_tokens: int, sentences: int) -> str:
-    """GBNF for one to ``sentences`` sentences on one line that closes within ``max_tokens`` (else SmolLM2
-    wrote to its cap and was cut mid-sentence)."""
+    """GBNF for one to ``sentences`` sentences on one line that closes within ``max_tokens``."""
     return "root ::= reason\n" + sentences_rule(sentences, max_tokens, 0)
 
 
 def lines_grammar(max_tokens: int, lines: int) -> str:
-    """GBNF for free text of one to ``lines`` lines, each as long as lets the whole close within
-    ``max_tokens`` (a statement asked for as points, one a line: DPD's analyst and rebutters)."""
+    """GBNF for one to ``lines`` lines, each as long as lets the whole close within ``max_tokens``."""
     chars = min(LINE_CHARS, part_chars(max_tokens, lines, lines - 1))  # less the newlines between the lines
     return "root ::= line" + ' ("\\n" line)?' * (lines - 1) + f"\nline ::= [^\\n]{{1,{chars}}}\n"
 

@@ -1,6 +1,5 @@
 """Deviations several methods share (the papers' backbone models, the Tool-MAD paper's retrieval depth), so
-that Tool-MAD and the baselines its paper ran say the same thing about the same setting.
-"""
+that Tool-MAD and the baselines its paper ran say the same thing about the same setting."""
 
 from __future__ import annotations
 
@@ -69,8 +68,7 @@ def toolmad_labels() -> list[Deviation]:
 
 
 def toolmad_scorer(settings: RunSettings) -> list[Deviation]:
-    """The ``scorer_model`` deviation when Tool-MAD's stability scores come from another model than the
-    authors' GPT-4o-mini (kit/backbones.py, exact names)."""
+    """The ``scorer_model`` deviation when Tool-MAD's scores come from a model other than GPT-4o-mini."""
     return [deviation.model_copy(update={"key": "scorer_model", "here": "the scorer " + deviation.here.removeprefix(
         "the ")}) for deviation in backbone(settings, ("scorer",), TOOLMAD_SCORER)]
 

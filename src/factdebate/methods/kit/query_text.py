@@ -1,8 +1,7 @@
 """The one cleaning every model-written search query gets before it reaches a tool.
 
 Small models write a query as a list item ("1. ...", "- ..."), in quotes, or as "Query: ...": only that
-wrapping is taken off, and the model's text is kept as ``written`` for the trace. Empty once cleaned is no query.
-"""
+wrapping is taken off, and the model's text is kept as ``written`` for the trace. Empty once cleaned is no query."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Whether a method's tools read different evidence, the premise of Tool-MAD (a RAG agent and a web-search
-agent) and of DPD's gatherers (a search engine and a knowledge base).
-
-With the local engine "search" reads the corpus the RAG tool embeds: a verdict records it
-(``tools_heterogeneous``) among its paper deviations.
-"""
+"""Whether a method's tools read different evidence, the premise of Tool-MAD and of DPD's gatherers; with the
+local engine "search" reads the corpus the RAG tool embeds (``tools_heterogeneous``, a paper deviation)."""
 
 from __future__ import annotations
 
@@ -28,8 +24,7 @@ def sources(kinds: Iterable[str], settings: RunSettings) -> list[str]:
 
 
 def heterogeneous(kinds: Iterable[str], settings: RunSettings) -> bool | None:
-    """True when every tool reads its own source, False when two read the same one, None when fewer than
-    two tools read anything (nothing to compare)."""
+    """True when every tool reads its own source, False when two share one, None with fewer than two."""
     read = sources(kinds, settings)
     if len(read) < 2:
         return None

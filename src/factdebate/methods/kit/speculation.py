@@ -4,8 +4,7 @@ An :class:`Ahead` is a task under a :class:`~factdebate.core.runtime.Speculative
 :meth:`Ahead.commit` or dropped by :meth:`Ahead.discard`. ``usage.llm_calls`` counts the calls a verdict used;
 discarded calls are ``usage.speculative_calls`` (docs/architecture.md, "Speculation: one rule"). A
 :class:`RoundWork` is a round run so, with a future filled once the next round's input exists
-(:func:`play_rounds`); DPD uses :func:`run_ahead`.
-"""
+(:func:`play_rounds`); DPD uses :func:`run_ahead`."""
 
 from __future__ import annotations
 
@@ -52,8 +51,7 @@ class Ahead(Generic[T]):
         return await self.task
 
     async def discard(self) -> None:
-        """Cancel the work and wait until it has stopped, so calls cut off in flight are counted too; its
-        outcome, error included, is dropped."""
+        """Cancel the work and wait until it stops (so calls cut in flight count); its outcome is dropped."""
         self.task.cancel()
         await asyncio.gather(self.task, return_exceptions=True)
         if self.recorder is not None:

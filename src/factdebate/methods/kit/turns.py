@@ -1,6 +1,5 @@
-"""The generic moves of any method, each traced the same way so every method streams live (terminal, JSONL
-trace, web page) without a line of its own: an agent's turn, its scores, a judgement, the end of a round,
-and :func:`finish`, the one way a verdict is made."""
+"""The generic moves of any method, each traced alike so every method streams live: a turn, its scores, a
+judgement, the end of a round, and :func:`finish`, the one way a verdict is made."""
 
 from __future__ import annotations
 
@@ -57,8 +56,7 @@ def judged(judgement: Judgement, round: int) -> None:
 
 async def judge(llm: LLM, prompt: Prompt, *, round: int, agent: str = "judge", role: str = "judge",
                 weight: float = 1.0, temperature: float = 0.0) -> Judgement:
-    """A labelled decision over the debate, traced as a ``judgement``; an unreadable label is ``parsed``
-    false (and the verdict built from it is ``unparsed``)."""
+    """A labelled decision over the debate, traced as a ``judgement``; an unreadable label is ``parsed`` false."""
     answer = await labelled_answer(llm, prompt, agent=agent, round=round, temperature=temperature)
     judgement = Judgement(agent=agent, role=role, response=answer.response, vote=answer.label, weight=weight,
                           parsed=answer.label is not None, parse_retries=answer.retries,
@@ -73,9 +71,8 @@ def end_round(rnd: Round, *, consensus: bool, final: bool = False) -> None:
 
 def finish(claim: str, method: str, label: Label | None, decided_by: str, rounds: list[Round],
            judges: Sequence[Judgement] = (), *, explanation: str = "", unparsed_turns: int | None = None) -> Verdict:
-    """The verdict of every method; one without a label is ``decided_by="unparsed"``. ``unparsed_turns``
-    defaults to the unlabelled turns and unreadable judgements. In a two-label task NOT ENOUGH INFO is
-    answered REFUTES (``decided_by="two-labels"``, with a warning)."""
+    """The verdict of every method; one without a label is ``decided_by="unparsed"``. In a two-label task NOT
+    ENOUGH INFO is answered REFUTES (``decided_by="two-labels"``, with a warning)."""
     if (run := current_run()) is not None:  # every re-ask of the agent's round: query, scores, label...
         for rnd in rounds:
             parts: list[Turn | Judgement] = [*rnd.turns, *rnd.judges]

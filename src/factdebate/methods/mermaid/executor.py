@@ -62,9 +62,8 @@ class StepReply:
 
 def parse_step(text: str, three_way: bool, *, answer_only: bool = False, claim: str = "",
                prompt: str = "mermaid_step") -> StepReply | None:
-    """The step the reply holds, or ``None``. A search query that is no query is
-    :class:`~factdebate.llm.ask.Unreadable`; an echoed thought or reason is dropped and counted, and the step
-    still read."""
+    """The step the reply holds, or ``None``; a search that is no query is :class:`~factdebate.llm.ask.Unreadable`,
+    an echoed thought or reason dropped and counted."""
     data = first_object(text)
     if data is None:
         return None
@@ -153,8 +152,7 @@ def answer_schema(three_way: bool) -> dict[str, Any]:
 
 async def ask_step(llm: LLM, prompt: Prompt, schema: dict[str, Any], three_way: bool, number: int, *,
                    answer_only: bool, claim: str = "") -> tuple[StepReply | None, str, int]:
-    """One step (or the forced answer), re-asked once when unreadable (``llm.ask`` records the failure).
-    An unreadable step keeps the first reply as its text."""
+    """One step (or the forced answer), re-asked once when unreadable; it then keeps the first reply's text."""
     problem = ("it was not a JSON object with a \"thought\" and an \"answer\" of "
                if answer_only else "it was not a JSON object with a \"thought\" and either an \"action\" "
                "{\"name\", \"reason\", \"input\"} or an \"answer\" of ") + answers_text(three_way)

@@ -33,8 +33,7 @@ class Used:
 
 @dataclass
 class Written:
-    """What the write after the verdict did: records added, what it stored, the passages it would not store
-    (with the reason) and the error that stopped it, if any."""
+    """What the write after the verdict did: records added, stored, refused (with why), and any error."""
 
     added: int = 0
     records: list[dict[str, Any]] = field(default_factory=list)
@@ -84,8 +83,7 @@ def recall_text(hits: list[MemoryHit]) -> str:
 
 
 def recall_documents(hits: list[MemoryHit]) -> list[Document]:
-    """The recalled passages as the verdict shows them: each text once, at its best score, titled by its
-    source."""
+    """The recalled passages as the verdict shows them: each text once, at its best score, titled by its source."""
     best: dict[str, MemoryHit] = {}
     for hit in hits:
         if hit.text not in best or hit.score > best[hit.text].score:
@@ -115,8 +113,7 @@ def names_entity(text: str, entity: str) -> bool:
 
 def evidence_by_entity(used: list[Used], entities: list[str]) -> tuple[dict[str, list[Evidence]],
                                                                         list[dict[str, Any]]]:
-    """Each used passage under every entity of the claim, and the passages the leak guard refused, each
-    with its entity, source and reason."""
+    """Each used passage under every entity of the claim, and those the leak guard refused, with why."""
     out: dict[str, list[Evidence]] = {}
     refused: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
@@ -141,8 +138,7 @@ def evidence_by_entity(used: list[Used], entities: list[str]) -> tuple[dict[str,
 
 async def write_used(memory: EvidenceMemory, used: list[Used], entities: list[str],
                      position: int | None = None) -> Written:
-    """Store the used passages (at ``position`` in a run's memory); never raises for the memory's own faults
-    (the verdict is already reached)."""
+    """Store the used passages (at ``position`` in a run's memory); never raises for the memory's faults."""
     by_entity, refused = evidence_by_entity(used, entities)
     written = Written(not_stored=refused)
     try:

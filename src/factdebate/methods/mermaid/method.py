@@ -154,8 +154,7 @@ class Mermaid(Method[MermaidSettings]):
             checked_memory(memory.model_copy(update={"semantic": False, "busy_timeout_s": wait}))
 
     def start_run(self, settings: RunSettings, run: RunScope) -> dict[str, Any]:
-        """The run's own memory (seeded from ``memory_from``), or the shared file ``memory_path`` names,
-        prepared and checked before the first claim (run_memory.py)."""
+        """The run's own memory, or the shared ``memory_path``, prepared and checked (run_memory.py)."""
         cfg = self.cfg(settings)
         check_memory_choice(cfg)
         return start(settings, cfg, run)
@@ -357,8 +356,7 @@ def _cleaned(arguments: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
 
 
 def _same_action(value: Any) -> Any:
-    """An action's input as compared with earlier ones: "1. capital of France" searches what "Capital of
-    France." searched (list numbering, quotes, a "query:" label, case and punctuation aside)."""
+    """An action's input as compared with earlier ones: wrapping, case and punctuation aside."""
     if isinstance(value, str):
         return " ".join(words(clean_query(value).text))
     if isinstance(value, dict):

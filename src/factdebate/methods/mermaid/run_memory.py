@@ -3,8 +3,7 @@ claims, so a run gets a memory of its own, in its folder, filled in the run's or
 
 It is ``evidence_memory.sqlite`` in the run's folder, reopened on a resume; ``memory_from`` seeds it with a
 copy of another (recorded in run.json with a SHA-256), and ``memory_path`` names a shared file instead. The
-claims go one at a time in order, each recalling only what those before it stored.
-"""
+claims go one at a time in order, each recalling only what those before it stored."""
 
 from __future__ import annotations
 
@@ -34,8 +33,7 @@ def check_memory_choice(cfg: MermaidSettings) -> None:
 
 
 def start(settings: RunSettings, cfg: MermaidSettings, run: RunScope) -> dict[str, Any]:
-    """The memory the run will use, prepared (seeded, created) and checked before its first claim; what
-    run.json says about it."""
+    """The memory the run will use, prepared and checked before its first claim; what run.json says of it."""
     if cfg.memory == "off":
         return {}
     chosen = memory_settings(settings, cfg, run)

@@ -3,8 +3,7 @@
 A failed start is recorded and reported to every claim it affects, naming the server and the cause, and is
 tried again at most ``attempts`` times, each after ``wait`` seconds (doubling); a server that died or hangs is
 started again under the same rule, per server. A claim whose every tool call failed is an error
-(:class:`ToolCallsFailed`), never a verdict resting on error messages.
-"""
+(:class:`ToolCallsFailed`), never a verdict resting on error messages."""
 
 from __future__ import annotations
 

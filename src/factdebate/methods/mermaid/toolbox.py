@@ -1,5 +1,5 @@
-"""MERMAID's toolset: factdebate's own MCP tool servers, started as subprocesses, plus every MCP server the
-user names under ``mcp_servers`` (each narrowed to its ``tools``), listed as one set of tools for the executor.
+"""MERMAID's toolset: factdebate's own MCP tool servers plus every server ``mcp_servers`` names (narrowed to its
+``tools``), as one set of tools.
 
 The servers get a minimal environment plus what they need (data directory, retrieval settings, model caches,
 engine keys); the operator's leakage controls are their floors, and a claim's date is added to each call of
@@ -57,8 +57,7 @@ def server_env(settings: RunSettings) -> dict[str, str]:
 
 
 def search_engines(settings: RunSettings) -> str:
-    """The search server's engines under ``settings``: Tavily beside the local index where the run's search
-    engine is Tavily (``auto`` resolves to it when TAVILY_API_KEY is set), else the local index alone."""
+    """The search server's engines: Tavily beside the local index where the run searches Tavily, else local."""
     return "local,tavily" if settings.retrieval.search == "tavily" else "local"
 
 
@@ -192,8 +191,7 @@ class Toolbox:
 
     async def call(self, name: str, arguments: dict[str, Any], *, search_before: str | None = None,
                    k: int | None = None) -> ToolResult:
-        """The model's arguments without the managed ones, plus this run's ``k`` and cut-off date for the
-        tools that take them."""
+        """The model's arguments without the managed ones, plus this run's ``k`` and cut-off date."""
         route = self.routes.get(name)
         if route is None:
             return ToolResult(f"unknown tool '{name}'; the tools are: {', '.join(self.routes)}", is_error=True)
@@ -238,8 +236,7 @@ _EXAMPLES: dict[str, Any] = {"section": "History", "focus": "the claim's point",
 
 
 def input_hint(schema: ToolSchema, claim: str = "", entity: str = "") -> str:
-    """A tool's arguments as the prompt shows them: an example input, then each argument with its type and
-    description."""
+    """A tool's arguments as the prompt shows them: an example input, then each with its type and use."""
     properties = schema.parameters.get("properties", {})
     required = set(schema.parameters.get("required", []))
     guesses = {**_EXAMPLES, "query": " ".join(claim.split())[:100] or "the claim's key words",
@@ -273,8 +270,7 @@ def model_input_schema(schema: ToolSchema) -> dict[str, Any]:
 
 
 def coerce_input(schema: ToolSchema, value: Any) -> dict[str, Any]:
-    """The paper's format writes ``"input": "query"``: a bare string goes to the first required string
-    argument (or the first string argument)."""
+    """A bare string input (the paper's format) goes to the first required, else first, string argument."""
     if isinstance(value, dict):
         return value
     properties = schema.parameters.get("properties", {})
@@ -286,8 +282,7 @@ def coerce_input(schema: ToolSchema, value: Any) -> dict[str, Any]:
 
 
 def result_documents(result: ToolResult, tool: str, query: str) -> list[Document]:
-    """What the executor is shown of a result: its passages, or else the result's text itself. Errors hold
-    none."""
+    """What the executor is shown of a result: its passages, else its text; none for an error."""
     if result.is_error:
         return []
     passages = result_passages(result, tool)

@@ -1,6 +1,5 @@
-"""What the Tool-MAD authors' research code (GitHub ``seyeonJeong/ToolMAD``, commits ``04201d3`` and
-``248c83f``) fixes that the papers do not name, each a declared deviation on a run it affects. The facts are
-read from the code; nothing of it is copied here."""
+"""What the Tool-MAD authors' code (GitHub ``seyeonJeong/ToolMAD``, ``04201d3`` and ``248c83f``) fixes that the
+papers do not name, each a declared deviation; read from the code, nothing of it copied."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """The answers the relevance threshold is calibrated on: Tool-MAD's own round-1 debate answers.
 
 The paper read its 0.8 off debate answers' scores (Fig. 3), so the calibration plays round 1 as a run does and
-scores each answer's relevance with the run's encoder (scoring/calibrate.py reads the threshold off them).
-"""
+scores each answer's relevance with the run's encoder (scoring/calibrate.py reads the threshold off them)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Tool-MAD (Algorithm 1 of the journal paper): debaters with different retrieval tools, a fresh query
-every round, every answer scored, early stop on a stable consensus, a judge at round T.
-
-Choices where the paper is silent are in docs/methods/tool-mad.md: with 3 agents consensus needs all three; an
-agent without a tool is tested on relevance only; a score that could not be computed never passes; an
-unchanged query reuses its documents.
-"""
+"""Tool-MAD (Algorithm 1 of the journal paper): debaters with different retrieval tools, a fresh query every
+round, every answer scored, early stop on a stable consensus, a judge at round T (docs/methods/tool-mad.md)."""
 
 from __future__ import annotations
 
@@ -222,9 +217,8 @@ class ToolMAD(Method[ToolMADSettings]):
     async def _query(self, agent: Agent, claim: str, r: int, own_previous: Turn | None,
                      others: list[dict[str, str]],
                      resources: Resources) -> tuple[str | None, bool | None, str | None]:
-        """The agent's query: in round 1 from the claim (or the claim, ``round1_query: claim``), later kept
-        or rewritten; without query formulation the claim. An unreadable reply keeps the previous query. The
-        third value is the model's text where cleaning changed it."""
+        """The agent's query (round 1 from the claim, later kept or rewritten; the previous one when the reply
+        is unreadable), and the model's text where cleaning changed it."""
         if agent.tool is None:
             return None, None, None
         first = r == 1 or own_previous is None
@@ -237,11 +231,8 @@ class ToolMAD(Method[ToolMADSettings]):
         # (a grammar, or a schema rendered back as "[query]"); the re-ask is the same form.
         held = GenParams(temperature=0.0, max_tokens=QUERY_TOKENS, grammar=QUERY_GRAMMAR, json_schema=QUERY_SCHEMA,
                          json_template=QUERY_TEMPLATE)
-        # Its own earlier answer is no query (Tool-MAD's small models searched its first 100 characters). A fact
-        # taken from another agent's answer is: looking up what the other side asserts is the debate's adaptive
-        # retrieval (the offline model searched "The Eiffel Tower was designed and built from 1887 to 1889." from
-        # it, and two of six queries were lost when that was refused). Such a copy that comments on the claim
-        # ("The claim has been verified to be ...", as SmolLM2 wrote) is still refused, as commentary.
+        # Its own earlier answer is no query; a fact taken from another agent's answer is (looking up what the
+        # other side asserts is the debate's adaptive retrieval), unless it comments on the claim.
         earlier = [own_previous.response] if own_previous is not None and own_previous.response else []
         query = (await ask(resources.debater, prompt,
                            lambda text: grounded_query(text, claim, previous_query, earlier=earlier),

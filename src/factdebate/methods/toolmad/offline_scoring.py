@@ -24,8 +24,7 @@ CALIBRATED = {"relevance_threshold": 0.51,
 
 
 def offline_scoring_on(cfg: ToolMADSettings, settings: RunSettings) -> bool:
-    """``offline_scoring`` where set; else on when the offline model both debates and scores, the model the
-    calibration was measured with."""
+    """``offline_scoring`` where set; else on when the offline model both debates and scores."""
     if cfg.offline_scoring is not None:
         return cfg.offline_scoring
     return settings.llm_for("debater") == QWEN_CODER_1_5B.spec == settings.llm_for("scorer")

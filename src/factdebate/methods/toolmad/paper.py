@@ -1,6 +1,5 @@
 """Where Tool-MAD's settings depart from the journal paper's main experiment (Algorithm 1, Sections III-IV);
-its ablations are listed too, so a run's figures are compared with the right table.
-"""
+its ablations are listed too, so a run's figures are compared with the right table."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """The note a debater reads after a round that ended in agreement while one of its own scores fell short.
 
 The authors' code, not the papers, has the agent's next prompt say which of its scores was low; here each agent
-is told of its own scores alone, tested as the stop test does. A score that could not be computed is not low.
-"""
+is told of its own scores alone, tested as the stop test does. A score that could not be computed is not low."""
 
 from __future__ import annotations
 

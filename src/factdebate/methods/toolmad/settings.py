@@ -72,14 +72,12 @@ class ToolMADSettings(MethodSettings):
     judge_evidence_chars: int = Field(
         title="Evidence the judge reads", default=300, ge=0, le=100_000, json_schema_extra=offered(group="length"),
         description="Evidence characters the judge reads.")
-    # The paper's debate prompt (Fig. 5) asks for an explanation, then the label, with no length limit. A
-    # cap also coarsens faithfulness: three statements can only score 0, 1/3, 2/3 or 1.
-    # The authors' code tells a debater, after a round that ended in agreement, that its faithfulness or
-    # relevance was low and why that matters (methods/toolmad/score_note.py). Off is declared.
+    # The authors' code, not the paper, has this note (methods/toolmad/score_note.py). Off is declared.
     score_note: bool = Field(
         title="Tell a low-scored agent", default=True, json_schema_extra=offered(group="scoring"),
         description="After a round that ended in agreement with a score of an agent at or under its threshold, "
                     "that agent's next prompt says which score was low and why it matters.")
+    # The paper's prompt (Fig. 5) sets no length limit; a cap also coarsens faithfulness (3 statements: 0, 1/3...).
     answer_sentences: int | None = Field(
         title="Answer length cap", default=None, ge=1, le=20, json_schema_extra=offered(group="length"),
         description="Most sentences of reasoning a debater writes (unset: no limit, as in the paper).")
