@@ -87,6 +87,7 @@ LIGHT_KEY = "bench-light-key-0123456789"  # --flood: the key that sends a few st
 ANSWER = ("Paris is the capital of France. The Louvre is a museum in Paris. The Eiffel Tower is in Rome. "
           "The Seine flows through Paris. Montmartre is a hill in Paris. The Pantheon stands in Paris.")
 WORKER_ENV = "FACTDEBATE_BENCH_GUARD_WORKER"  # --serve --workers N: what each worker builds its guard from
+TARGET_ENV = "FACTDEBATE_BENCH_TARGET_S"  # --target-ms: the adaptive limit's target in the guard's process
 FIRST_TOKEN = re.compile(rb'"content": ?"[^"]')  # a chunk that carries text (the role chunk's is "")
 
 
@@ -96,6 +97,7 @@ def serve(args: argparse.Namespace) -> None:
 
     from benchmarks.guard import guard_app
 
+    set_target()
     watch = os.environ.get("FACTDEBATE_BENCH_LOOP_WATCH")  # a file: the loop's long callbacks go there
     if watch:
         from benchmarks import loop_watch
@@ -112,19 +114,26 @@ def serve(args: argparse.Namespace) -> None:
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 
+def set_target() -> None:
+    """``--target-ms``: the adaptive limit's target set in this guard process (each of uvicorn's workers too)."""
+    if os.environ.get(TARGET_ENV):
+        from factdebate.server.ops import adaptive
+
+        adaptive.TARGET_S = float(os.environ[TARGET_ENV])
+
+
 def checker(latency: float, slots: int) -> Any:
     """The scripted checker (benchmarks/guard.py's responder), each call ``latency`` seconds; ``slots`` (0: any
-    number) calls at once, the rest waiting their turn, as a model server with that many slots answers."""
+    number) calls at once, the rest waiting their turn, as a model server with that many slots answers: in the
+    queue a model server's calls wait in (llm/in_flight.py), which the guard's admission reads."""
     from benchmarks.guard import responder
+    from factdebate.llm import in_flight
     from factdebate.llm.base import Completion, GenParams, Message
     from factdebate.llm.scripted import ScriptedBackend
 
     class Slotted(ScriptedBackend):
-        turn: asyncio.Semaphore | None = None  # made on the guard's loop, at its first call
-
         async def complete(self, messages: list[Message], params: GenParams) -> Completion:
-            self.turn = self.turn or asyncio.Semaphore(slots)
-            async with self.turn:
+            async with in_flight.slot("scripted-checker", slots):
                 return await super().complete(messages, params)
 
     return (Slotted if slots else ScriptedBackend)(responder(), latency=latency, record=False)
@@ -138,6 +147,7 @@ def worker_app() -> Any:
     from tests.server.conftest import PLAIN, offline_build
 
     given = json.loads(os.environ[WORKER_ENV])
+    set_target()
     backend = checker(given["latency"], given["slots"])
     os.environ["FACTDEBATE_GUARD__UPSTREAM"] = given["upstream"]
     return create_app(api_keys=[KEY, LIGHT_KEY], defaults=PLAIN, db_path=Path(given["work"]) / "service.sqlite",
@@ -377,8 +387,9 @@ def wait_ready(process: subprocess.Popen[bytes], port: int, what: str) -> None:
 
 
 def start_guard(args: argparse.Namespace, upstream: str, port: int,
-                max_cpu_share: float | None, workers: int = 1) -> subprocess.Popen[bytes]:
-    """The guard's process (``workers`` processes under it past 1); ``max_cpu_share`` None: shedding off."""
+                max_cpu_share: float | None, workers: int = 1, target_ms: float = 0.0) -> subprocess.Popen[bytes]:
+    """The guard's process (``workers`` processes under it past 1); ``max_cpu_share`` None: shedding off;
+    ``target_ms`` (0: the shipped one) the loop's lateness the adaptive limit holds (``--target-ms``)."""
     shedding = max_cpu_share is not None
     env = {**os.environ, "HF_HUB_OFFLINE": "1",
            "FACTDEBATE_GUARD__CHECKS_AT_ONCE": str(args.checks_at_once if shedding else 100_000),
@@ -386,6 +397,8 @@ def start_guard(args: argparse.Namespace, upstream: str, port: int,
            "FACTDEBATE_GUARD__MAX_CPU_SHARE": str(max_cpu_share or 0)}
     if shedding:  # the requests' deadline the operator's, so the checker's limit learns from their misses
         env["FACTDEBATE_GUARD__DEADLINE_S"] = str(args.deadline)
+    if target_ms:
+        env[TARGET_ENV] = str(target_ms / 1000)
     process = subprocess.Popen([sys.executable, __file__, "--serve", "--port", str(port), "--upstream", upstream,
                                 "--latency", str(args.latency), "--workers", str(workers),
                                 "--checker-slots", str(args.checker_slots)], env=env)
@@ -503,12 +516,16 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
     rows: dict[str, dict[str, Any]] = {}
     alone_ttfts: list[float] = []  # every guard's one-stream runs: shedding never acts on a lone stream
     capacity_per_s = 0.0
-    for share in (None, *args.max_cpu_share):  # None: shedding off, first (it measures the capacity)
+    # None: shedding off, first (it measures the capacity); then each share; then the default at each --target-ms
+    runs = [(None, 0.0), *((share, 0.0) for share in args.max_cpu_share), *((0.0, ms) for ms in args.target_ms)]
+    for share, target_ms in runs:
         port = free_port()
-        guard = start_guard(args, f"http://127.0.0.1:{upstream_port}/v1", port, share, workers)
+        guard = start_guard(args, f"http://127.0.0.1:{upstream_port}/v1", port, share, workers, target_ms)
         url = f"http://127.0.0.1:{port}"
-        key = "off" if share is None else "default" if share == 0 else f"{share:g}"
-        name = (f"shedding on (the adaptive limit, max_cpu_share {share:g}, max_loop_lag_ms "
+        key = ("off" if share is None else f"target{target_ms:g}ms" if target_ms else "default" if share == 0
+               else f"{share:g}")
+        target = f", the loop's target {target_ms:g} ms" if target_ms else ""
+        name = (f"shedding on (the adaptive limit{target}, max_cpu_share {share:g}, max_loop_lag_ms "
                 f"{args.max_lag_ms:g}, checks_at_once {args.checks_at_once})" if share is not None
                 else "shedding off (checks_at_once 100000, which lifts the adaptive limit's floor past any "
                 "load; max_active_runs 512 still refuses past it)") + f", {workers} guard process(es)"
@@ -556,7 +573,8 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
                               row["ttft_p99_s"] / rows[f"{key.split()[0]} 1"]["ttft_p99_s"], 2),
                           "admitted_at_deadline": row["at_deadline"]}), flush=True)
         kind = key.split()[0]
-        share = named + {"off": "unshed", "default": "default"}.get(kind, f"share_{kind}")
+        share = named + {"off": "unshed", "default": "default"}.get(
+            kind, kind if kind.startswith("target") else f"share_{kind}")
         figures.update({f"{share}_admitted_per_s": row["per_s"], f"{share}_goodput_per_s": row["goodput_per_s"],
                         f"{share}_ttft_p50_s": row["ttft_p50_s"], f"{share}_ttft_p99_s": row["ttft_p99_s"],
                         f"{share}_p99_over_uncontended": round(row["ttft_p99_s"] / uncontended, 2),
@@ -586,6 +604,9 @@ def main() -> None:
                         "run (0: not watched)")
     parser.add_argument("--max-cpu-share", type=float, nargs="+", default=[0.0], help="guard.max_cpu_share of "
                         "the shedding runs, one guard each (0: not watched, the default: the adaptive limit alone)")
+    parser.add_argument("--target-ms", type=float, nargs="*", default=[], help="then the default guard again with "
+                        "the adaptive limit's target (server/ops/adaptive.py's TARGET_S) at each of these ms, one "
+                        "guard each, to compare targets within one run")
     parser.add_argument("--workers", type=int, nargs="+", default=[1], help="guard processes (serve --workers N), "
                         "the runs repeated for each number given (--serve: the guard's)")
     parser.add_argument("--flood", action="store_true", help="then the default guard with one key flooding at "

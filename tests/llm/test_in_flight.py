@@ -174,3 +174,29 @@ def test_what_a_server_says_is_read_strictly() -> None:
     assert from_owner("vLLM ") is not None and from_owner("sglang") is not None
     me = from_owner("me")
     assert me is not None and me.count == 1 and from_owner("openai") is None and from_owner("") is None
+
+
+async def test_a_call_queue_says_what_admission_reads_its_calls_in_flight_waiting_and_their_seconds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the guard's admission reads of a server (server/ops/checker_slots.py), on a clock the test moves."""
+    from factdebate.llm import in_flight
+
+    now = [100.0]
+    monkeypatch.setattr(in_flight.time, "perf_counter", lambda: now[0])
+    go = asyncio.Event()
+
+    async def call() -> None:
+        async with in_flight.slot("http://127.0.0.1:9/v1", 2):
+            await go.wait()
+
+    calls = [asyncio.create_task(call()) for _ in range(5)]
+    await asyncio.sleep(0)
+    [queue] = in_flight.queues()
+    assert (queue.slots, queue.running, queue.waiting, queue.call_s) == (2, 2, 3, None)
+    now[0] += 1.5
+    assert queue.held_s() == 1.5  # none ended: a call takes at least as long as the oldest has held its slot
+    assert queue.wait_s() == pytest.approx(4 * 1.5 / 2)  # four calls ahead of one asking now, two at a time
+    go.set()
+    await asyncio.gather(*calls)
+    assert (queue.running, queue.waiting, queue.wait_s()) == (0, 0, 0.0)
+    assert queue.busy_s == pytest.approx(2 * 1.5) and queue.call_s is not None and queue.call_s <= 1.5

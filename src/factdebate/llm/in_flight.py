@@ -14,7 +14,12 @@ API says when to slow down with a 429). A server on this machine that says how m
 (vLLM, SGLang, ``llama-server -np N``: llm/server_slots.py) gets that instead, learned once per process
 (:func:`learn`, before its first request). Each model's ``llm.concurrency`` (16 by default for HTTP, per set
 of resources) still applies under it, so a CLI run against a remote server is as before; the service,
-whose resource sets used to add up without bound, now stays within 64 per server."""
+whose resource sets used to add up without bound, now stays within 64 per server.
+
+What a request holds is a :class:`CallQueue`'s turn: besides the limit, it keeps what the service's admission
+reads of each server (server/ops/shedding.py): its slots, the calls in flight and waiting for one, and how long a
+call holds its slot. A guard that knows its checker serves 4 at once and a call takes 1 s does not admit more
+replies than those slots can check within their deadline, before a single check has missed it."""
 
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ import asyncio
 import contextlib
 import ipaddress
 import logging
+import time
 import weakref
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
@@ -35,7 +41,71 @@ LOCAL_LIMIT = 1
 REMOTE_LIMIT = 64
 ASK_WITHIN_S = 5.0  # asking a server what it serves at once (its model list, then /props) takes no longer
 
-_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
+CALL_LEARN = 0.2  # weight of the newest call's seconds in a queue's moving average
+
+
+class CallQueue:
+    """One server's calls on one event loop: at most ``slots`` in flight, the rest waiting their turn (in the
+    order they asked, as an ``asyncio.Semaphore`` serves), and what admission reads of them: ``running`` and
+    ``waiting`` now, ``call_s`` (the seconds a call holds its slot, a moving average; None until one ends) and
+    ``busy_s`` (every ended call's seconds, added up)."""
+
+    def __init__(self, slots: int) -> None:
+        self.slots = slots
+        self._turns = asyncio.Semaphore(slots)
+        self.waiting = 0
+        self.call_s: float | None = None
+        self.busy_s = 0.0
+        self._since: dict[int, float] = {}  # each call in flight's start (perf_counter), by its id
+        self._ids = 0
+
+    @property
+    def running(self) -> int:
+        return len(self._since)
+
+    def held_s(self) -> float:
+        """The seconds a call holds its slot, as far as is known: the moving average, or before any call has
+        ended, how long the oldest call in flight has held its own (a call takes at least that); 0: none yet."""
+        if self.call_s is not None:
+            return self.call_s
+        return time.perf_counter() - min(self._since.values()) if self._since else 0.0
+
+    def wait_s(self) -> float:
+        """The seconds a call asking now would wait for a slot: the calls ahead of it, served ``slots`` at a
+        time at :meth:`held_s` each (0 while a slot is free)."""
+        ahead = self.waiting + self.running + 1 - self.slots
+        return 0.0 if ahead <= 0 else ahead * self.held_s() / self.slots
+
+    def turn(self) -> _Turn:
+        """What one call holds while in flight (``async with``): a slot, its seconds learnt when it ends."""
+        self._ids += 1
+        return _Turn(self, self._ids)
+
+
+class _Turn:
+    """One call's turn in a :class:`CallQueue`."""
+
+    def __init__(self, queue: CallQueue, number: int) -> None:
+        self.queue, self.number = queue, number
+
+    async def __aenter__(self) -> None:
+        queue = self.queue
+        queue.waiting += 1
+        try:
+            await queue._turns.acquire()
+        finally:
+            queue.waiting -= 1
+        queue._since[self.number] = time.perf_counter()
+
+    async def __aexit__(self, *_: object) -> None:
+        queue = self.queue
+        seconds = time.perf_counter() - queue._since.pop(self.number)
+        queue._turns.release()
+        queue.busy_s += seconds
+        queue.call_s = seconds if queue.call_s is None else (1 - CALL_LEARN) * queue.call_s + CALL_LEARN * seconds
+
+
+_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, CallQueue]] = (
     weakref.WeakKeyDictionary())
 # What each server on this machine said of itself (None: asked, and it said nothing usable), for the process:
 # a count holds on every loop, and a server is asked once.
@@ -121,7 +191,16 @@ def slot(endpoint: str, limit: int | None) -> AbstractAsyncContextManager[object
     if limit is None:
         return contextlib.nullcontext()
     per_loop = _slots.setdefault(asyncio.get_running_loop(), {})
-    semaphore = per_loop.get(endpoint)
-    if semaphore is None:
-        semaphore = per_loop[endpoint] = asyncio.Semaphore(limit)
-    return semaphore
+    queue = per_loop.get(endpoint)
+    if queue is None:
+        queue = per_loop[endpoint] = CallQueue(limit)
+    return queue.turn()
+
+
+def queues() -> list[CallQueue]:
+    """The call queues of the running event loop (none outside one): a server each that this loop has called."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return []
+    return list(_slots.get(loop, {}).values())

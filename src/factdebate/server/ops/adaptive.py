@@ -50,9 +50,12 @@ BINDS = 0.8  # the limit binds (and may grow) while the checks running fill this
 SMOOTHING = 0.3  # weight of each interval's new limit
 
 
+CORES = os.cpu_count() or 1  # read once: admission asks for the floor at every request, shed ones included
+
+
 def floor_of(checks_at_once: int) -> int:
     """The least the limit is: FLOOR_PER_CORE checks per CPU core, or ``checks_at_once`` where it is larger."""
-    return max(checks_at_once, FLOOR_PER_CORE * (os.cpu_count() or 1))
+    return max(checks_at_once, FLOOR_PER_CORE * CORES)
 
 
 class AdaptiveLimit:

@@ -57,12 +57,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from factdebate.server.ops.adaptive import AdaptiveLimit, CheckedLimit, LoopLag, floor_of
+from factdebate.server.ops.adaptive import CORES, AdaptiveLimit, CheckedLimit, LoopLag, floor_of
+from factdebate.server.ops.checker_slots import CheckerSlots
 
 CHECKS_PER_CORE = 8
 LEARN = 0.2  # weight of the newest check in the moving average
@@ -135,6 +135,7 @@ class CheckLoad:
         self.said_at = float("-inf")  # when the log last said that requests are shed (monotonic)
         self.adaptive = AdaptiveLimit()
         self.checked = CheckedLimit()
+        self.checker_slots = CheckerSlots()
         self.lag = LoopLag(lambda standing_s: self.adaptive.observe(standing_s, self.running))
         self.cpu = CpuShare()
         # Checks running per key id (a hash of the key, never the key): a key is in it only while it holds a
@@ -149,7 +150,7 @@ class CheckLoad:
 
     @staticmethod
     def slots(checks_at_once: int) -> int:
-        return checks_at_once or CHECKS_PER_CORE * (os.cpu_count() or 1)
+        return checks_at_once or CHECKS_PER_CORE * CORES
 
     def predicted_s(self, checks_at_once: int) -> float | None:
         """Seconds a check admitted now would take, or None before any has finished."""
@@ -158,13 +159,14 @@ class CheckLoad:
         return self.alone_s * max(1.0, (self.running + 1) / self.slots(checks_at_once))
 
     def shed(self, checks_at_once: int, deadline_s: float, max_lag_ms: float = 0.0,
-             max_cpu_share: float = 0.0) -> Shed | None:
+             max_cpu_share: float = 0.0, operator_deadline_s: float = 0.0) -> Shed | None:
         """Why a check admitted now would not end within ``deadline_s`` for the checks running, or would slow
         the streams admitted (the loop over ``max_lag_ms`` late, or the checks' forecast CPU past
-        ``max_cpu_share`` of a core; 0: not watched). None: it would not, or there is room: a check slower than
-        its deadline on an idle machine is the deadline's to cut."""
+        ``max_cpu_share`` of a core; 0: not watched; or past what the checker's slots answer within
+        ``operator_deadline_s``, the operator's deadline, whatever a caller asks). None: it would not, or there
+        is room: a check slower than its deadline on an idle machine is the deadline's to cut."""
         slots = self.slots(checks_at_once)
-        if (out := self.shed_now(checks_at_once, max_cpu_share)) is not None:
+        if (out := self.shed_now(checks_at_once, max_cpu_share, operator_deadline_s)) is not None:
             return out
         late_ms = 1000 * self.lag.late_s
         if max_lag_ms > 0 and late_ms > max_lag_ms and self.running >= max(2, slots // 4):
@@ -183,14 +185,21 @@ class CheckLoad:
                              f"full speed ({slots}); a check started now would take about {predicted:.1f} s, past "
                              f"its {deadline_s:.3g} s deadline", self.room_in_s(fits, slots), fits)
 
-    def shed_now(self, checks_at_once: int, max_cpu_share: float = 0.0) -> Shed | None:
-        """Why one more check is past what the service serves now, whatever its deadline: the operator's CPU cap
-        (``max_cpu_share``), then the adaptive limit (server/ops/adaptive.py). Cheap enough for the chat door's
-        gate, which sheds before routing (server/guard/openai_chat/shed_gate.py)."""
+    def shed_now(self, checks_at_once: int, max_cpu_share: float = 0.0, deadline_s: float = 0.0) -> Shed | None:
+        """Why one more check is past what the service serves now: the operator's CPU cap (``max_cpu_share``),
+        then the adaptive limits (server/ops/adaptive.py) and what the checker's slots answer within
+        ``deadline_s`` (the operator's; 0: not reckoned; server/ops/checker_slots.py). Cheap enough for the chat
+        door's gate, which sheds before routing (server/guard/openai_chat/shed_gate.py)."""
         if (out := self.shed_on_cpu(max_cpu_share)) is not None:
             return out
         limit = self.adaptive.at_least(floor_of(checks_at_once))
         checker = int(self.checked.limit)
+        bound = self.checker_slots.bound(deadline_s, self.running) if deadline_s > 0 else None
+        if bound is not None and checks_at_once < bound.checks < min(limit, checker):  # the operator's count wins
+            if self.running < bound.checks:
+                return None
+            why = f"the service is checking {self.running} replies at once, {bound.why}"
+            return Shed.forecast(why, self.room_in_s(bound.checks, self.slots(checks_at_once)), bound.checks)
         if self.running < min(limit, checker):
             return None
         if checker < limit:
@@ -293,6 +302,7 @@ class CheckLoad:
             del self._begun[number]
             self._let_go(who, past)
             self.running -= 1
+            self.checker_slots.check_ended()
             # The slowdown it ran under, taken as the mean of the load at its start and at its end.
             slowdown = max(1.0, (busiest[0] + self.running + 1) / 2 / slots)
             alone = (time.perf_counter() - started) / slowdown
