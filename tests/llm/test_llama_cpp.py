@@ -155,6 +155,43 @@ def test_state_cache_restores_an_interleaved_prefix_and_answers_the_same() -> No
     assert len(restored) == 1 and restored[0] > 20  # the first conversation's state was restored
 
 
+def test_a_greedy_grammar_call_writes_what_the_full_vocabulary_check_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from llama_cpp import Llama
+
+    from factdebate.llm import llama_states
+    from factdebate.llm.llama_cpp import _compiled, _schema_grammar
+
+    options = {"model_path": str(builtin_model_path()), "n_ctx": 2048, "n_threads": 1, "n_threads_batch": 1,
+               "verbose": False}
+    schema = {"type": "object", "additionalProperties": False, "required": ["claims"],
+              "properties": {"claims": {"type": "array", "minItems": 1, "maxItems": 3, "items": {
+                  "type": "object", "additionalProperties": False, "required": ["claim", "label"],
+                  "properties": {"claim": {"type": "string", "maxLength": 60},
+                                 "label": {"type": "string", "enum": ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]}}}}}}
+    messages = [{"role": "user", "content": "Evidence: Lyon is a city in France. Answer: Lyon is in Spain and "
+                                            "has two rivers. Split the answer into claims, label each, in JSON."}]
+    picks: list[bool] = []
+    original = llama_states.GreedyGrammar.pick
+
+    def pick(self: llama_states.GreedyGrammar, logits: Any) -> int:
+        token = original(self, logits)
+        picks.append(token == int(logits.argmax()))
+        return token
+
+    monkeypatch.setattr(llama_states.GreedyGrammar, "pick", pick)
+    answers = []
+    for llm in (llama_states.prefix_cached_llama(1 << 28, **options), Llama(**options)):
+        grammar = _compiled(_schema_grammar(json.dumps(schema)))
+        out = llm.create_chat_completion(messages=messages, temperature=0, max_tokens=80, grammar=grammar)
+        answers.append(out["choices"][0]["message"]["content"])
+    assert answers[0] == answers[1]
+    json.loads(answers[0])
+    # Both ways were taken: the best token accepted as it is, and a rejected one replaced by the grammar's.
+    assert True in picks and False in picks
+
+
 async def test_reasoning_and_verdict_come_in_one_held_generation() -> None:
     from factdebate.llm.model import LLM
     from factdebate.methods.kit.common import labelled_answer
