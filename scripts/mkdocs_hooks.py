@@ -9,6 +9,7 @@
   database), and the routes it leaves out by their handlers' docstrings.
 - ``reference/python.md``: one mkdocstrings entry per name of ``factdebate.__all__``, rendered from the
   docstrings (scripts/griffe_sphinx_roles.py makes their Sphinx roles links).
+- ``reference/engine.md``: ``factdebate.engine``'s docstring, the names the service imports of the library.
 - ``performance-figures.md``: the last recorded run of each benchmark, from benchmarks/results/*.jsonl
   (benchmarks/results_log.py).
 
@@ -383,6 +384,17 @@ def python_reference() -> str:
     return "\n".join(lines) + "\n"
 
 
+def engine_reference() -> str:
+    """The module the service reads the library through (factdebate/engine.py), its names grouped by what they do."""
+    return ("# The engine, as the service reads it\n\n"
+            "The service (`factdebate serve`, `factdebate mcp`) imports the library through one module, "
+            "`factdebate.engine`; import-linter holds it to that. [The architecture](../architecture.md) says why.\n\n"
+            "::: factdebate.engine\n"
+            "    options:\n"
+            "      members: false\n"
+            "      show_root_heading: false\n")
+
+
 def shared_keywords() -> list[str]:
     """The keywords every check function takes (``**options: Unpack[SharedOptions]``), one row each with its
     type and the help its setting gives (the same text as ``factdebate verify --help``)."""
@@ -483,6 +495,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         "reference/settings.md": settings_reference(),
         "reference/http.md": http_reference(),
         "reference/python.md": python_reference(),
+        "reference/engine.md": engine_reference(),
         "performance-figures.md": performance_figures(),
     }
     for path, content in pages.items():

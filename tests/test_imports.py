@@ -148,7 +148,7 @@ print(json.dumps({"imported": len(names), "web": web}))
 
 def test_the_library_loads_no_web_framework() -> None:
     """``pip install factdebate`` is the library and the research CLI without a web server: importing every
-    module of it (the facade and the CLI's commands included) loads no fastapi, starlette or uvicorn; only
+    module of it (factdebate.engine and the CLI's commands included) loads no fastapi, starlette or uvicorn; only
     ``factdebate serve`` and ``factdebate mcp`` import the service, inside the command."""
     done = subprocess.run([sys.executable, "-c", _LOAD_THE_LIBRARY], capture_output=True, text=True, timeout=240,
                           check=True)

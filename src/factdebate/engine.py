@@ -1,8 +1,70 @@
-"""The library as the service sees it: the names ``factdebate.server`` may import, in one module (an
-import-linter contract in pyproject.toml holds the service to it, and the library itself never imports it).
+"""The library as the service sees it: every name ``factdebate.server`` imports, from one module (import-linter
+contracts in pyproject.toml hold the service to it and keep the library from importing it). Each name is the
+library's own object, imported from its module when first read, so a module of the service loads only what it
+uses (the MCP server answers its handshake before the check engine is imported).
 
-Each name is the library's own object, imported from its module when first read, so a module of the service
-loads only what it uses."""
+The check (guard_engine/), one call for every door:
+
+- ``CheckCall`` (a door's input: the conversation, its reply, the options, the caller), ``Reply`` (one reply),
+  ``check_replies`` (the call for a chat reply), ``check_response`` (for a long answer, claim by claim),
+  ``check_one_claim`` (one claim of a checked answer, checked again).
+- ``Host`` (what a door gives the call: admission, resources, keeping, the reviser), ``Admission`` (a check's hold
+  on the service's room), ``given_resources`` (a host's resources as the check reads them).
+- ``begin``, ``Begun``, ``finish``: a streamed reply's check set up and admitted, then finished and kept;
+  ``StreamingCheck`` and ``GuardedStream``: the check of a reply while it streams, and its policy on the text;
+  ``no_text_result`` and ``overloaded_result``: the result of a reply with no text, and of one the service had no
+  room to check.
+- ``request_clock`` (where a request's checks start their clock), ``default_deadline_s`` (a check's deadline).
+- ``GuardOptions``, ``resolve_options``, ``ResolvedGuardOptions``: what a caller asks, and the same within the
+  operator's settings; ``Tier`` and ``EvidenceMode`` (option values), ``CONVERSATION_ID_PATTERN`` and
+  ``MAX_EVIDENCE_ITEMS`` (a request's bounds); ``GuardEvidence`` and ``passages`` (the caller's passages).
+- ``GuardResult``, ``GuardClaim``, ``ClaimEvidence``: a check's result, its claims, a claim's evidence;
+  ``Reviser`` (what rewrites an answer under the ``rewrite`` policy).
+
+Claims and answers (run/, core/):
+
+- ``run_claim`` (one claim checked by a method), ``validate_claim``, ``validate_question``, ``validate_response``
+  (the inputs checked first), ``given_evidence`` (the caller's passages for a run).
+- ``Verdict``, ``ResponseVerdict``, ``ClaimCheck``, ``Label``, ``Span``, ``VerdictWarning``, ``Document``: the
+  results; ``relabelled`` and ``with_claim``: an answer's label and verdict after one of its claims is checked
+  again.
+- ``Resources`` (what a run is built from), ``ResourcePool`` (built per settings, models and indexes shared).
+- ``EventSink`` and ``Listener`` (a run's events, and a sink that asks only for some), ``transcribing`` and
+  ``DEFAULT_CHARS`` (the text of model calls in a stream).
+- ``ClaimItem`` and ``parse_claim_lines``: a batch's items, from uploaded JSON lines.
+
+Settings and what the library offers:
+
+- ``Settings``, ``settings_from`` (flat options over the file and the environment), ``validation_problems`` (a
+  validation error said without its values); ``Option``, ``all_options``, ``options_to_overrides`` (the flat
+  options and their place in the settings); ``YamlFile`` (a settings file, read bounded: the service's too).
+- ``all_methods``, ``get_method``, ``method_class``, ``MethodView``: the methods and how the page draws each
+  one's verdict; ``GROUPS``, ``LABEL_ALIASES``, ``RULES``, ``page_notes``: the form's sections, the labels'
+  other spellings, how an answer's label was decided, the embedded model's caution.
+- ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names; ``MCPServerConfig`` and
+  ``mcp_tool``: MCP servers and a tool's name on one.
+- ``BUILTIN_CORPUS``, ``PATTERN``, ``check_corpus_name``: corpora; ``needs_builtin`` and ``prepare_builtin``: the
+  built-in indexes a run opens, built in the background.
+- ``render`` (the library's prompt templates: the rewrite's request), ``models_down`` (the model servers that
+  refused connections lately).
+
+Errors: ``FactDebateError`` (every one the library raises for a caller to read), ``ConfigError``, ``InputError``,
+``EndpointUnavailableError``, ``MissingDependencyError``, ``DataDirError``.
+
+What the process holds, writes and reads:
+
+- ``hide_endpoints``, ``scrub_known``, ``ScrubWindow``: what a caller reads without the operator's secrets and
+  addresses, in one piece or as it streams; ``redact_text``, ``redact_url``, ``redact_value``: credentials out
+  of what the operator reads; ``remember_secrets``, ``remember_endpoints``, ``remember_settings``: what the
+  process holds, remembered where it is loaded.
+- ``unsafe_reason``, ``checked_values``, ``checked_tree``, ``safe_value``, ``dumps_record``: text and JSON made
+  safe at the edges; ``upgrade``: a stored record in the current schema; ``data_dir``: the data folder;
+  ``STORAGE`` and ``storage_problem``: the parts of storage that could not write lately, and why.
+- ``watched``, ``watching``, ``Watcher``: metrics and traces of what the library does.
+- ``Client``, ``HttpReply``, ``AnswerPastLimit``, ``close_session``: the process's pooled HTTP client (one
+  session per event loop, shared with the checker's model calls), its answer, an answer cut at its size or time
+  limit, and the session closed at shutdown.
+- ``__version__``."""
 
 from __future__ import annotations
 
@@ -18,7 +80,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         InputError,
         MissingDependencyError,
     )
-    from factdebate.core.fields import GROUPS, offered
+    from factdebate.core.fields import GROUPS
     from factdebate.core.observe import Watcher, watched, watching
     from factdebate.core.runtime import EventSink, Listener
     from factdebate.core.schema import upgrade
@@ -31,17 +93,12 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         Label,
         ResponseVerdict,
         Span,
-        Usage,
         Verdict,
         VerdictWarning,
-        add_model_usage,
-        add_reply_counts,
     )
     from factdebate.core.version import __version__
     from factdebate.corpus.builtin import BUILTIN_CORPUS
-    from factdebate.corpus.builtin_index import ensure_builtin_indexed
     from factdebate.corpus.names import PATTERN, check_corpus_name
-    from factdebate.corpus.progress import watch_builds
     from factdebate.guard_engine.call import (
         Admission,
         Begun,
@@ -54,7 +111,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         finish,
         given_resources,
     )
-    from factdebate.guard_engine.clock import not_counted, request_clock
+    from factdebate.guard_engine.clock import request_clock
     from factdebate.guard_engine.deadline import default_deadline_s
     from factdebate.guard_engine.evidence import passages
     from factdebate.guard_engine.options import resolve_options
@@ -62,7 +119,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.guard_engine.policy import no_text_result
     from factdebate.guard_engine.response_check import check_one_claim
     from factdebate.guard_engine.stream import StreamingCheck
-    from factdebate.guard_engine.stream_policy import GuardedStream, kept_chars
+    from factdebate.guard_engine.stream_policy import GuardedStream
     from factdebate.guard_engine.types import (
         CONVERSATION_ID_PATTERN,
         MAX_EVIDENCE_ITEMS,
@@ -76,37 +133,28 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         Reviser,
         Tier,
     )
-    from factdebate.llm import breaker, make_backend, near_chance
-    from factdebate.llm.base import Backend
-    from factdebate.llm.near_chance import CLAIMS, with_model_warnings
-    from factdebate.llm.openai_stream import StreamSetting
+    from factdebate.llm.breaker import down as models_down
+    from factdebate.llm.near_chance import page_notes
     from factdebate.llm.transcript import DEFAULT_CHARS, transcribing
     from factdebate.methods.base import all_methods, get_method, method_class
-    from factdebate.methods.resources import Resources, Services
+    from factdebate.methods.resources import Resources
     from factdebate.methods.view import MethodView
     from factdebate.prompts import render
-    from factdebate.response_level.aggregate import RULES, factual, response_label
+    from factdebate.response_level.aggregate import RULES
+    from factdebate.response_level.recheck import relabelled, with_claim
     from factdebate.run.batch import ClaimItem, parse_claim_lines
-    from factdebate.run.build import build_resources, builtin_engines, ensure_indexes, make_tool
     from factdebate.run.claim import run_claim, validate_claim
     from factdebate.run.response import validate_question, validate_response
-    from factdebate.scale.lite_copy import close_lite_clients, copied_rag_tool
+    from factdebate.scale.builtin_indexes import needs_builtin, prepare_builtin
+    from factdebate.scale.resource_pool import ResourcePool
     from factdebate.settings.load import settings_from, validation_problems
     from factdebate.settings.model import Settings
-    from factdebate.settings.options import (
-        Option,
-        all_options,
-        convert,
-        option_schema,
-        option_value,
-        options_to_overrides,
-    )
-    from factdebate.settings.sources import Layer, NamedEnv, YamlFile
-    from factdebate.tools.base import Tool
+    from factdebate.settings.options import Option, all_options, options_to_overrides
+    from factdebate.settings.sources import YamlFile
     from factdebate.tools.given import given_evidence
     from factdebate.tools.mcp_config import MCPServerConfig
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine, mcp_tool
-    from factdebate.util.bounded_body import AnswerTooLarge, AnswerTooSlow
+    from factdebate.util.bounded_body import AnswerPastLimit
     from factdebate.util.http_client import Client, close_session
     from factdebate.util.http_client import Reply as HttpReply
     from factdebate.util.paths import data_dir
@@ -122,170 +170,53 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         scrub_known,
     )
 
-__all__ = [
-    "BUILTIN_CORPUS",
-    "CLAIMS",
-    "CONVERSATION_ID_PATTERN",
-    "DEFAULT_CHARS",
-    "GROUPS",
-    "LABEL_ALIASES",
-    "MAX_EVIDENCE_ITEMS",
-    "PATTERN",
-    "RULES",
-    "STORAGE",
-    "Admission",
-    "AgentTool",
-    "AnswerTooLarge",
-    "AnswerTooSlow",
-    "Backend",
-    "Begun",
-    "CheckCall",
-    "ClaimCheck",
-    "ClaimEvidence",
-    "ClaimItem",
-    "Client",
-    "ConfigError",
-    "DataDirError",
-    "Document",
-    "EndpointUnavailableError",
-    "EventSink",
-    "EvidenceMode",
-    "FactDebateError",
-    "GuardClaim",
-    "GuardEvidence",
-    "GuardOptions",
-    "GuardResult",
-    "GuardedStream",
-    "Host",
-    "HttpReply",
-    "InputError",
-    "Label",
-    "Layer",
-    "Listener",
-    "MCPServerConfig",
-    "MethodView",
-    "MissingDependencyError",
-    "NamedEnv",
-    "Option",
-    "Reply",
-    "ResolvedGuardOptions",
-    "Resources",
-    "ResponseVerdict",
-    "RetrievalTool",
-    "Reviser",
-    "ScrubWindow",
-    "SearchEngine",
-    "Services",
-    "Settings",
-    "Span",
-    "StreamSetting",
-    "StreamingCheck",
-    "Tier",
-    "Tool",
-    "Usage",
-    "Verdict",
-    "VerdictWarning",
-    "Watcher",
-    "YamlFile",
-    "__version__",
-    "add_model_usage",
-    "add_reply_counts",
-    "all_methods",
-    "all_options",
-    "begin",
-    "breaker",
-    "build_resources",
-    "builtin_engines",
-    "check_corpus_name",
-    "check_one_claim",
-    "check_replies",
-    "check_response",
-    "checked_tree",
-    "checked_values",
-    "close_lite_clients",
-    "close_session",
-    "convert",
-    "copied_rag_tool",
-    "data_dir",
-    "default_deadline_s",
-    "dumps_record",
-    "ensure_builtin_indexed",
-    "ensure_indexes",
-    "factual",
-    "finish",
-    "get_method",
-    "given_evidence",
-    "given_resources",
-    "hide_endpoints",
-    "kept_chars",
-    "make_backend",
-    "make_tool",
-    "mcp_tool",
-    "method_class",
-    "near_chance",
-    "no_text_result",
-    "not_counted",
-    "offered",
-    "option_schema",
-    "option_value",
-    "options_to_overrides",
-    "overloaded_result",
-    "parse_claim_lines",
-    "passages",
-    "redact_text",
-    "redact_url",
-    "redact_value",
-    "remember_endpoints",
-    "remember_secrets",
-    "remember_settings",
-    "render",
-    "request_clock",
-    "resolve_options",
-    "response_label",
-    "run_claim",
-    "safe_value",
-    "scrub_known",
-    "settings_from",
-    "storage_problem",
-    "transcribing",
-    "unsafe_reason",
-    "upgrade",
-    "validate_claim",
-    "validate_question",
-    "validate_response",
-    "validation_problems",
-    "watch_builds",
-    "watched",
-    "watching",
-    "with_model_warnings",
-]
+__all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "GROUPS", "LABEL_ALIASES",
+           "MAX_EVIDENCE_ITEMS", "PATTERN", "RULES", "STORAGE", "Admission", "AgentTool", "AnswerPastLimit", "Begun",
+           "CheckCall", "ClaimCheck", "ClaimEvidence", "ClaimItem", "Client", "ConfigError", "DataDirError",
+           "Document", "EndpointUnavailableError", "EventSink", "EvidenceMode", "FactDebateError", "GuardClaim",
+           "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host", "HttpReply", "InputError",
+           "Label", "Listener", "MCPServerConfig", "MethodView", "MissingDependencyError", "Option", "Reply",
+           "ResolvedGuardOptions", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser",
+           "ScrubWindow", "SearchEngine", "Settings", "Span", "StreamingCheck", "Tier", "Verdict", "VerdictWarning",
+           "Watcher", "YamlFile", "__version__", "all_methods", "all_options", "begin", "check_corpus_name",
+           "check_one_claim", "check_replies", "check_response", "checked_tree", "checked_values", "close_session",
+           "data_dir", "default_deadline_s", "dumps_record", "finish", "get_method", "given_evidence",
+           "given_resources", "hide_endpoints", "mcp_tool", "method_class", "models_down", "needs_builtin",
+           "no_text_result", "options_to_overrides", "overloaded_result", "page_notes", "parse_claim_lines",
+           "passages", "prepare_builtin", "redact_text", "redact_url", "redact_value", "relabelled",
+           "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock",
+           "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from", "storage_problem",
+           "transcribing", "unsafe_reason", "upgrade", "validate_claim", "validate_question", "validate_response",
+           "validation_problems", "watched", "watching", "with_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
 _WHERE: dict[str, tuple[str, str]] = {
+    "BUILTIN_CORPUS": ("factdebate.corpus.builtin", "BUILTIN_CORPUS"),
+    "CONVERSATION_ID_PATTERN": ("factdebate.guard_engine.types", "CONVERSATION_ID_PATTERN"),
+    "DEFAULT_CHARS": ("factdebate.llm.transcript", "DEFAULT_CHARS"),
+    "GROUPS": ("factdebate.core.fields", "GROUPS"),
+    "LABEL_ALIASES": ("factdebate.core.types", "LABEL_ALIASES"),
+    "MAX_EVIDENCE_ITEMS": ("factdebate.guard_engine.types", "MAX_EVIDENCE_ITEMS"),
+    "PATTERN": ("factdebate.corpus.names", "PATTERN"),
+    "RULES": ("factdebate.response_level.aggregate", "RULES"),
+    "STORAGE": ("factdebate.core.storage_full", "STORAGE"),
     "Admission": ("factdebate.guard_engine.call", "Admission"),
     "AgentTool": ("factdebate.tools.registry", "AgentTool"),
-    "AnswerTooLarge": ("factdebate.util.bounded_body", "AnswerTooLarge"),
-    "AnswerTooSlow": ("factdebate.util.bounded_body", "AnswerTooSlow"),
-    "BUILTIN_CORPUS": ("factdebate.corpus.builtin", "BUILTIN_CORPUS"),
-    "Backend": ("factdebate.llm.base", "Backend"),
+    "AnswerPastLimit": ("factdebate.util.bounded_body", "AnswerPastLimit"),
     "Begun": ("factdebate.guard_engine.call", "Begun"),
-    "CLAIMS": ("factdebate.llm.near_chance", "CLAIMS"),
-    "CONVERSATION_ID_PATTERN": ("factdebate.guard_engine.types", "CONVERSATION_ID_PATTERN"),
     "CheckCall": ("factdebate.guard_engine.call", "CheckCall"),
     "ClaimCheck": ("factdebate.core.types", "ClaimCheck"),
     "ClaimEvidence": ("factdebate.guard_engine.types", "ClaimEvidence"),
     "ClaimItem": ("factdebate.run.batch", "ClaimItem"),
     "Client": ("factdebate.util.http_client", "Client"),
     "ConfigError": ("factdebate.core.errors", "ConfigError"),
-    "DEFAULT_CHARS": ("factdebate.llm.transcript", "DEFAULT_CHARS"),
     "DataDirError": ("factdebate.core.errors", "DataDirError"),
     "Document": ("factdebate.core.types", "Document"),
     "EndpointUnavailableError": ("factdebate.core.errors", "EndpointUnavailableError"),
     "EventSink": ("factdebate.core.runtime", "EventSink"),
     "EvidenceMode": ("factdebate.guard_engine.types", "EvidenceMode"),
     "FactDebateError": ("factdebate.core.errors", "FactDebateError"),
-    "GROUPS": ("factdebate.core.fields", "GROUPS"),
     "GuardClaim": ("factdebate.guard_engine.types", "GuardClaim"),
     "GuardEvidence": ("factdebate.guard_engine.types", "GuardEvidence"),
     "GuardOptions": ("factdebate.guard_engine.types", "GuardOptions"),
@@ -294,94 +225,69 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Host": ("factdebate.guard_engine.call", "Host"),
     "HttpReply": ("factdebate.util.http_client", "Reply"),
     "InputError": ("factdebate.core.errors", "InputError"),
-    "LABEL_ALIASES": ("factdebate.core.types", "LABEL_ALIASES"),
     "Label": ("factdebate.core.types", "Label"),
-    "Layer": ("factdebate.settings.sources", "Layer"),
     "Listener": ("factdebate.core.runtime", "Listener"),
-    "MAX_EVIDENCE_ITEMS": ("factdebate.guard_engine.types", "MAX_EVIDENCE_ITEMS"),
     "MCPServerConfig": ("factdebate.tools.mcp_config", "MCPServerConfig"),
     "MethodView": ("factdebate.methods.view", "MethodView"),
     "MissingDependencyError": ("factdebate.core.errors", "MissingDependencyError"),
-    "NamedEnv": ("factdebate.settings.sources", "NamedEnv"),
     "Option": ("factdebate.settings.options", "Option"),
-    "PATTERN": ("factdebate.corpus.names", "PATTERN"),
-    "RULES": ("factdebate.response_level.aggregate", "RULES"),
     "Reply": ("factdebate.guard_engine.call", "Reply"),
     "ResolvedGuardOptions": ("factdebate.guard_engine.types", "ResolvedGuardOptions"),
+    "ResourcePool": ("factdebate.scale.resource_pool", "ResourcePool"),
     "Resources": ("factdebate.methods.resources", "Resources"),
     "ResponseVerdict": ("factdebate.core.types", "ResponseVerdict"),
     "RetrievalTool": ("factdebate.tools.registry", "RetrievalTool"),
     "Reviser": ("factdebate.guard_engine.types", "Reviser"),
-    "STORAGE": ("factdebate.core.storage_full", "STORAGE"),
     "ScrubWindow": ("factdebate.util.scrub", "ScrubWindow"),
     "SearchEngine": ("factdebate.tools.registry", "SearchEngine"),
-    "Services": ("factdebate.methods.resources", "Services"),
     "Settings": ("factdebate.settings.model", "Settings"),
     "Span": ("factdebate.core.types", "Span"),
-    "StreamSetting": ("factdebate.llm.openai_stream", "StreamSetting"),
     "StreamingCheck": ("factdebate.guard_engine.stream", "StreamingCheck"),
     "Tier": ("factdebate.guard_engine.types", "Tier"),
-    "Tool": ("factdebate.tools.base", "Tool"),
-    "Usage": ("factdebate.core.types", "Usage"),
     "Verdict": ("factdebate.core.types", "Verdict"),
     "VerdictWarning": ("factdebate.core.types", "VerdictWarning"),
     "Watcher": ("factdebate.core.observe", "Watcher"),
     "YamlFile": ("factdebate.settings.sources", "YamlFile"),
     "__version__": ("factdebate.core.version", "__version__"),
-    "add_model_usage": ("factdebate.core.types", "add_model_usage"),
-    "add_reply_counts": ("factdebate.core.types", "add_reply_counts"),
     "all_methods": ("factdebate.methods.base", "all_methods"),
     "all_options": ("factdebate.settings.options", "all_options"),
     "begin": ("factdebate.guard_engine.call", "begin"),
-    "breaker": ("factdebate.llm", "breaker"),
-    "build_resources": ("factdebate.run.build", "build_resources"),
-    "builtin_engines": ("factdebate.run.build", "builtin_engines"),
     "check_corpus_name": ("factdebate.corpus.names", "check_corpus_name"),
     "check_one_claim": ("factdebate.guard_engine.response_check", "check_one_claim"),
     "check_replies": ("factdebate.guard_engine.call", "check_replies"),
     "check_response": ("factdebate.guard_engine.call", "check_response"),
     "checked_tree": ("factdebate.core.textsafe", "checked_tree"),
     "checked_values": ("factdebate.core.textsafe", "checked_values"),
-    "close_lite_clients": ("factdebate.scale.lite_copy", "close_lite_clients"),
     "close_session": ("factdebate.util.http_client", "close_session"),
-    "convert": ("factdebate.settings.options", "convert"),
-    "copied_rag_tool": ("factdebate.scale.lite_copy", "copied_rag_tool"),
     "data_dir": ("factdebate.util.paths", "data_dir"),
     "default_deadline_s": ("factdebate.guard_engine.deadline", "default_deadline_s"),
     "dumps_record": ("factdebate.core.textsafe", "dumps_record"),
-    "ensure_builtin_indexed": ("factdebate.corpus.builtin_index", "ensure_builtin_indexed"),
-    "ensure_indexes": ("factdebate.run.build", "ensure_indexes"),
-    "factual": ("factdebate.response_level.aggregate", "factual"),
     "finish": ("factdebate.guard_engine.call", "finish"),
     "get_method": ("factdebate.methods.base", "get_method"),
     "given_evidence": ("factdebate.tools.given", "given_evidence"),
     "given_resources": ("factdebate.guard_engine.call", "given_resources"),
     "hide_endpoints": ("factdebate.util.scrub", "hide_endpoints"),
-    "kept_chars": ("factdebate.guard_engine.stream_policy", "kept_chars"),
-    "make_backend": ("factdebate.llm", "make_backend"),
-    "make_tool": ("factdebate.run.build", "make_tool"),
     "mcp_tool": ("factdebate.tools.registry", "mcp_tool"),
     "method_class": ("factdebate.methods.base", "method_class"),
-    "near_chance": ("factdebate.llm", "near_chance"),
+    "models_down": ("factdebate.llm.breaker", "down"),
+    "needs_builtin": ("factdebate.scale.builtin_indexes", "needs_builtin"),
     "no_text_result": ("factdebate.guard_engine.policy", "no_text_result"),
-    "not_counted": ("factdebate.guard_engine.clock", "not_counted"),
-    "offered": ("factdebate.core.fields", "offered"),
-    "option_schema": ("factdebate.settings.options", "option_schema"),
-    "option_value": ("factdebate.settings.options", "option_value"),
     "options_to_overrides": ("factdebate.settings.options", "options_to_overrides"),
     "overloaded_result": ("factdebate.guard_engine.overload", "overloaded_result"),
+    "page_notes": ("factdebate.llm.near_chance", "page_notes"),
     "parse_claim_lines": ("factdebate.run.batch", "parse_claim_lines"),
     "passages": ("factdebate.guard_engine.evidence", "passages"),
+    "prepare_builtin": ("factdebate.scale.builtin_indexes", "prepare_builtin"),
     "redact_text": ("factdebate.util.scrub", "redact_text"),
     "redact_url": ("factdebate.util.scrub", "redact_url"),
     "redact_value": ("factdebate.util.scrub", "redact_value"),
+    "relabelled": ("factdebate.response_level.recheck", "relabelled"),
     "remember_endpoints": ("factdebate.util.scrub", "remember_endpoints"),
     "remember_secrets": ("factdebate.util.scrub", "remember_secrets"),
     "remember_settings": ("factdebate.util.scrub", "remember_settings"),
     "render": ("factdebate.prompts", "render"),
     "request_clock": ("factdebate.guard_engine.clock", "request_clock"),
     "resolve_options": ("factdebate.guard_engine.options", "resolve_options"),
-    "response_label": ("factdebate.response_level.aggregate", "response_label"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
     "safe_value": ("factdebate.core.textsafe", "safe_value"),
     "scrub_known": ("factdebate.util.scrub", "scrub_known"),
@@ -394,10 +300,9 @@ _WHERE: dict[str, tuple[str, str]] = {
     "validate_question": ("factdebate.run.response", "validate_question"),
     "validate_response": ("factdebate.run.response", "validate_response"),
     "validation_problems": ("factdebate.settings.load", "validation_problems"),
-    "watch_builds": ("factdebate.corpus.progress", "watch_builds"),
     "watched": ("factdebate.core.observe", "watched"),
     "watching": ("factdebate.core.observe", "watching"),
-    "with_model_warnings": ("factdebate.llm.near_chance", "with_model_warnings"),
+    "with_claim": ("factdebate.response_level.recheck", "with_claim"),
 }
 
 
@@ -405,9 +310,6 @@ def __getattr__(name: str) -> Any:
     if name not in _WHERE:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module, attribute = _WHERE[name]
-    try:
-        value = getattr(importlib.import_module(module), attribute)
-    except AttributeError:  # a submodule the package does not import itself
-        value = importlib.import_module(f"{module}.{attribute}")
+    value = getattr(importlib.import_module(module), attribute)
     globals()[name] = value
     return value

@@ -112,8 +112,8 @@ async def test_mcp_check_response_does_not_name_an_unreachable_checker(monkeypat
 
 
 def _mcp_server(build: Any) -> Any:
+    from factdebate.scale.resource_pool import ResourcePool
     from factdebate.server.mcp.server import build_server
-    from factdebate.server.resources import ResourcePool
 
     return build_server(None, ResourcePool(size=4, build=build))
 

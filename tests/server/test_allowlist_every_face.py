@@ -77,8 +77,8 @@ def _http_faces(client: TestClient, method: str, wait_for: Callable[..., None]) 
 async def _mcp_face(config: Path, method: str) -> str:
     from mcp.server.mcpserver.exceptions import ToolError
 
+    from factdebate.scale.resource_pool import ResourcePool
     from factdebate.server.mcp.server import build_server
-    from factdebate.server.resources import ResourcePool
 
     server = build_server(config, pool=ResourcePool(2, offline_build))
     try:
@@ -136,8 +136,8 @@ def test_callers_settings_hold_only_callable_servers_and_the_operators_hold_all(
 async def test_factdebate_mcp_offers_an_operator_server_only_when_allowed(operator_config: Path,
                                                                          marks: dict[str, Path]) -> None:
     """``factdebate mcp --allow-mcp-tool``: the stdio server's operator names what its callers may reach."""
+    from factdebate.scale.resource_pool import ResourcePool
     from factdebate.server.mcp.server import build_server
-    from factdebate.server.resources import ResourcePool
 
     server = build_server(operator_config, pool=ResourcePool(2, offline_build), allowed_mcp_tools=["mcp:opensrv/*"])
     text = str(await server.call_tool("verify_claim", {"claim": CLAIM, "method": "mermaid"}))

@@ -104,8 +104,8 @@ def test_a_long_passage_is_accepted_whole(make_app: AppFactory) -> None:
 
 
 async def test_mcp_tools_take_evidence() -> None:
+    from factdebate.scale.resource_pool import ResourcePool
     from factdebate.server.mcp.server import build_server
-    from factdebate.server.resources import ResourcePool
 
     backend = _backend()
     server = build_server(pool=ResourcePool(2, lambda settings: offline_build(settings, backend)))
@@ -121,7 +121,7 @@ async def test_mcp_tools_take_evidence() -> None:
 
 
 def test_every_evidence_mode_searches_the_same_engine(monkeypatch: pytest.MonkeyPatch) -> None:
-    import factdebate.server.resources as module
+    import factdebate.scale.resource_pool as module
     from factdebate.settings.load import load_settings
 
     made: list[str] = []

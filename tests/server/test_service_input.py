@@ -119,8 +119,8 @@ async def test_mcp_tool_refuses_a_huge_question_without_calling_the_model(monkey
     pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
     from mcp.server.mcpserver.exceptions import ToolError
 
+    from factdebate.scale.resource_pool import ResourcePool
     from factdebate.server.mcp.server import build_server
-    from factdebate.server.resources import ResourcePool
 
     monkeypatch.setenv("FACTDEBATE_LLM", "scripted:agree")
     backend = ScriptedBackend(lambda *_: '{"claims": ["Paris is the capital of France."]}')

@@ -17,7 +17,7 @@ from factdebate.methods.base import Method, MethodSettings, register, unregister
 from factdebate.server.options import public_options
 from factdebate.settings.load import load_settings, settings_from
 from factdebate.settings.model import ScaleSettings, Settings
-from factdebate.settings.options import all_options, option_schema
+from factdebate.settings.options import all_options
 
 # What callers of the service may not set: they spend or reach the operator's resources. The service's
 # hardening rests on this set, so a change to it is a deliberate change here too.
@@ -45,7 +45,7 @@ def test_every_shared_option_is_its_field() -> None:
         assert option.public is not exposure(info).get("operator_only", False)
         value = sample(name, option.annotation, at(Settings(), path))
         assert at(settings_from({name: value}), path) == value, name
-    assert all_options()["k"].short == "-k" and option_schema(all_options()["k"])["maximum"] == 20
+    assert all_options()["k"].short == "-k" and all_options()["k"].schema()["maximum"] == 20
 
 
 TEXTS = {"method": "mad", "llm": "openai:a", "judge_llm": "openai:b", "scorer_llm": "openai:c", "search": "wikipedia",
@@ -90,7 +90,7 @@ def echo() -> Iterator[None]:
 def test_a_new_setting_is_one_field(echo: None) -> None:
     table = all_options()
     loud, budget = table["echo_test_loudness"], table["echo_test_budget"]
-    assert (loud.help, loud.public, option_schema(loud)["maximum"]) == ("How loud the echo is.", True, 3)
+    assert (loud.help, loud.public, loud.schema()["maximum"]) == ("How loud the echo is.", True, 3)
     assert budget.public is False and "echo_test_budget" not in public_options()
     assert settings_from({"echo_test_loudness": 3}).methods["echo-test"].loudness == 3
     assert load_settings(environ={"FACTDEBATE_METHODS__ECHO_TEST__BUDGET": "5"}).methods["echo-test"].budget == 5

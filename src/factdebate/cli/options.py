@@ -17,7 +17,7 @@ from rich.markup import escape
 from factdebate.core.errors import InputError
 from factdebate.core.fields import SCOPES
 from factdebate.core.pathcheck import output_flag
-from factdebate.settings.options import Option, all_options, convert, default_text, not_read_by
+from factdebate.settings.options import Option, all_options, default_text, not_read_by
 
 # The panels of --help (verify's lists about 90 flags): what most runs set, a method's own, what shapes the
 # output, and what the person running the process tunes (parallelism, caches, servers).
@@ -178,7 +178,7 @@ class OptionCommand:
 
     def __call__(self, **kwargs: Any) -> None:
         table = self.table()
-        options = {name: convert(table[name], kwargs.pop(name)) for name in list(kwargs) if name in table}
+        options = {name: table[name].converted(kwargs.pop(name)) for name in list(kwargs) if name in table}
         self.func(**kwargs, options={k: v for k, v in options.items() if v is not None})
 
 

@@ -161,6 +161,12 @@ class LocalHost(Host):
         return self._reviser
 
 
+def kept_chars(settings: Settings) -> int:
+    """How much of a streamed answer is kept: twice ``guard.max_message_chars`` (the check reads the first half
+    at most; the rest is unchecked, kept to be shown by the policies that show the answer after its check)."""
+    return 2 * settings.guard.max_message_chars
+
+
 @dataclass
 class Begun:
     """A check set up and admitted (:func:`begin`): what its parts read."""
@@ -177,6 +183,15 @@ class Begun:
     @property
     def conversation_id(self) -> str | None:
         return self.options.conversation_id
+
+    @property
+    def kept_chars(self) -> int:
+        """How much of the reply a stream keeps (:func:`kept_chars`)."""
+        return kept_chars(self.settings)
+
+    def not_counted(self) -> contextlib.AbstractContextManager[None]:
+        """The time spent inside is not the check's (a door's wait for its upstream's answer): clock.py."""
+        return not_counted()
 
 
 _PAUSED = threading.Lock()  # held by the one reading that paused the collector; the others read beside it

@@ -39,18 +39,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from factdebate.core.runtime import EventSink
-from factdebate.guard_engine.call import Begun, CheckCall, Host, begin, finish
+from factdebate.guard_engine.call import Begun, CheckCall, Host, begin, finish, kept_chars
 from factdebate.guard_engine.stream import StreamingCheck
 from factdebate.guard_engine.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
 from factdebate.util.scrub import ScrubWindow
-
-
-def kept_chars(settings: Settings) -> int:
-    """How much of a streamed answer is kept: twice ``guard.max_message_chars`` (the check reads the first half
-    at most; the rest is unchecked, kept to be shown by the policies that show the answer after its check)."""
-    return 2 * settings.guard.max_message_chars
 
 
 class GuardedStream:

@@ -37,14 +37,13 @@ from factdebate.server.ops.metrics import RequestMetrics, metrics_key_matches, s
 from factdebate.server.ops.probes import quiet_probes
 from factdebate.server.ops.shutdown import exit_within
 from factdebate.server.ops.tracing import TraceRequests, start_tracing
-from factdebate.server.resources import Builder
 from factdebate.server.routes.checks import CHECK_ID_HEADER
 from factdebate.server.routes.checks import router as check_router
 from factdebate.server.routes.response import router as response_router
 from factdebate.server.routes.verify import router
 from factdebate.server.routes.views import router as view_router
 from factdebate.server.scrub_responses import ScrubResponses
-from factdebate.server.service import Service
+from factdebate.server.service import Builder, Service
 from factdebate.server.state.db import DOWN_RETRY_AFTER_S, StateDatabaseDown
 from factdebate.server.strict_json import TOO_DEEP, StrictJSONMiddleware, refusal
 

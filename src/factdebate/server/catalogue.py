@@ -7,7 +7,6 @@ settings; an older alias of an option is accepted by the service but not offered
 from __future__ import annotations
 
 import os
-from functools import partial
 from typing import Any
 
 from pydantic import BaseModel
@@ -19,9 +18,7 @@ from factdebate.engine import (
     MethodView,
     Settings,
     all_methods,
-    near_chance,
-    option_schema,
-    option_value,
+    page_notes,
 )
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.options import public_options
@@ -78,13 +75,11 @@ class PageViews(BaseModel):
 
 
 def page_views() -> PageViews:
-    models = list(near_chance.EMBEDDED_MODELS)
-    note = partial(near_chance.near_chance_note, models, advice=near_chance.PAGE_ADVICE, embedded=models)
+    models, claim, response = page_notes()
     return PageViews(methods={name: cls.view for name, cls in all_methods().items()},
                      label_aliases={alias: label.value for alias, label in LABEL_ALIASES.items()},
                      response_rules=RULES,
-                     near_chance=NearChance(models=models, claim=note(near_chance.CLAIM) or "",
-                                            response=note(near_chance.CLAIMS) or ""))
+                     near_chance=NearChance(models=models, claim=claim, response=response))
 
 
 def offered_engines() -> list[str]:
@@ -96,8 +91,8 @@ def offered_engines() -> list[str]:
 def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps | None = None) -> Catalogue:
     data = base.model_dump(mode="json")
     options = {name: opt for name, opt in public_options().items() if opt.alias_of is None}
-    infos = {name: OptionInfo(name=name, title=opt.title or name, help=opt.help, value_schema=option_schema(opt),
-                              default=option_value(data, opt), group=opt.group, main=opt.main,
+    infos = {name: OptionInfo(name=name, title=opt.title or name, help=opt.help, value_schema=opt.schema(),
+                              default=opt.value_in(data), group=opt.group, main=opt.main,
                               only=opt.only)
              for name, opt in options.items()}
     methods = [MethodInfo(name=name, description=cls.description, roles=list(cls.roles),

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, InitSettingsSource, SettingsConfigDict
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, EnvSettingsSource, InitSettingsSource, SettingsConfigDict
 
-from factdebate.engine import ConfigError, Layer, NamedEnv, YamlFile, check_corpus_name, offered
+from factdebate.engine import ConfigError, YamlFile, check_corpus_name
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.state.db import is_server_url, unsupported
 from factdebate.server.tool_allowlist import check_allow_entry
@@ -73,7 +75,7 @@ class ServiceConfig(BaseModel):
                                "turns it on): state_db, or the batch store's file "
                                "(factdebate docs scale#the-service-in-several-processes).")
     state_db: str | None = Field(
-        default=None, json_schema_extra=offered(env="FACTDEBATE_STATE_DB"),
+        default=None, json_schema_extra={"env": "FACTDEBATE_STATE_DB"},
         description="sqlite:///PATH: the shared limits in that file (one machine); postgresql://user@host/db: "
         "batches, limits and caps on a PostgreSQL server, for replicas on several machines (shared_state "
         "implied); default: db_path. A password is best left to PGPASSWORD or ~/.pgpass.")
@@ -133,7 +135,7 @@ class ServiceConfig(BaseModel):
     mcp_unused_idle_s: float = Field(default=60.0, gt=0, le=86_400, description="`mcp --http`: seconds without a "
                                      "request after which a session that never called a tool ends.")
     metrics_key: SecretStr | None = Field(
-        default=None, json_schema_extra=offered(env="FACTDEBATE_METRICS_KEY"),
+        default=None, json_schema_extra={"env": "FACTDEBATE_METRICS_KEY"},
         description="The key a Prometheus scrape of GET /metrics on the service's port presents (Authorization: "
         "Bearer); no caller's API key reads the metrics. Unset: /metrics on the service's port answers 404 "
         "(metrics_port serves them apart).")
@@ -189,6 +191,38 @@ def keys_from_env(environ: dict[str, str] | None = None) -> list[str]:
     return [part.strip() for part in raw.split(",") if part.strip()]
 
 
+class _NamedEnv(EnvSettingsSource):
+    """The environment, read only for the fields that name a variable (``json_schema_extra={"env": ...}``)."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self.environ = dict(environ)
+        super().__init__(settings_cls, env_prefix="", env_ignore_empty=True)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return {name.lower(): value for name, value in self.environ.items() if value}
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        name = extra.get("env")
+        return (self.env_vars.get(name.lower()) if isinstance(name, str) else None), field_name, False
+
+    def explode_env_vars(self, field_name: str, field: FieldInfo, env_vars: Mapping[str, str | None]) -> dict[str, Any]:
+        return {}  # no nesting: a section comes from the file alone
+
+
+class _File(YamlFile):
+    """The service config's file (read bounded, as the settings' own), with the environment's API keys added to
+    the file's."""
+
+    def __init__(self, settings_cls: type[BaseSettings], path: str | Path | None, env_keys: list[str]) -> None:
+        super().__init__(settings_cls, path, "service config")
+        self.env_keys = env_keys
+
+    def __call__(self) -> dict[str, Any]:
+        data = super().__call__()
+        return {**data, "api_keys": [*data.get("api_keys", []), *self.env_keys]} if self.env_keys else data
+
+
 class _Loaded(ServiceConfig, BaseSettings):
     """:class:`ServiceConfig` as pydantic-settings builds it; :func:`load_service_config` hands out a copy."""
 
@@ -200,13 +234,8 @@ def load_service_config(path: str | Path | None = None, environ: dict[str, str] 
     """File < environment (keys are added, not replaced) < keyword overrides (None values skipped)."""
     environ = dict(os.environ) if environ is None else environ
     path = path or environ.get("FACTDEBATE_SERVICE_CONFIG")
-    env_keys = keys_from_env(environ)
-
-    def with_env_keys(data: dict[str, Any]) -> dict[str, Any]:
-        return {**data, "api_keys": [*data.get("api_keys", []), *env_keys]} if env_keys else data
-
     sources = (InitSettingsSource(_Loaded, {k: v for k, v in overrides.items() if v is not None}),
-               NamedEnv(_Loaded, environ), Layer(YamlFile(_Loaded, path, "service config"), with_env_keys))
+               _NamedEnv(_Loaded, environ), _File(_Loaded, path, keys_from_env(environ)))
     try:
         # pydantic-settings' own argument for sources built per call (the mypy plugin knows only the fields)
         loaded = _Loaded(_build_sources=(sources, {}))  # type: ignore[call-arg]

@@ -26,7 +26,6 @@ from factdebate.engine import (
     checked_values,
     get_method,
     hide_endpoints,
-    option_value,
     options_to_overrides,
     settings_from,
     validation_problems,
@@ -171,7 +170,7 @@ class SettingsResolver:
         checked again as the check was asked, whatever the page's form shows. What differs from the operator's
         settings is checked as a request's options are: offered models, MCP tools, spending caps."""
         recorded = caller_config(config)
-        chosen = {name: option_value(recorded, option) for name, option in public_options().items()
+        chosen = {name: option.value_in(recorded) for name, option in public_options().items()
                   if option.alias_of is None and any(_value_at(recorded, path) not in (None, _value_at(
                       self._base_data, path)) for path in option.paths)}
         settings = self._resolve({k: v for k, v in chosen.items() if v is not None}, overrides=recorded,

@@ -7,12 +7,13 @@ import asyncio
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Request
 
-from factdebate.engine import Resources, Settings, data_dir, remember_secrets, remember_settings
+from factdebate.engine import ResourcePool, Resources, Settings, data_dir, remember_secrets, remember_settings
 from factdebate.server.config import ServiceConfig
 from factdebate.server.ops.metrics import Metrics
 from factdebate.server.ops.shedding import CheckLoad
@@ -20,13 +21,14 @@ from factdebate.server.ops.shutdown import Stopping
 from factdebate.server.ops.tracing import Tracing
 from factdebate.server.ops.warmup import WarmUp, needs_warm_up
 from factdebate.server.options import SettingsResolver
-from factdebate.server.resources import Builder, ResourcePool
 from factdebate.server.routes.batches import BatchRunner
 from factdebate.server.security import KeyRing, RateLimiter
 from factdebate.server.state.batch_store import BatchStore
 from factdebate.server.state.check_store import CheckStore
 from factdebate.server.state.shared import SharedRateLimiter, SharedState, worker_id
 
+# What builds a run's resources from its settings (tests pass one that builds scripted models).
+Builder = Callable[[Settings], Resources]
 AUTH_FAILURES_PER_MINUTE = 10
 log = logging.getLogger(__name__)
 

@@ -27,6 +27,10 @@ from factdebate.settings.model import Settings
 Path = tuple[str, ...]
 
 
+# JSON Schema words a field's extra may add to its value's schema: bounds a validator enforces with its own message
+_SCHEMA_WORDS = ("minItems", "maxItems")
+
+
 @dataclass(frozen=True)
 class Option:
     name: str
@@ -42,6 +46,31 @@ class Option:
     main: bool = False  # among the few settings that change the method most: shown first
     alias_of: str | None = None  # an older name of another option: accepted, but not offered twice
     only: str | None = None  # "response" or "eval": the only checks it matters to (core.fields.SCOPES)
+
+    def converted(self, value: Any) -> Any:
+        """``value`` for this option: a list option given as text (a flag, a query parameter) is comma-separated."""
+        if value is not None and typing.get_origin(self.annotation) is list and isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON Schema of the option's value, constraints included (what the web form draws)."""
+        from pydantic import TypeAdapter
+
+        metadata = list(self.field.metadata) if self.field is not None else []
+        annotation: Any = typing.Annotated[self.annotation, *metadata] if metadata else self.annotation
+        schema = TypeAdapter(annotation).json_schema()
+        extra = self.field.json_schema_extra if self.field is not None else None
+        if isinstance(extra, dict):  # bounds a validator enforces with its own message (Tool-MAD's 2 or 3 agents)
+            schema.update({word: extra[word] for word in _SCHEMA_WORDS if word in extra})
+        return schema
+
+    def value_in(self, settings_data: dict[str, Any]) -> Any:
+        """The option's value in a settings dump (``Settings.model_dump(mode="json")``)."""
+        value: Any = settings_data
+        for part in self.paths[0]:
+            value = value.get(part) if isinstance(value, dict) else None
+        return value
 
 
 def _option(name: str, path: Path, info: FieldInfo, method: str | None = None) -> Option:
@@ -118,36 +147,6 @@ def options_to_overrides(options: dict[str, Any]) -> dict[str, Any]:
                 target = target.setdefault(part, {})
             target[path[-1]] = value
     return overrides
-
-
-def convert(option: Option, value: Any) -> Any:
-    """A list option given as text (a flag, a query parameter) is comma-separated."""
-    if value is not None and typing.get_origin(option.annotation) is list and isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return value
-
-
-def option_schema(option: Option) -> dict[str, Any]:
-    """The JSON Schema of one option's value, constraints included (what the web form draws)."""
-    from pydantic import TypeAdapter
-
-    metadata = list(option.field.metadata) if option.field is not None else []
-    annotation: Any = typing.Annotated[option.annotation, *metadata] if metadata else option.annotation
-    schema = TypeAdapter(annotation).json_schema()
-    extra = option.field.json_schema_extra if option.field is not None else None
-    if isinstance(extra, dict):  # bounds a validator enforces with its own message (Tool-MAD's 2 or 3 agents)
-        schema.update({word: extra[word] for word in _SCHEMA_WORDS if word in extra})
-    return schema
-
-
-_SCHEMA_WORDS = ("minItems", "maxItems")
-
-
-def option_value(settings_data: dict[str, Any], option: Option) -> Any:
-    value: Any = settings_data
-    for part in option.paths[0]:
-        value = value.get(part) if isinstance(value, dict) else None
-    return value
 
 
 def not_read_by(names: list[str], method: str) -> list[Option]:

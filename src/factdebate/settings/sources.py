@@ -9,7 +9,6 @@ adds to the library's own:
   (``FACTDEBATE_LLM`` is ``llm.debater``, where the library would read it as the whole ``llm`` section);
   ``FACTDEBATE_<X>__...`` for an ``X`` that is no field kept rather than dropped (old names for the
   upgrade, typos for validation to refuse, as before); an explicit mapping in place of ``os.environ``.
-- :class:`NamedEnv`: only the fields whose metadata names a variable (the service's ``state_db``).
 - :class:`Layer`: one source's data prepared on its own (old names upgraded), so that the layers keep
   their order across old and new names.
 """
@@ -129,22 +128,6 @@ class FactdebateEnv(EnvSettingsSource):
             if path is not None:  # the full name wins when both are set
                 _set(data, path, value, keep=True)
         return data
-
-
-class NamedEnv(EnvSettingsSource):
-    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
-        self.environ = dict(environ)
-        super().__init__(settings_cls, env_prefix="", env_ignore_empty=True)
-
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        return {name.lower(): value for name, value in self.environ.items() if value}
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        name = exposure(field).get("env")
-        return (self.env_vars.get(name.lower()) if name else None), field_name, False
-
-    def explode_env_vars(self, field_name: str, field: FieldInfo, env_vars: Mapping[str, str | None]) -> Data:
-        return {}  # no nesting: a section comes from the file alone
 
 
 class Layer(PydanticBaseSettingsSource):

@@ -30,7 +30,11 @@ def size_words(limit: int) -> str:
     return f"{limit} bytes"
 
 
-class AnswerTooLarge(OSError):
+class AnswerPastLimit(OSError):
+    """An answer cut off at one of its limits: :class:`AnswerTooLarge` or :class:`AnswerTooSlow`."""
+
+
+class AnswerTooLarge(AnswerPastLimit):
     """An answer (or one line of it) longer than its limit: reading stopped there and the connection is closed."""
 
     def __init__(self, what: str, limit: int) -> None:
@@ -38,7 +42,7 @@ class AnswerTooLarge(OSError):
         self.limit = limit
 
 
-class AnswerTooSlow(TimeoutError):
+class AnswerTooSlow(AnswerPastLimit, TimeoutError):
     """An answer that did not end within its deadline, however steadily its bytes came."""
 
     def __init__(self, what: str, seconds: float) -> None:

@@ -330,8 +330,8 @@ def mcp(world: World) -> Iterator[McpDoor]:
     from anyio.from_thread import start_blocking_portal
     from mcp import Client
 
+    from factdebate.scale.resource_pool import ResourcePool
     from factdebate.server.mcp.server import build_server
-    from factdebate.server.resources import ResourcePool
 
     server = build_server(world.config_file, ResourcePool(size=4, build=world.build))
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(Client(server)) as client:

@@ -34,8 +34,8 @@ from factdebate.engine import (
     Settings,
     VerdictWarning,
     begin,
-    breaker,
     given_resources,
+    models_down,
 )
 from factdebate.server.admission import ServiceAdmission, admit_check
 from factdebate.server.guard.chat_request import ChatRequest, checked_conversation
@@ -107,7 +107,7 @@ class ServiceHost(Host):
         if self._admission is not None and self._admission.teaches:
             self.service.load.check_ended(result.deadline_missed)
         self.service.metrics.guard_check(result.label, result.action_taken, result.tier, unchecked,
-                                         checker_down=(result.degraded or bool(unchecked)) and bool(breaker.down()),
+                                         checker_down=(result.degraded or bool(unchecked)) and bool(models_down()),
                                          deadline_missed=result.deadline_missed)
         try:
             verdict = result.model_dump(mode="json")

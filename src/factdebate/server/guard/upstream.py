@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from factdebate.engine import (
-    AnswerTooLarge,
-    AnswerTooSlow,
+    AnswerPastLimit,
     Client,
     FactDebateError,
     GuardClaim,
@@ -148,16 +147,16 @@ def _unreachable(base_url: str, exc: Exception, name: str) -> UpstreamError:
                                          code="upstream_unreachable"))
 
 
-def _over_limit(exc: AnswerTooLarge | AnswerTooSlow) -> UpstreamError:
+def _over_limit(exc: AnswerPastLimit) -> UpstreamError:
     """An answer past its size or time limit: a 502 that says which (never where the upstream is)."""
     log.warning("the guard's upstream model's answer was cut off: %s", exc)
-    code = "upstream_answer_too_large" if isinstance(exc, AnswerTooLarge) else "upstream_timeout"
+    code = "upstream_timeout" if isinstance(exc, TimeoutError) else "upstream_answer_too_large"
     return UpstreamError(502, error_body(f"{exc}; the operator's upstream model may be broken", code=code))
 
 
 def _read_failed(base_url: str, exc: Exception) -> UpstreamError:
     """Reading an answer failed: past a limit, or the connection broke (:func:`_unreachable`'s words)."""
-    if isinstance(exc, AnswerTooLarge | AnswerTooSlow):
+    if isinstance(exc, AnswerPastLimit):
         return _over_limit(exc)
     return _unreachable(base_url, exc, _failure_name(exc, sending=False))
 
@@ -289,7 +288,7 @@ class Upstream:
         seconds = self.limits.stream_s if streamed else self.timeout
         try:
             return await self.session.post("/chat/completions", content, max_bytes=limit, total=seconds)
-        except (AnswerTooLarge, AnswerTooSlow) as exc:
+        except AnswerPastLimit as exc:
             raise _over_limit(exc) from exc
         except OSError as exc:  # refused, reset, timeouts, TLS, an answer that is not HTTP, an unsendable header
             raise _unreachable(self.base_url, exc, _failure_name(exc, sending=True)) from exc

@@ -12,9 +12,8 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from factdebate.engine import EventSink, GuardOptions, Host, Resources, Settings, given_resources
+from factdebate.engine import EventSink, GuardOptions, Host, ResourcePool, Resources, Settings, given_resources
 from factdebate.server.options import SettingsResolver
-from factdebate.server.resources import ResourcePool
 from factdebate.server.security import CALLER_STATE
 
 

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver.context import Context
     from mcp.types import Tool
 
-    from factdebate.server.resources import ResourcePool
+    from factdebate.engine import ResourcePool
 
 logger = logging.getLogger(__name__)
 SERVER_NAME = "factdebate"
@@ -115,8 +115,8 @@ class AgentServer(MCPServer):
         thread's imports do not hold the interpreter while the handshake is answered."""
 
         def work(index: Preparation) -> None:
+            from factdebate.engine import ResourcePool
             from factdebate.server.mcp.tools import prepare_indexes, register_tools
-            from factdebate.server.resources import ResourcePool
 
             pool = ResourcePool(size=4, lite_copies=True)
             try:

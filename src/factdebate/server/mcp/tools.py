@@ -21,7 +21,6 @@ from pydantic import ValidationError
 from pydantic_core import to_json
 
 from factdebate.engine import (
-    BUILTIN_CORPUS,
     AgentTool,
     CheckCall,
     ClaimEvidence,
@@ -35,6 +34,7 @@ from factdebate.engine import (
     Label,
     Reply,
     ResolvedGuardOptions,
+    ResourcePool,
     ResponseVerdict,
     RetrievalTool,
     SearchEngine,
@@ -42,9 +42,10 @@ from factdebate.engine import (
     Tier,
     Verdict,
     VerdictWarning,
-    builtin_engines,
     check_replies,
     given_evidence,
+    needs_builtin,
+    prepare_builtin,
     run_claim,
     unsafe_reason,
     validate_claim,
@@ -71,7 +72,6 @@ from factdebate.server.mcp.results import (
     describe_errors,
 )
 from factdebate.server.options import SettingsResolver, VerifyOptions
-from factdebate.server.resources import ResourcePool
 from factdebate.server.tool_allowlist import check_allow_entry
 
 EXCERPT_CHARS = 400
@@ -205,7 +205,7 @@ async def _search_now(index: Preparation, settings: Settings, tool: RetrievalToo
     """What ``search_evidence`` searches with now: the tool asked for once what it needs is ready, and while the
     built-in corpus's vectors are built, the full-text index (the local search: ready in seconds) in their stead,
     with a note saying so; an error while neither is ready, or the preparation failed."""
-    if not _needs_builtin(settings, {tool}) or (index.ready and index.error is None):
+    if not needs_builtin(settings, {tool}) or (index.ready and index.error is None):
         return tool, settings, ""
     if tool == "search":  # the local search: the full-text index is all it needs
         if await index.wait_full_text(INDEX_WAIT_S):
@@ -225,10 +225,10 @@ async def _answer_tiers_now(index: Preparation, settings: Settings, resolved: Re
     search engine (guard_engine/fast.py), over the built-in corpus the full-text index, ready in seconds; the standard
     and deep tiers' method searches the vectors too, which take about 20 minutes to build on a fresh install,
     where the full-text index is ready in about a second: held to the fast tier, a check answers meanwhile."""
-    if resolved.evidence_mode == "given" or not _needs_builtin(settings, {"rag", "search"}) \
+    if resolved.evidence_mode == "given" or not needs_builtin(settings, {"rag", "search"}) \
             or (index.ready and index.error is None):
         return ""
-    fast_needs_text = _needs_builtin(settings, {"search"})
+    fast_needs_text = needs_builtin(settings, {"search"})
     if resolved.max_tier == "fast":  # all the check asks for: the full-text index (if that)
         if fast_needs_text and not await index.wait_full_text(wait_s):
             raise ToolError(index.failed() if index.error is not None else index.not_ready())
@@ -242,39 +242,16 @@ async def _answer_tiers_now(index: Preparation, settings: Settings, resolved: Re
             f"supported did not climb to '{resolved.max_tier}') {why}; ask again later for the tiers above it")
 
 
-def _needs_builtin(settings: Settings, kinds: set[str] | None = None) -> bool:
-    """Whether a run with ``settings`` (or a search with the tools ``kinds``) opens the built-in indexes."""
-    if kinds is None:
-        return bool(builtin_engines(settings))
-    if settings.retrieval.corpus != BUILTIN_CORPUS:
-        return False
-    return "rag" in kinds or ("search" in kinds and settings.retrieval.search == "local")
-
-
 def prepare_indexes(settings: Settings, pool: ResourcePool, index: Preparation) -> None:
     """The background work: the built-in indexes the configured method searches, built if missing, then this
     process's searches over them opened (each process searches its own copy of a Milvus Lite folder: Milvus
-    Lite serves one process at a time, docs/service.md)."""
-    from factdebate.engine import close_lite_clients, ensure_builtin_indexed, ensure_indexes, watch_builds
-
-    engines = builtin_engines(settings)
-    if not engines:
+    Lite serves one process at a time, docs/service.md). Until they are ready the tools say how far it is, and
+    serve the full-text index on its own once it is there (the fast tier)."""
+    kinds = prepare_builtin(settings, index.follow, index.full_text.set)
+    if not kinds:
         return
-    stop = watch_builds(index.follow)
-    try:
-        if "local" in engines:  # the full-text index first (seconds), searched while the vectors build
-            retrieval = settings.retrieval
-            ensure_builtin_indexed(retrieval.milvus_uri, engines=["local"], limit=retrieval.builtin_docs,
-                                   encoder=retrieval.encoder)
-            index.full_text.set()
-        # The vectors here, in this preparation: its tools say how far it is, and until then serve the full-text
-        # index on their own (the fast tier).
-        ensure_indexes(settings, wait=True)  # progress goes to stderr; stdout is the protocol's
-    finally:
-        stop()
-    close_lite_clients()  # a build here left the folder open: let go of it before anyone copies it
     index.stage, index.passages = "opening the search", (0, 0)
-    for kind in ("search" if engine == "local" else "rag" for engine in engines):
+    for kind in kinds:
         pool.tool(kind, settings)  # opened now rather than at the first call
 
 
@@ -333,7 +310,7 @@ class Tools:
             settings, given = with_evidence(self.resolver.resolve(options),
                                             EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
             text = validate_claim(claim, settings)
-            await _index_ready(self.prepared, _needs_builtin(settings))
+            await _index_ready(self.prepared, needs_builtin(settings))
             with given_evidence(given):
                 async with reporting(context, "verifying the claim") as progress:
                     verdict = await run_claim(text, settings, self.resources.get(settings), sinks=[progress])
@@ -371,7 +348,7 @@ class Tools:
                                             EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
             text = validate_response(response, settings)
             asked = validate_question(question, settings)
-            await _index_ready(self.prepared, _needs_builtin(settings))
+            await _index_ready(self.prepared, needs_builtin(settings))
             # The guard's one call, as check_answer makes it (guard_engine/call.py): the model cache scoped to the
             # API key that calls, the operator's addresses hidden in a failure's message.
             host = McpHost(self.resolver, self.resources, caller_of(context), settings=settings)

@@ -19,7 +19,6 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from factdebate.engine import (
-    CLAIMS,
     Admission,
     CheckCall,
     ClaimCheck,
@@ -34,20 +33,15 @@ from factdebate.engine import (
     Resources,
     ResponseVerdict,
     Settings,
-    Usage,
-    add_model_usage,
-    add_reply_counts,
     check_one_claim,
-    factual,
     given_evidence,
     given_resources,
     hide_endpoints,
-    option_value,
-    response_label,
+    relabelled,
     validate_claim,
     validate_question,
     validate_response,
-    with_model_warnings,
+    with_claim,
 )
 from factdebate.engine import check_response as check_response_call
 from factdebate.server.admission import ClaimCharge, RunSlot, ServiceAdmission, claimed_slot
@@ -227,7 +221,7 @@ async def _kept_claim_request(body: ResponseClaimRequest, check_id: str, service
     used = settings.model_dump(mode="json")
     sent = body.model_dump(mode="json", exclude_none=True)
     for name in body.chosen():
-        recorded = option_value(used, public_options()[name])
+        recorded = public_options()[name].value_in(used)
         if sent[name] != recorded:
             raise _refused(name, f"the kept check was asked with {json.dumps(recorded)}; a claim of it is checked "
                                  "again as the check was asked (leave the options out)")
@@ -260,31 +254,13 @@ async def _claim_request(body: ResponseClaimRequest, service: Service, caller: s
 
 
 def _rechecked(check: ClaimCheck, labels: list[Label | None]) -> ClaimRecheck:
-    others = list(labels) or [None]
-    others[check.index if labels else 0] = check.label
-    label, decided_by = response_label(others)
-    return ClaimRecheck(claim=check, label=label, factual=factual(label), decided_by=decided_by)
+    label, is_factual, decided_by = relabelled(check, labels)
+    return ClaimRecheck(claim=check, label=label, factual=is_factual, decided_by=decided_by)
 
 
 def _with_claim(kept: dict[str, Any], check: ClaimCheck) -> dict[str, Any]:
-    """The kept response verdict with ``check`` in its claim's place: the response's label worked out anew from
-    its claims' as they stand now, and what the new check spent added to the check's usage."""
-    verdict = ResponseVerdict.model_validate(kept)
-    stored = check.model_copy(deep=True)
-    if stored.verdict is not None:
-        stored.verdict.config = {}  # the response's record holds the settings once (run/response.py)
-        used = stored.verdict
-        verdict.usage.add(used.usage)
-        for role, usage in used.usage_by_role.items():
-            verdict.usage_by_role.setdefault(role, Usage()).add(usage)
-        add_model_usage(verdict.usage_by_model, used.usage_by_model)
-        add_reply_counts(verdict.parse_counts, used.parse_counts)
-        verdict.warnings = with_model_warnings(verdict.warnings, verdict.usage_by_model, CLAIMS)
-    verdict.claims = [stored if c.index == check.index else c for c in verdict.claims]
-    verdict.label, verdict.decided_by = response_label([c.label for c in verdict.claims],
-                                                       extracted=verdict.extraction.parsed)
-    verdict.factual = factual(verdict.label)
-    return verdict.model_dump(mode="json")
+    """The kept response verdict with ``check`` in its claim's place (response_level/recheck.py)."""
+    return with_claim(ResponseVerdict.model_validate(kept), check).model_dump(mode="json")
 
 
 async def _keep_claim(service: Service, caller: str, check_id: str, check: ClaimCheck,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import math
 import time
 from typing import Annotated, Any
 
@@ -23,10 +22,9 @@ from factdebate.engine import (
     Settings,
     Verdict,
     __version__,
-    breaker,
-    convert,
     given_evidence,
     hide_endpoints,
+    models_down,
     run_claim,
     storage_problem,
     validate_claim,
@@ -115,6 +113,7 @@ def http_error(exc: FactDebateError) -> HTTPException:
 
 
 STARTING_RETRY_AFTER_S = 1  # warm-up has no forecast; a probe asking each second sees it ready without delay
+MODEL_DOWN_RETRY_AFTER_S = 1  # the model-server breaker's first pause (llm/breaker.py): it tries again by then
 
 
 def _unavailable(response: Response, retry_after_s: int) -> None:
@@ -142,9 +141,9 @@ async def health(service: ServiceDep, response: Response) -> Health:
         return Health(status="unavailable", version=__version__, uptime_seconds=round(time.time() - service.started, 1),
                       active_runs=service.active_runs, auth="required" if service.keys.required else "off",
                       ready=False, reason=exc.reason, storage=storage, down=["state_db"])
-    down = [f"model {hide_endpoints(name)}" for name in breaker.down()]  # a name, never where its server is
+    down = [f"model {hide_endpoints(name)}" for name in models_down()]  # a name, never where its server is
     if down and service.config.models_required:
-        _unavailable(response, math.ceil(breaker.FIRST_PAUSE_S))
+        _unavailable(response, MODEL_DOWN_RETRY_AFTER_S)
     return Health(status=("unavailable" if down and service.config.models_required else "ok") if warm.ready
                   else "starting", version=__version__,
                   uptime_seconds=round(time.time() - service.started, 1), active_runs=active,
@@ -206,7 +205,7 @@ async def batch_options(request: Request) -> VerifyOptions:
     raw: dict[str, Any] = dict(request.query_params)
     for name, option in public_options().items():
         if name in raw:
-            raw[name] = convert(option, raw[name])
+            raw[name] = option.converted(raw[name])
     try:
         return VerifyOptions.model_validate(raw)
     except ValidationError as exc:

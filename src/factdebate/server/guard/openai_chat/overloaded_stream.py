@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from factdebate.engine import Begun, finish, kept_chars, overloaded_result
+from factdebate.engine import Begun, finish, overloaded_result
 from factdebate.server.guard.openai_chat.answer import result_view
 from factdebate.server.guard.openai_chat.chunks import AnswerTooLong
 from factdebate.server.guard.openai_chat.overloaded_chunks import OverloadedChunks
@@ -35,7 +35,7 @@ async def _frames(begun: Begun, events: asyncio.Queue[tuple[str, Any]], room: as
                   first: SSEEvent, frame: Any, done: bytes, ping: bytes) -> AsyncGenerator[bytes, None]:
     why = begun.admission.overloaded
     assert why is not None
-    chunks = OverloadedChunks(begun.resolved, kept_chars(begun.settings))
+    chunks = OverloadedChunks(begun.resolved, begun.kept_chars)
     held_end: list[dict[str, Any]] = []  # the upstream's closing chunks, as they came
     event: SSEEvent | None = first
     while True:

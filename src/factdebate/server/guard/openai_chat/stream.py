@@ -58,8 +58,6 @@ from factdebate.engine import (
     StreamingCheck,
     finish,
     hide_endpoints,
-    kept_chars,
-    not_counted,
     watched,
 )
 from factdebate.server.admission import SlotStream
@@ -100,7 +98,7 @@ async def stream_reply(prepared: Prepared, request: Request) -> Response:
     gone = asyncio.ensure_future(disconnected(request))
     stop = asyncio.ensure_future(relay.stopping.wait())
     try:
-        with not_counted():  # the upstream's time to its first chunk is not the check's (guard_engine/clock.py)
+        with prepared.begun.not_counted():  # the upstream's time to its first chunk is not the check's
             await asyncio.wait((first, gone, stop), return_when=asyncio.FIRST_COMPLETED)
     except BaseException:
         reader.cancel()
@@ -189,10 +187,10 @@ class Relay:
                                    question=begun.question, sinks=sinks or None,
                                    reviser=begun.reviser, caller=host.caller,
                                    messages=begun.messages)
-            stream = GuardedStream(check, keep=kept_chars(begun.settings))
+            stream = GuardedStream(check, keep=begun.kept_chars)
             self.chunks = chunks = ChatChunks(stream, begun.resolved,
                                               block_finish=begun.settings.guard.block_finish_reason,
-                                              held_limit=4 * kept_chars(begun.settings))
+                                              held_limit=4 * begun.kept_chars)
             tasks.append(asyncio.create_task(self._verdicts(check)))
             tasks.append(asyncio.create_task(self._stop_on_shutdown()))
             releases = asyncio.create_task(self._releases(stream))

@@ -1,4 +1,4 @@
-"""Built resources, cached per distinct settings (bounded LRU).
+"""Built resources, cached per distinct settings (bounded LRU): what the service builds each request's run from.
 
 Models and tools are shared *across* cache entries: two settings that differ only in, say, the number of
 rounds use the same backend object (so an in-process model is loaded and locked once) and the same
@@ -10,18 +10,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
-from factdebate.engine import (
-    Backend,
-    Resources,
-    Services,
-    Settings,
-    StreamSetting,
-    Tool,
-    build_resources,
-    make_backend,
-    make_tool,
-    method_class,
-)
+from factdebate.llm import make_backend
+from factdebate.llm.base import Backend
+from factdebate.llm.openai_stream import StreamSetting
+from factdebate.methods.base import method_class
+from factdebate.methods.resources import Resources, Services
+from factdebate.run.build import build_resources, make_tool
+from factdebate.settings.model import Settings
+from factdebate.tools.base import Tool
 
 Builder = Callable[[Settings], Resources]
 
@@ -79,7 +75,7 @@ class ResourcePool:
             if key not in self._tools:
                 copied = None
                 if kind == "rag" and self.lite_copies:
-                    from factdebate.engine import copied_rag_tool
+                    from factdebate.scale.lite_copy import copied_rag_tool
 
                     copied = copied_rag_tool(settings)
                 self._tools[key] = copied or make_tool(kind, settings)

@@ -1,0 +1,49 @@
+"""The built-in corpus's indexes for a long-running process (the MCP server): which of them a run or a search
+opens, and their preparation in the background, the full-text index first (seconds: searched on its own while
+the vectors build), then the vectors, each build's progress told to whoever follows it; the folder is let go of
+once built, so that each process can open its own copy of it (Milvus Lite serves one process at a time)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from factdebate.corpus.builtin import BUILTIN_CORPUS
+from factdebate.run.build import builtin_engines
+from factdebate.settings.model import Settings
+
+
+def needs_builtin(settings: Settings, kinds: set[str] | None = None) -> bool:
+    """Whether a run with ``settings`` (or a search with the tools ``kinds``) opens the built-in indexes."""
+    if kinds is None:
+        return bool(builtin_engines(settings))
+    if settings.retrieval.corpus != BUILTIN_CORPUS:
+        return False
+    return "rag" in kinds or ("search" in kinds and settings.retrieval.search == "local")
+
+
+def prepare_builtin(settings: Settings, follow: Callable[[str, int, int], None],
+                    full_text_ready: Callable[[], None]) -> list[str]:
+    """The built-in indexes ``settings``' method searches, built if missing: the full-text index first
+    (``full_text_ready`` is called once it is there), then the vectors; ``follow(stage, done, total)`` is told
+    each build's progress. Returns the tools to open over them (``search``, ``rag``), none when the method
+    searches no built-in index."""
+    from factdebate.corpus.builtin_index import ensure_builtin_indexed
+    from factdebate.corpus.progress import watch_builds
+    from factdebate.run.build import ensure_indexes
+    from factdebate.scale.lite_copy import close_lite_clients
+
+    engines = builtin_engines(settings)
+    if not engines:
+        return []
+    stop = watch_builds(follow)
+    try:
+        if "local" in engines:
+            retrieval = settings.retrieval
+            ensure_builtin_indexed(retrieval.milvus_uri, engines=["local"], limit=retrieval.builtin_docs,
+                                   encoder=retrieval.encoder)
+            full_text_ready()
+        ensure_indexes(settings, wait=True)  # progress goes to stderr (an MCP server's stdout is its protocol)
+    finally:
+        stop()
+    close_lite_clients()  # a build here left the folder open: let go of it before anyone copies it
+    return ["search" if engine == "local" else "rag" for engine in engines]
