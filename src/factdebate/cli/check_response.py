@@ -168,8 +168,7 @@ def register_check_response(app: typer.Typer) -> None:
 
 def _checked(settings: Settings, response: str, question: str | None, with_feedback: bool, kinds: frozenset[str],
              err: Console, traced: list[EventSink]) -> tuple[ResponseVerdict, str | None]:
-    """The response's verdict and, ``with_feedback``, the note of corrections for its refuted claims; under
-    ``--fail-on`` a check that could not be made exits 3, never 1."""
+    """The response's verdict and, ``with_feedback``, the note of corrections for its refuted claims."""
     from factdebate.cli import feedback as notes
     from factdebate.guard_engine.call import CheckCall, LocalHost
     from factdebate.guard_engine.call import check_response as check_response_call

@@ -56,8 +56,7 @@ INSTALLED_NOTE = ("> This is the copy installed with factdebate: its commands ar
 
 
 def for_installed(text: str, topic: str) -> str:
-    """``text`` of ``topic`` as a wheel's reader has it: ``factdebate`` for the clone's ``.venv/bin/factdebate``,
-    ``factdebate docs TOPIC[#SECTION]`` for a page's path or relative link. The README opens with a note."""
+    """``text`` of ``topic`` as a wheel's reader has it: ``factdebate`` commands, ``factdebate docs TOPIC`` links."""
 
     def cite(page: str, section: str | None) -> str:
         return f"factdebate docs {page}" + (f"#{section}" if section else "")

@@ -106,8 +106,7 @@ def run_checks(settings: Settings) -> list[Check]:
 
 
 def _offline_model_checks(settings: Settings) -> list[Check]:
-    """Each catalogued offline model (hub/offline_model.py): where it is, under which licence, and whether
-    verdicts use it; missing, a failure only while a role names it."""
+    """Each catalogued offline model: where, its licence, whether verdicts use it (missing: a failure if named)."""
     from factdebate.hub.offline_model import OFFLINE_MODELS, ModelFileDamaged
 
     checks = []
@@ -136,8 +135,7 @@ def _offline_model_checks(settings: Settings) -> list[Check]:
 
 
 def _llama_build_checks() -> list[Check]:
-    """What the installed llama-cpp-python was compiled for (util/llama_build.py): pip's own build uses every
-    instruction of the CPU that built it, so the environment copied elsewhere may fail; setup rebuilds it."""
+    """What the installed llama-cpp-python was compiled for (util/llama_build.py); setup rebuilds it portably."""
     from factdebate.util.llama_build import installed_build
 
     build = installed_build()
@@ -153,8 +151,7 @@ def _llama_build_checks() -> list[Check]:
 
 
 def _model_server_checks(settings: Settings) -> list[Check]:
-    """Each OpenAI-compatible server the settings use answers (run/model_servers.py); one that cannot be
-    reached is a failure."""
+    """Whether each OpenAI-compatible server the settings use answers (run/model_servers.py)."""
     from factdebate.run.model_servers import ask_servers
 
     checks = []
@@ -178,8 +175,7 @@ def _model_server_checks(settings: Settings) -> list[Check]:
 
 
 def _state_checks() -> list[Check]:
-    """The service's shared state when a database server is named (FACTDEBATE_STATE_DB or the service
-    settings): the driver installed and the server reachable, tried once."""
+    """The service's shared database, when one is named: the driver installed and the server reachable."""
     from factdebate.core.errors import FactDebateError
     from factdebate.server.config import load_service_config
     from factdebate.server.state.db import PostgresStateDatabase

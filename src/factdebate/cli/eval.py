@@ -150,8 +150,7 @@ def _run_one(directory: Path, method: str | None, options: dict[str, Any], name:
              strict: bool = False, scale: tuple[str | None, str | None, int | None] = (None, None, None),
              drawn: tuple[Any, list[Any]] | None = None, order: str = "shuffled", warn: bool = False,
              every_deviation: bool = False) -> int:
-    """Runs (or estimates) one run; returns how many of its samples ended in error. ``drawn``: a loaded
-    dataset and its draw, shared with other runs."""
+    """Runs (or estimates) one run; the count of samples in error. ``drawn``: a shared dataset and draw."""
     plan = _prepare(directory, method, options, name, dataset, limit, seed, config, strict, scale=scale, drawn=drawn,
                     order=order, warn=warn)
     return _run_plan(plan, concurrency, dry_run, trace, every_deviation=every_deviation)
@@ -186,8 +185,7 @@ def _prepare(directory: Path, method: str | None, options: dict[str, Any], name:
 
 def _run_plan(plan: Any, concurrency: int | None, dry_run: bool, trace: Path | None, *,
               every_deviation: bool = False) -> int:
-    """Runs (or estimates) a prepared run; returns how many of its samples ended in error. Its paper
-    deviations are printed after it, as verify does."""
+    """Runs (or estimates) a prepared run, then prints its paper deviations; the count of samples in error."""
     from factdebate.core.deviations import Deviation
     from factdebate.eval.report.reply_counts import lost_warning, short_text
     from factdebate.eval.report.summary import RESULTS, base_rate_warning, fmt

@@ -41,8 +41,7 @@ def refuted(verdict: ResponseVerdict) -> list[ClaimCheck]:
 
 
 def evidence_of(check: ClaimCheck) -> list[ClaimEvidence]:
-    """The passages the claim's check read, those its verdict cites first, each with the sentence closest to
-    the claim; passages with words addressed to a model are left out."""
+    """The passages the claim's check read (cited first), each with its sentence closest to the claim."""
     if check.verdict is None:
         return []
     read = documents_read(check.verdict)

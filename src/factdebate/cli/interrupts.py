@@ -21,8 +21,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def terminate_as_interrupt() -> None:
-    """SIGTERM raises KeyboardInterrupt, as Ctrl-C does, so ``async with`` blocks close child processes.
-    ``serve`` installs its own."""
+    """SIGTERM raises KeyboardInterrupt, as Ctrl-C does, so ``async with`` blocks close child processes."""
     signal.signal(signal.SIGTERM, _interrupt)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where Ctrl-C is ignored (nohup, &)
         signal.signal(signal.SIGINT, _interrupt)

@@ -11,8 +11,7 @@ _STDIO_OPTIONS = {"--config": "config", "-c": "config", "--allow-mcp-tool": "all
 
 
 def stdio_mcp(args: list[str]) -> tuple[str | None, list[str]] | None:
-    """The settings file and the allowed MCP tools when ``args`` ask for ``mcp`` over stdio with only the
-    options it reads, else None."""
+    """The settings file and allowed MCP tools when ``args`` ask for ``mcp`` over stdio alone, else None."""
     if args[:1] != ["mcp"]:
         return None
     config: str | None = None

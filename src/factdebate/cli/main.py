@@ -316,8 +316,7 @@ def _usage_error(exc: Exception) -> int | None:
 
 
 def _command_for(argv: list[str]) -> Any:
-    """The command line as click runs it: ``factdebate NAME ...`` builds only NAME's command (building all
-    was half a short command's start); anything else gets the whole group."""
+    """The command line as click runs it: only NAME's command for ``factdebate NAME ...``, else the group."""
     from typer.main import get_command, get_command_name
 
     name = argv[0] if argv and not argv[0].startswith("-") else None

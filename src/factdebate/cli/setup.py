@@ -89,8 +89,7 @@ _RETRIEVAL_MODULES = ("pymilvus", "tantivy", "onnxruntime", "onnx", "tokenizers"
 
 
 def missing_for_verify(settings: Settings) -> list[tuple[str, str]]:
-    """The libraries a ``factdebate verify`` with these settings needs and this environment lacks, as
-    (module, extra) pairs."""
+    """The (module, extra) pairs a ``factdebate verify`` with these settings needs and this environment lacks."""
     from factdebate.cli.doctor import _uses
     from factdebate.methods.base import get_method
 
@@ -171,8 +170,7 @@ def _not_installed(model: OfflineModel, why: str) -> bool:
 
 
 def rebuild_llama_portably(quiet: bool) -> None:
-    """Compile llama-cpp-python again with the repository's portable flags when the installed one was built
-    for this CPU only, or does not load here (util/llama_build.py); say so first, as it takes minutes."""
+    """Compile llama-cpp-python again with portable flags when it was built for this CPU only or does not load."""
     from factdebate.util import llama_build
 
     build = llama_build.installed_build()

@@ -86,8 +86,7 @@ def claim_position(index: int) -> Iterator[None]:
 
 @contextmanager
 def sub_claim(index: int) -> Iterator[None]:
-    """Within the block, the ``index``-th claim of the current sample (a response's atomic claims), after
-    the samples before it and the sample's earlier claims. Nothing changes outside a run."""
+    """Within the block, the ``index``-th claim of the current sample, ordered after what came before it."""
     base = _CONTEXT.get().position
     if base is None:
         yield
@@ -115,8 +114,7 @@ def binary_task() -> bool:
 
 @contextmanager
 def four_labels(active: bool) -> Iterator[None]:
-    """Within the block (``active``), the claim's task has AVeriTeC's four labels; outside it the fourth label
-    is never offered or read."""
+    """Within the block (``active``), the claim's task has AVeriTeC's four labels."""
     with claim_context(four_labels=active):
         yield
 

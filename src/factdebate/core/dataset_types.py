@@ -31,8 +31,7 @@ class Sample:
 
 @dataclass
 class Dataset:
-    """``labels`` is the dataset's label set; ``label_map`` turns a verdict's label into it (a label missing
-    from it counts as wrong)."""
+    """``labels``: the dataset's label set; ``label_map`` turns a verdict's label into it (else wrong)."""
 
     kind: str
     labels: tuple[str, ...]

@@ -267,8 +267,7 @@ class ConstraintRejected(BaseEvent):
 
 
 class StreamsOff(BaseEvent):
-    """A server cut a streamed answer because another request arrived (llama-cpp-python's default
-    ``--interrupt_requests``): under ``llm.stream: auto`` it is asked plainly from then on."""
+    """A server cut a streamed answer for another request: under ``llm.stream: auto``, asked plainly from now."""
 
     event: Literal["streams_off"] = "streams_off"
     model: str
@@ -276,8 +275,7 @@ class StreamsOff(BaseEvent):
 
 
 class LLMParamsAdjusted(BaseEvent):
-    """A model is sent a parameter otherwise than the call asked: renamed (``max_tokens`` as OpenAI's
-    reasoning models want it) or dropped (a ``temperature`` the model refuses). Once per run and model."""
+    """A parameter renamed or dropped for a model that wants it so; once per run and model."""
 
     event: Literal["llm_params_adjusted"] = "llm_params_adjusted"
     model: str

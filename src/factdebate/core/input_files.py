@@ -101,8 +101,7 @@ def _read_regular(fd: int, limit: int) -> bytes:
 
 
 def _read_pipe(fd: int, shown: str, limit: int, idle_s: float) -> bytes:
-    """A pipe read as its writer sends, each wait at most ``idle_s`` seconds (a FIFO with no writer reads
-    as empty at once; standard input keeps the shell's flags, so ``poll`` comes first)."""
+    """A pipe read as its writer sends, each wait at most ``idle_s`` seconds."""
     poller = select.poll()
     poller.register(fd, select.POLLIN | select.POLLHUP)
     nonblocking = bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK)

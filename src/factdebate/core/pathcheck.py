@@ -61,8 +61,7 @@ def output_flag(flag: str, example: str) -> Callable[[Path | None], Path | None]
 
 
 def inside(folder: Path, relative: str, what: str) -> Path:
-    """``folder / relative`` for a path read from a file in ``folder``: it must stay inside ``folder`` once
-    resolved. ``what`` names the entry in the error."""
+    """``folder / relative`` for a path read from a file in ``folder``, refused unless it stays inside."""
     candidate = Path(relative)
     if not relative or candidate.is_absolute() or candidate.drive:
         raise InputError(f"{what}: '{relative}' must be a relative path inside {folder}")

@@ -69,8 +69,7 @@ def _check_size(shown: Path, size: int, limit: int | None) -> None:
 
 @contextmanager
 def _opened(folder: Path, name: str | Path, limit: int) -> Iterator[IO[bytes] | None]:
-    """``folder / name`` (checked by :func:`run_file`) open for reading, or None; checked again once open, so
-    a file swapped in between is refused too."""
+    """``folder / name`` (checked by :func:`run_file`) open for reading, or None; checked again once open."""
     real = run_file(folder, name, limit=limit)
     if real is None:
         yield None

@@ -202,8 +202,7 @@ Spend = tuple[Usage, dict[str, ModelUsage]]
 
 
 def add_spend(exc: BaseException, usage: Usage, by_model: dict[str, ModelUsage]) -> None:
-    """Add ``usage`` to what ``exc`` already carries (a claim failing inside another's recorder, or one option
-    of several). Seconds are wall time since each recorder started, so the longest is kept, not the sum."""
+    """Add ``usage`` to what ``exc`` already carries (seconds: the longest wall time, not the sum)."""
     total, models = usage.model_copy(), {model: used.model_copy() for model, used in by_model.items()}
     before = spent_before(exc)
     if before is not None:

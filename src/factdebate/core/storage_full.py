@@ -33,8 +33,7 @@ def storage_problem(exc: BaseException) -> str | None:
 
 
 class StorageNotes:
-    """Which parts of the service's storage could not be written lately, and why, for the whole process; a
-    part is cleared by its next successful write."""
+    """Which parts of the storage could not be written lately, and why; cleared by the next good write."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

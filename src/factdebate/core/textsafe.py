@@ -47,8 +47,7 @@ def checked_input(value: object, *, what: str, empty: str, limit: int, setting: 
 
 
 def checked_values(value: object, *, what: str, limit: int) -> None:
-    """An ``InputError`` when any text in ``value`` (strings, nested too) is unsafe or longer than ``limit``:
-    the check for a request's short texts."""
+    """An ``InputError`` when any text in ``value`` (nested too) is unsafe or longer than ``limit``."""
     if isinstance(value, str):
         if reason := unsafe_reason(value):
             raise InputError(f"the {what} cannot be used: {reason}")
@@ -139,8 +138,7 @@ def safe_value(value: Any, nulls: dict[str, str] | None = None, path: str = "") 
 
 
 def _safe(value: Any) -> Any:
-    """:func:`safe_value` with no ``nulls`` to note in: plain keys and values are taken as they are, without
-    a call each (every record written out passes here)."""
+    """:func:`safe_value` with no ``nulls`` to note in, plain keys and values taken without a call each."""
     if isinstance(value, str):
         return safe_text(value) if _UNSAFE.search(value) else value
     if isinstance(value, float):

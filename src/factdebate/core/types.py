@@ -129,8 +129,7 @@ def add_model_usage(into: dict[str, ModelUsage], usage: dict[str, ModelUsage]) -
 
 
 class ReplyCounts(BaseModel):
-    """How the replies of one kind (``what`` in ``llm.ask``) went: asked, re-asked, and of those recovered or
-    lost (recorded unparsed)."""
+    """How the replies of one kind (``what`` in ``llm.ask``) went: asked, re-asked, recovered or lost."""
 
     asked: int = 0
     reasked: int = 0

@@ -106,8 +106,7 @@ def ensure_builtin_indexed(
     limit: int | None = None,
     encoder: str = DEFAULT_ENCODER,
 ) -> IndexStats | None:
-    """Index the builtin corpus for the engines that lack it; ``None`` when nothing was needed. ``limit``: the
-    first N articles only; the marker records it and the encoder, so switching either rebuilds."""
+    """Index the builtin corpus (its first ``limit`` articles) for the engines that lack it; None if none did."""
     uri = milvus_uri or default_milvus_uri()
     engines = tuple(engines)
     if all(is_indexed(e, uri, limit, encoder) for e in engines):

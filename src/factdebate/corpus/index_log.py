@@ -70,6 +70,5 @@ class IndexLog:
 
 
 def plan_fingerprint(files: list[tuple[str, int, int]], **settings: Any) -> dict[str, Any]:
-    """What makes two builds the same build: the files (path, size, modification time) and the settings
-    that change which passages are made or where they go."""
+    """What makes two builds the same: the files (path, size, mtime) and the settings that shape the passages."""
     return {"files": [list(f) for f in files], **settings}

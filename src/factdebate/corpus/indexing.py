@@ -42,8 +42,7 @@ class IndexStats:
 
 
 def _chunk_all(docs: Iterable[Document], max_words: int, overlap: int) -> tuple[int, list[Document], list[str]]:
-    """All passages in memory (the progress bar needs a total), and the ids of documents dropped as
-    duplicates: the first document with an id wins in both engines."""
+    """All passages in memory (the progress needs a total), and the ids of duplicates dropped (first wins)."""
     count = 0
     chunks: list[Document] = []
     seen: set[str] = set()

@@ -77,8 +77,7 @@ class LexicalIndex:
         return [LexicalIndex(self.corpus, self.path / f"part-{n}") for n in range(count)]
 
     def partition(self, parts: int) -> None:
-        """Lay the index out in ``parts`` parts (before anything is added); an index already laid out the
-        same way is left as it is, one laid out otherwise is refused."""
+        """Lay the index out in ``parts`` parts before anything is added (another layout is refused)."""
         current = read_layout(self.path) or (1 if (self.path / "meta.json").is_file() else None)
         if current is None:
             if parts > 1:

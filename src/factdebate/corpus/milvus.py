@@ -253,8 +253,7 @@ class MilvusStore:
             return bool(self.client.has_collection(self.collection))
 
     def check_writable(self) -> None:
-        """Open the database without writing; a Milvus Lite folder another process holds is waited for, said
-        in one line (Ctrl-C stops the wait)."""
+        """Open the database without writing, waiting (said in one line) for a Lite folder another process holds."""
         said = False
         while True:
             try:

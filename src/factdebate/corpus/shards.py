@@ -22,8 +22,7 @@ DEFAULT_SHARD_DOCS = 5000
 
 @dataclass(frozen=True)
 class Shard:
-    """Documents ``start`` to ``stop`` (rows of a Parquet file, lines of a JSONL file, counted from 1 for
-    lines); a whole file has ``start == stop == 0``. ``documents`` is how many it holds, where known."""
+    """Documents ``start`` to ``stop`` (Parquet rows, JSONL lines from 1); a whole file has both 0."""
 
     path: str
     format: str

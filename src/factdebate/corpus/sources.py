@@ -37,8 +37,7 @@ class Source:
 
 def resolve_source(source: str | Path, *, notify: Callable[[str], None] | None = None,
                    corpus: str | None = None) -> Source:
-    """The files behind SOURCE, or one clear error saying what SOURCE was taken for; ``notify`` hears the
-    progress of an ``hf:`` source's download, and ``corpus`` (``--corpus``) names the folder it goes to."""
+    """The files behind SOURCE, or one error saying what it was taken for; ``notify`` hears a download's progress."""
     given = str(source)
     if given.startswith(HUB_PREFIX):
         return _hub_source(given[len(HUB_PREFIX):], notify, corpus)

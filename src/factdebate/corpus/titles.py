@@ -19,8 +19,7 @@ def document_id(passage_id: str) -> str:
 
 
 def corpus_pages(corpus: str, *, limit: int | None = None) -> dict[str, str]:
-    """Document id -> title for every document of ``corpus``; ``limit``: the built-in corpus's first N. A
-    corpus with no full-text index is refused with the command that builds it."""
+    """Document id -> title for every document of ``corpus`` (``limit``: the built-in corpus's first N)."""
     if corpus == BUILTIN_CORPUS:
         return {doc.id: doc.title for doc in itertools.islice(load_builtin_corpus(), limit)}
     index = LexicalIndex(corpus)

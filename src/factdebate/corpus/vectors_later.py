@@ -50,8 +50,7 @@ def ready(build: Build) -> bool:
 
 
 def start(build: Build) -> bool:
-    """Start the child that builds the vectors, unless one of this process runs, another process holds the
-    build lock (it builds them), or they are complete; whether a build of this process now runs."""
+    """Start the child that builds the vectors unless one runs or they are complete; whether ours now runs."""
     from factdebate.corpus.builtin_index import build_lock_free, is_indexed
 
     with _lock:

@@ -49,8 +49,7 @@ def call_bounds(settings: Settings) -> tuple[int, int]:
 
 
 def _response_bounds(plan: Plan, settings: Settings, low: int, high: int) -> tuple[int, int]:
-    """Calls for a sample whose claims are checked one by one: its given claims, or an extraction and 1 to
-    ``response.max_claims`` claims."""
+    """Calls for a sample whose given or extracted claims (up to ``response.max_claims``) are checked."""
     most = settings.response.max_claims
     extraction = (1, 2 + 2 * settings.response.drop_subjective)
     bounds = []

@@ -103,8 +103,7 @@ def sum_by_model(usages: Iterable[Mapping[str, Mapping[str, Any]]]) -> dict[str,
 
 def dollars_by_model(by_model: dict[str, dict[str, int]], prices: dict[str, Price]
                      ) -> tuple[float | None, dict[str, float | None], str | None]:
-    """(total dollars, each model's dollars, None), or (None, the priced models' dollars, why not) when a
-    model that was called has no price: no total rather than one that leaves a model out."""
+    """(total, each model's dollars, None), or (None, the priced models' dollars, why) when one has no price."""
     each: dict[str, float | None] = {}
     for model, used in by_model.items():
         price = price_of(model, prices)

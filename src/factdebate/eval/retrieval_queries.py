@@ -32,8 +32,7 @@ def check_queries(value: str, kinds: list[str]) -> str:
 async def toolmad_round_one(samples: list[Sample], resources: Resources, kinds: list[str], *,
                             concurrency: int = 4,
                             progress: Callable[[int, int], None] | None = None) -> list[dict[str, str]]:
-    """Per sample: search kind -> the query its Tool-MAD debater sends in round 1; ``progress(done, total)``
-    after each claim."""
+    """Per sample: search kind -> the query its Tool-MAD debater sends in round 1."""
     from factdebate.methods.toolmad.method import ToolMAD, build_agents
 
     method = ToolMAD()

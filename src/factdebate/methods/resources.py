@@ -22,8 +22,7 @@ T = TypeVar("T")
 
 
 class Services:
-    """Named long-lived objects, built once by their factory. An object with ``aopen()`` is opened when
-    first asked for; ``aclose()`` closes, in reverse order, every object that has an ``aclose()``."""
+    """Named long-lived objects, built once, opened (``aopen()``) when first asked for, closed in reverse."""
 
     def __init__(self) -> None:
         self._items: dict[str, Any] = {}

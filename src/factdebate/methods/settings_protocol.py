@@ -108,8 +108,7 @@ class RunSettings(Protocol):
 
     @property
     def methods(self) -> dict[str, Any]:
-        """One section per registered method, each an instance of that method's ``settings_model`` (typed as
-        the model types it: ``Method.cfg`` gives a method its own section typed)."""
+        """One section per registered method, each its ``settings_model`` (``Method.cfg`` types it)."""
 
     @property
     def mcp_servers(self) -> dict[str, MCPServerConfig]: ...

@@ -122,8 +122,7 @@ def _subject(tokens: list[str]) -> frozenset[str]:
 
 
 def read_sentence(sentence: str, before: frozenset[str]) -> SentenceWords:
-    """``sentence`` read after a sentence whose subject is ``before``. A list's heading (a line ending in a
-    colon) is the subject of its items ("Olympic hosts:" of "- 2008: Beijing"), and each item passes it on."""
+    """``sentence`` read after a sentence whose subject is ``before`` (a list's heading is its items' subject)."""
     tokens = _TOKEN.findall(without_urls(sentence))  # a web address's words say nothing (response_level/links.py)
     own = frozenset(t for t in map(_term, tokens) if t is not None)
     numbers = frozenset(t for t in own if t[0].isdigit())
@@ -137,8 +136,7 @@ def read_sentence(sentence: str, before: frozenset[str]) -> SentenceWords:
 
 
 def weights(claim: dict[str, float], frequency: dict[str, int], count: int) -> dict[str, float]:
-    """Each claim word's weight among ``count`` sentences, ``frequency[word]`` of which hold it (a word no
-    sentence holds weighs as one only one does: the claim reworded it, and it tells no sentence apart)."""
+    """Each claim word's weight among ``count`` sentences, ``frequency[word]`` of which hold it (at least one)."""
     return {word: kind * math.log(1 + count / max(1, frequency.get(word, 0))) for word, kind in claim.items()}
 
 

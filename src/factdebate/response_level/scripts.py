@@ -28,8 +28,7 @@ def latin(text: str) -> bool:
 
 
 def word_count(text: str) -> int:
-    """How many words ``text`` writes: its runs of letters and digits between spaces, where a run of letters
-    of a script written without spaces counts one word for every :data:`CHARACTERS_A_WORD` of them."""
+    """How many words ``text`` writes, an unspaced script's run counting one per :data:`CHARACTERS_A_WORD`."""
     runs = _SPACED_WORD.findall(text)
     if not UNSPACED.search(text):  # the common case, read once: words between spaces
         return len(runs)

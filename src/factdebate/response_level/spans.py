@@ -156,8 +156,7 @@ class SentenceEnds:
         return at + len(core) if core[-1] in _STOPS else -1
 
     def _stop_ends(self) -> bool:
-        """Whether the last word's . ! or ? ends its sentence: not an abbreviation, nor a list's marker ("1."
-        starting a sentence, as in "1. Russia" or "Done. 2. Mix the flour.")."""
+        """Whether the last word's . ! or ? ends its sentence: not an abbreviation, nor a list's marker."""
         length = self._stop - self._word
         marker = self._opens and 1 < length <= 4 and self._head[:length - 1].isdigit()
         return not marker and (length >= _HEAD or not _abbreviation(self._head[:length]))
@@ -167,8 +166,7 @@ class SentenceEnds:
         return self._newline >= self._run or (self._stop >= 0 and self._blank_end > self._run and self._stop_ends())
 
     def _gaps(self, end: int, *, between: bool = False) -> list[tuple[int, int]]:
-        """The gaps in the whitespace [self._run, end); ``between``: it stands between two Thai letters (and
-        holds no line break), so it ends a sentence as a stop's spaces do."""
+        """The gaps in the whitespace [self._run, end); ``between``: between two Thai letters, it ends one too."""
         out = []
         if self._stop >= 0 and self._stop >= self.cursor and self._blank_end > self._run:
             # After . ! or ? and closing quotes: the quotes and the spaces or tabs are one gap, unless the word
@@ -242,8 +240,7 @@ def _first_from(haystack: str, needle: str, after: int) -> int:
 
 
 def _fold_by_character(text: str) -> tuple[str, list[int]]:
-    """``text`` lower-cased with each whitespace run as one space, and the original index of each character
-    (one by one: for the rare letter whose lower case is longer, "İ", each of its characters maps back)."""
+    """``text`` lower-cased, each whitespace run one space, with each character's original index."""
     chars: list[str] = []
     where: list[int] = []
     for i, c in enumerate(text):

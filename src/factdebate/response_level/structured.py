@@ -47,8 +47,7 @@ def json_value(line: str) -> bool:
 
 
 def opens_container(line: str) -> bool:
-    """Whether ``line`` is a JSON key that opens an object or an array ('"landmarks": ['): it states nothing
-    itself, and heads the members under it, as a heading heads its list."""
+    """Whether ``line`` is a JSON key that opens an object or array ('"landmarks": ['): a heading."""
     return _OPENS.match(line) is not None
 
 

@@ -176,8 +176,7 @@ def _past(word: str) -> bool:
 
 
 def _framing(text: str) -> bool:
-    """Thanks or framing of the answer, whole, with at most its topic after it and no clause in that topic
-    ("Thanks for asking about Greece!"; not "Happy to help with the Eiffel Tower, which is in Berlin.")."""
+    """Thanks or framing of the answer, with at most its topic after it and no clause in that topic."""
     match = _FRAMING.match(text)
     return match is not None and not _CLAUSE_WORD.search(match.group("topic") or "")
 
@@ -201,8 +200,7 @@ _COMMENT = re.compile(r"(?:^|\s)(?:#|//|/\*|--|<!--)\s*(.*)$")
 
 
 def code_line(text: str) -> bool:
-    """Whether ``text`` is a line of code with no comment in words: a fence, or shaped as code (an assignment,
-    a call, a statement keyword, a closing ; { or }) and not a sentence of prose."""
+    """Whether ``text`` is a line of code with no comment in words: a fence, or code-shaped and not prose."""
     line = text.strip()
     if re.match(r"^(?:```|~~~)[\w+-]*$", line):
         return True
@@ -230,8 +228,7 @@ def table_header(text: str, end: int) -> bool:
 
 
 def _opinion_only(rest: str, *, stance: bool) -> bool:
-    """Whether what follows the writer's stance (or taste: "I love") only judges: a comparison or praise that
-    names at most one thing and gives no number ("the food is better in Lyon", "Paris is lovely in spring")."""
+    """Whether what follows the writer's stance only judges: comparison or praise, one thing named, no number."""
     if re.search(r"\d", rest):
         return False
     if _JUDGEMENT.search(rest) and _name_runs(rest) < 2:
@@ -293,8 +290,7 @@ _ANSWER = re.compile(r"^\W*(?:yes|no|yep|nope|correct|right|exactly|indeed|absol
 
 
 def short_answer(sentence: str) -> bool:
-    """Whether ``sentence`` is a short answer whose statement lives in the question: a yes or no ("Yes.", "No,
-    it is not."), or fewer than three words ("Sydney.", "In 1743.")."""
+    """Whether ``sentence`` is a short answer (a yes or no, or under three words) that the question completes."""
     text = LIST_MARKER.sub("", sentence.strip(), count=1)
     return bool(_ANSWER.match(text)) or word_count(text) < 3
 

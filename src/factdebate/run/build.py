@@ -231,8 +231,7 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
 
 
 def start_run(resources: Resources, run: RunScope | None = None) -> dict[str, Any]:
-    """The method's state for the run ``resources`` serve (``run``, when given, is that run: resources built
-    for another run, or none, are moved to it), started once per run: what the run's record says about it."""
+    """The method's state for the run ``resources`` serve (``run`` moves them to it), started once per run."""
     if run is not None and resources.run != run:
         resources.run, resources.run_state = run, None
     if resources.run_state is None:

@@ -126,8 +126,7 @@ def _link(run: LoadedRun, output: Path) -> str:
 
 
 def _filled(runs: list[LoadedRun], ids: list[str]) -> dict[str, list[Outcome]]:
-    """Each run's outcome of every compared sample, a sample it holds no record for as MISSING (wrong), with
-    the gold label another run's record gives."""
+    """Each run's outcome of every compared sample (MISSING without a record), with the gold label."""
     gold = {i: next((r.outcomes[i].gold for r in runs if i in r.outcomes), UNKNOWN_GOLD) for i in ids}
     return {r.name: [r.outcomes.get(i) or Outcome(i, gold[i], None, "missing") for i in ids] for r in runs}
 

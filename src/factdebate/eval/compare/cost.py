@@ -31,8 +31,7 @@ def sample_cost(outcome: Outcome, axis: str, prices: dict[str, Price], models: l
 def cost_ratio(a: list[Outcome], b: list[Outcome], axis: str, prices: dict[str, Price],
                models: tuple[list[str], list[str]], *, seed: int, resamples: int,
                confidence: float = 0.95) -> dict[str, Any]:
-    """A's cost per claim over B's on the samples both have a cost for, with a paired percentile bootstrap;
-    None where B spent nothing or no sample has both."""
+    """A's cost per claim over B's on the samples both have a cost for, with a paired bootstrap; or None."""
     both = [(x, y) for x, y in ((sample_cost(p, axis, prices, models[0]), sample_cost(q, axis, prices, models[1]))
                                 for p, q in zip(a, b, strict=True)) if x is not None and y is not None]
     empty = {"ratio": None, "ci": [None, None], "n": len(both)}

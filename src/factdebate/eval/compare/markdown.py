@@ -247,8 +247,7 @@ def _failures(data: dict[str, Any]) -> list[str]:
 
 
 def _escaped(value: Any) -> Any:
-    """``value`` with every text (keys included) HTML-escaped: run folders may come from anyone, and markdown
-    renders raw HTML."""
+    """``value`` with every text (keys included) HTML-escaped: run folders may come from anyone."""
     if isinstance(value, str):
         return html.escape(value, quote=False)
     if isinstance(value, dict):

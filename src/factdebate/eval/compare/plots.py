@@ -29,8 +29,7 @@ def _save(fig: Any, output: Path, stem: str) -> list[Path]:
 
 
 def _shown_names(names: list[str]) -> dict[str, str]:
-    """Each run's name as a figure prints it: its folder's name where unique, a name longer than ``_LONGEST``
-    cut to its two ends."""
+    """Each run's name as a figure prints it: its folder's name where unique, cut to ``_LONGEST``."""
     short = {name: Path(name).name or name for name in names}
     taken = Counter(short.values())
     shown = {name: (short[name] if taken[short[name]] == 1 else name) for name in names}

@@ -42,8 +42,7 @@ def _cheaper_beyond_doubt(pair: dict[str, Any] | None, front: str) -> bool:
 
 
 def front_marks(rows: list[dict[str, Any]], front: list[str], pairs: list[dict[str, Any]]) -> dict[str, Any]:
-    """For every run off the front: the front runs that beat it, those of equal cost, and which of them are
-    significantly more accurate or cheaper."""
+    """For every run off the front: the front runs beating it, of equal cost, significantly better or cheaper."""
     by_name = {r["name"]: r for r in rows}
     behind: dict[str, dict[str, Any]] = {}
     for row in rows:

@@ -71,8 +71,7 @@ def _same_records(entry: HubDataset) -> github.Accept | None:
 
 
 def fetch(entry: HubDataset, *, update: bool = False, notify: Notify | None = _say) -> tuple[Path, list[Fetched]]:
-    """The verified (and converted) file the loader reads, and what was fetched; ``update`` resolves the
-    registry's revision afresh. A failure keeps its kind (hub/errors.py)."""
+    """The verified (and converted) file the loader reads, and what was fetched (``update``: resolved afresh)."""
     from factdebate.eval.datasets.hub_convert import converted
     from factdebate.hub.fetch import lock_key
 

@@ -13,8 +13,7 @@ REGISTERING = (builtin_data, loaders, response_loaders)  # imported for what imp
 
 
 def load_dataset(spec: str, *, strict: bool = False) -> Dataset:
-    """``NAME`` (built in, or fetched from the Hub: :mod:`factdebate.eval.datasets.hub_datasets`) or ``FORMAT:PATH``.
-    ``strict``: any skipped record is an error."""
+    """``NAME`` (built in, or fetched from the Hub) or ``FORMAT:PATH``; ``strict``: a skipped record is an error."""
     name, sep, path = spec.partition(":")
     if not sep:
         if spec in BUILTINS:

@@ -64,8 +64,7 @@ def _kind(value: Any) -> str:
 
 
 def read_records(path: Path, skipped: Counter[str] | None = None) -> list[dict[str, Any]]:
-    """A JSON array, a JSON object keyed by id (the key lands in ``_key``) or JSON lines. Entries that are
-    not objects are counted in ``skipped`` by reason."""
+    """A JSON array, an object keyed by id (in ``_key``) or JSON lines; non-objects counted in ``skipped``."""
     skipped = Counter() if skipped is None else skipped
     text = read_text(path)
     stripped = text.lstrip()

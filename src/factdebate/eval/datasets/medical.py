@@ -31,8 +31,7 @@ def option_claim(sample: Sample, letter: str) -> str:
 
 async def run_choice(sample: Sample, settings: Settings, resources: Resources,
                      sinks: list[EventSink] | None = None) -> dict[str, Any]:
-    """One verdict per option, then the choice. Returns the record fields: ``label`` (the letter or None),
-    ``decided_by``, ``option_verdicts``, ``usage`` summed over every call, including the final pick."""
+    """One verdict per option, then the choice: the record's ``label``, ``decided_by``, verdicts and usage."""
     started = time.perf_counter()
     letters = list(sample.options)
     # Every option runs to its end even when one fails, so the failure carries all the options' spend.

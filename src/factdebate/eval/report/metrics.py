@@ -93,8 +93,7 @@ def per_class(outcomes: list[Outcome], labels: tuple[str, ...]) -> dict[str, dic
 
 
 def macro_labels(outcomes: list[Outcome], labels: tuple[str, ...]) -> list[str]:
-    """The classes macro-F1 averages over: the dataset's labels, whichever occur, so every resample averages
-    over the same set."""
+    """The classes macro-F1 averages over: the dataset's labels, whichever occur."""
     return list(labels)
 
 
@@ -105,8 +104,7 @@ def macro_f1(outcomes: list[Outcome], labels: tuple[str, ...]) -> float:
 
 
 def confusion(outcomes: list[Outcome], labels: tuple[str, ...]) -> dict[str, Any]:
-    """Rows: gold labels; columns: the dataset's labels, then any other prediction, UNPARSED and ERROR (and
-    MISSING when a sample has no record)."""
+    """Rows: gold labels; columns: the dataset's labels, other predictions, UNPARSED, ERROR (and MISSING)."""
     rows = list(labels) + sorted({o.gold for o in outcomes} - set(labels))
     extra = sorted({o.shown for o in outcomes} - set(labels) - {UNPARSED, ERROR, MISSING})
     columns = list(labels) + extra + [UNPARSED, ERROR] + ([MISSING] if any(o.status == "missing" for o in outcomes)
@@ -150,8 +148,7 @@ def resampled_macro_f1(outcomes: list[Outcome], labels: tuple[str, ...], index: 
 
 def paired_macro_f1(a: list[Outcome], b: list[Outcome], labels: tuple[str, ...], *, seed: int,
                     resamples: int = 1000, confidence: float = 0.95) -> tuple[float, tuple[float, float]]:
-    """macro-F1(A) - macro-F1(B) on the same claims, with a paired percentile bootstrap (the same draws as
-    ``paired.paired_bootstrap``)."""
+    """macro-F1(A) - macro-F1(B) on the same claims, with ``paired.paired_bootstrap``'s draws."""
     if len(a) != len(b):
         raise ValueError("a paired bootstrap needs both runs' outcomes of the same claims")
     n = len(a)
@@ -165,8 +162,7 @@ def paired_macro_f1(a: list[Outcome], b: list[Outcome], labels: tuple[str, ...],
 
 
 def cost(outcomes: list[Outcome]) -> dict[str, dict[str, float]]:
-    """Mean, p95 and total of each usage field over the samples whose record carries usage, errored ones that
-    spent included."""
+    """Mean, p95 and total of each usage field over the samples whose record carries usage."""
     usages = [o.usage for o in outcomes if o.usage is not None]
     out = {}
     for name in COST_FIELDS:

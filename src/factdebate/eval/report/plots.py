@@ -99,8 +99,7 @@ def cost_per_claim(names: list[str], calls: list[tuple[float, float]], tokens: l
 
 def paper_vs_ours(panels: list[tuple[str, list[str], list[float], list[tuple[float, float]], list[float]]],
                   path: Path, *, title: str, ylabel: str) -> Path:
-    """A paper's table against ours, one panel per metric: (metric, labels, ours, ours' 95% intervals, the
-    paper's values). Ours are bars with error bars, the paper's values markers; NaN leaves a gap."""
+    """A paper's table against ours, a panel per metric (metric, labels, ours, intervals, the paper's values)."""
     width = max(5.0, 0.6 * max(len(p[1]) for p in panels) + 2.5) + 1.6  # the legend's column, right of the bars
     fig, axes = plt.subplots(len(panels), 1, figsize=(width, 3.2 * len(panels) + 0.8), squeeze=False)
     for ax, (metric, labels, ours, ci, paper) in zip(axes[:, 0], panels, strict=True):

@@ -42,8 +42,7 @@ def lost_warning(counts: dict[str, dict[str, int]]) -> str | None:
 
 
 def counts_text(counts: dict[str, dict[str, int]]) -> str:
-    """``label 40 asked, 2 re-asked, 1 recovered, 1 lost; dpd_analyst 50 asked, ..., 18 cut at the token
-    limit; query ...`` (``none`` when no parser ran)."""
+    """``label 40 asked, 2 re-asked, 1 recovered, 1 lost; query ...`` (``none`` when no parser ran)."""
     if not counts:
         return "none read"
     return "; ".join(f"{what} {row['asked']} asked, {row['reasked']} re-asked, {row['recovered']} recovered, "

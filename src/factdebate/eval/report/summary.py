@@ -73,8 +73,7 @@ def cost_by_model(outcomes: list[Outcome]) -> dict[str, dict[str, int]] | None:
 
 
 def base_rate(metrics: dict[str, Any]) -> dict[str, Any] | None:
-    """The most frequent prediction and its share of the parsed predictions, next to the accuracy of always
-    answering the most frequent gold label; None without predictions."""
+    """The most frequent prediction and its share, beside always answering the commonest gold label; or None."""
     conf = metrics["confusion"]
     columns = [sum(row[i] for row in conf["matrix"]) for i in range(len(conf["predicted"]))]
     predicted = {label: n for label, n in zip(conf["predicted"], columns, strict=True)

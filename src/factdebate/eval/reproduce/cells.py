@@ -97,8 +97,7 @@ def pairs(request: Request) -> list[tuple[RunSpec, DatasetSpec]]:
 
 
 def draw(dataset: Dataset, spec: DatasetSpec, seed: int, limit: int | None) -> tuple[list[Sample], list[str]]:
-    """The paper's draw of ``spec.n`` samples in a seeded order (or the file's, ``order = "file"``), then
-    the first ``limit``; notes say where the dataset could not give what the paper drew."""
+    """The paper's draw of ``spec.n`` samples in a seeded (or the file's) order, then the first ``limit``; notes."""
     if spec.unit != dataset.unit:
         raise InputError(f"the paper checks {spec.unit}s here, and {dataset.spec} holds {dataset.unit}s: "
                          f"pass --data {spec.name}={spec.supply}")
@@ -135,8 +134,7 @@ def draw(dataset: Dataset, spec: DatasetSpec, seed: int, limit: int | None) -> t
 
 def cell_options(request: Request, run: RunSpec, dataset: DatasetSpec, folder: Path
                  ) -> tuple[dict[str, Any], list[str]]:
-    """The run's flat options: the paper's (the dataset's, then the run's), then the user's flags over them;
-    and the paper settings the user's flags replaced."""
+    """The run's flat options (the paper's, the user's flags over them), and the paper settings replaced."""
     paper: dict[str, Any] = {"method": run.method}
     for name, value in {**dataset.options, **run.options}.items():
         paper[name] = value.replace(RUN_DIR, str(folder)) if isinstance(value, str) else value
@@ -186,8 +184,7 @@ class _Source:
 
 
 def sample_source(spec: DatasetSpec, given: str | None, datasets: _Datasets) -> _Source:
-    """The authors' sample set where the column has one and ``--data`` does not replace it: every record, in
-    the file's order; where it cannot be had, the paper's draw from ``spec.name``, declared."""
+    """The authors' sample set where the column has one (unless ``--data``), else the paper's draw, declared."""
     if given or spec.authors is None:
         return _Source(spec, given or spec.name)
     got = datasets.authors(spec.authors)

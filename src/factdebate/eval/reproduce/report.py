@@ -144,8 +144,7 @@ def table_lines(paper: Paper, table: Table, cells: dict[str, dict[str, Any]], ro
 
 
 def backbone_mismatches(root: Path, manifest: dict[str, Any]) -> list[str]:
-    """One line per paper row whose figures stand beside a run of another backbone (``--paper-model`` one
-    model, ``--llm`` another; or a baseline row the paper ran on one backbone only)."""
+    """One line per paper row whose figures stand beside a run of another backbone."""
     paper = get_paper(manifest["paper"])
     model = manifest.get("paper_model") or paper.model
     cells = {f"{c['dataset']}/{c['run']}": c for c in manifest["cells"]}
@@ -198,8 +197,7 @@ def _table_markdown(paper: Paper, table: Table, lines: list[Line]) -> list[str]:
 
 
 def _inside(line: Line, ci: tuple[float, float] | None) -> str:
-    """Whether the paper's figure lies in our interval. A bootstrap interval that is one point (every
-    resample alike, as 3 of 3 gives) says nothing about what else the method could score: no verdict."""
+    """Whether the paper's figure lies in our interval ("yes", "no", or "n/a" with why)."""
     if ci is None or line.paper is None or line.ours is None:
         return "n/a"
     if ci[0] == ci[1] and line.ours.interval == "bootstrap":

@@ -95,8 +95,7 @@ def rerun_settings(recorded: dict[str, Any], original: Path, output: Path, optio
 
 
 def _dataset(spec: str, data: dict[str, str], labels: list[str], file: str | None) -> Dataset:
-    """The recorded dataset: ``--data`` if given; else its spec, or, when the spec's relative path does not
-    resolve from here, the absolute path recorded with it."""
+    """The recorded dataset: ``--data``, else its spec (or its recorded absolute path, when not found here)."""
     name, sep, path = spec.partition(":")
     source = data.get(name) or data.get(spec) or spec
     if source == spec and sep and not Path(path).expanduser().exists() and file and Path(file).exists():

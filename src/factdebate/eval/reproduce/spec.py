@@ -54,8 +54,7 @@ class RunSpec(_Strict):
 
 
 class PaperFigures(_Strict):
-    """One row of a table for one backbone: its label in the paper, its values by column and metric, and
-    the paper's own confidence interval where it gives one."""
+    """One row of a table for one backbone: its label, values by column and metric, and the paper's intervals."""
 
     label: str
     values: dict[str, dict[str, float]]
@@ -120,8 +119,7 @@ class Paper(_Strict):
         raise InputError(f"{self.key} has no table '{name}' that this reproduces; tables: {listed}")
 
     def figures(self, row: TableRow, model: str) -> tuple[str, PaperFigures] | None:
-        """The row's figures for ``model``, or for its only backbone when the paper ran the row with one
-        model alone (a baseline): (model key, figures); None when the row has no figures for ``model``."""
+        """(model key, figures) of the row for ``model``, or its only backbone; None when it has none for it."""
         if model in row.paper:
             return model, row.paper[model]
         if len(row.paper) == 1:

@@ -171,8 +171,7 @@ class Tally:
 
 
 def tally(judgements: list[Judgement]) -> Tally:
-    """argmax{W_A, |W_N|, W_T} over the parsed ballots; a shared maximum is a tie. Consensus is
-    Σ C_j·I(V_j = winning vote) / Σ C_j (0 when every confidence is 0)."""
+    """argmax{W_A, |W_N|, W_T} over the parsed ballots (a shared maximum: a tie), and the consensus."""
     ballots = [(LABEL_VOTE[j.vote], j.confidence or 0.0) for j in judgements if j.parsed and j.vote is not None]
     unparsed = sum(not j.parsed or j.vote is None for j in judgements)
     w_a = sum(v * c for v, c in ballots if v == 1)

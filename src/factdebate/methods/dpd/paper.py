@@ -66,8 +66,7 @@ GATHERERS_PAPER = "the gatherers search the Google Search API and a RAG knowledg
 
 
 def _tools(cfg: DPDSettings) -> list[Deviation]:
-    """Gatherers with one of the paper's two tools, or none where the task supplies no evidence of its own
-    (HaluEval's modes hand the teams the sample's knowledge: searching nothing there is the setup, not this)."""
+    """Gatherers with one of the paper's two tools, or none where the task supplies no evidence of its own."""
     if not cfg.gatherers or set(cfg.tools) == set(GATHER_TOOLS):
         return []
     if cfg.tools:

@@ -45,8 +45,7 @@ SUMMARY_SENTENCES = 4
 
 
 def statement_params(role: str, temperature: float, max_tokens: int) -> GenParams:
-    """A free-text turn's parameters: its cap, and the grammar that closes it within the cap (where the
-    server holds one; elsewhere the prompt's length and the cap bound it, a cut reply counted as cut)."""
+    """A free-text turn's parameters: its cap, and the grammar that closes it within the cap."""
     grammar = (paragraph_grammar(max_tokens, SUMMARY_SENTENCES) if role == "summarizer"
                else lines_grammar(max_tokens, STATEMENT_LINES))
     return GenParams(temperature=temperature, max_tokens=max_tokens, grammar=grammar)
@@ -193,8 +192,7 @@ async def statement(llm: LLM, prompt: Prompt, *, agent: str, role: str, team: st
 
 async def summarize(llm: LLM, encoder: TextEncoder, variables: dict[str, Any], *, side: str, round: int, k: int,
                     temperature: float, max_tokens: int, evidence: list[Document]) -> Turn:
-    """k samples at once; the statement is the sample closest to the others (the medoid) and the team's
-    confidence is the samples' mean pairwise cosine similarity (None with one sample: nothing to compare)."""
+    """k samples at once: the medoid is the statement, their mean pairwise cosine the confidence (None for one)."""
     agent = f"{side}-summarizer"
     prompt = render("dpd_summarizer", **variables)
     turn = Turn(agent=agent, role="summarizer", team=side, evidence=evidence)

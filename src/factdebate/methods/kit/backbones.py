@@ -79,8 +79,7 @@ def served_name(model: str) -> str | None:
 
 def backbone(settings: RunSettings, roles: Iterable[str], backbones: Backbones, *, paper: str | None = None
              ) -> list[Deviation]:
-    """The ``backbone`` deviation when a role's model is none of the paper's, by exact name; ``paper``
-    words what the paper ran where a method says it more precisely than ``backbones``."""
+    """The ``backbone`` deviation when a role's model is none of the paper's, by exact name."""
     by_role = {role: settings.llm_for(role) for role in roles}
     models = dict.fromkeys(by_role.values())
     other = [model for model in models if served_name(model) not in backbones.names()]

@@ -97,8 +97,7 @@ def trim(documents: list[Document], max_chars: int) -> list[Document]:
 
 async def search_tool(tool: Tool, query: str, k: int, *, agent: str = "", round: int = 0,
                       written: str | None = None) -> list[Document]:
-    """One accounted search; what the engine itself traces (``web_search``) nests in its span. ``written``:
-    the model's own text where ``query`` is its cleaned form (methods/kit/query_text.py)."""
+    """One accounted search; ``written``: the model's own text where ``query`` is its cleaned form."""
     started = time.perf_counter()
     with span(f"{tool.name}: {query[:60]}", "tool", agent=agent, round=round):
         with watched("search", tool=tool.name):  # the service's metrics and traces (core/observe.py)

@@ -108,8 +108,7 @@ def letter_run(said: Sequence[str]) -> bool:
 
 @lru_cache(maxsize=64)
 def instruction_words(prompt: str) -> tuple[str, ...]:
-    """The fixed words of ``prompt``'s template (what every rendering of it says, Jinja's expressions and
-    statements left out): a field made of them repeats the instructions. Empty for an unknown template."""
+    """The fixed words of ``prompt``'s template (without Jinja's expressions); empty for an unknown one."""
     try:
         source = template_path(prompt).read_text(encoding="utf-8")
     except FileNotFoundError:

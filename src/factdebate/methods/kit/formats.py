@@ -41,8 +41,7 @@ LINE_CHARS = 200  # a line of points (lines_grammar), where the cap allows more
 
 
 def sentences_rule(count: int, max_tokens: int, tail: int) -> str:
-    """GBNF ``reason``: one to ``count`` sentences on one line, each as long as lets the reply close within
-    ``max_tokens`` when ``tail`` characters follow them (at most ``SENTENCE_CHARS``)."""
+    """GBNF ``reason``: one to ``count`` sentences on one line, each short enough to close within ``max_tokens``."""
     chars = min(SENTENCE_CHARS, part_chars(max_tokens, count, tail) - SENTENCE_END)
     return ("reason ::= sentence" + " sentence?" * (count - 1) + "\n"
             f"sentence ::= [^\\n.!?]{{1,{max(1, chars)}}} [.!?] [.!?]? [.!?]?\n")

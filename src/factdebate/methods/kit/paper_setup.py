@@ -56,8 +56,7 @@ def answer_format(settings: RunSettings, *, paper: str, scored: bool = False) ->
 
 
 def toolmad_labels() -> list[Deviation]:
-    """The ``two_labels`` deviation on a two-label task (core/claim_context.py): the Tool-MAD paper's prompts
-    offer SUPPORTS, REFUTES and NOT ENOUGH INFO on every dataset, FaVIQ's two-label set included."""
+    """The ``two_labels`` deviation on a two-label task (the Tool-MAD paper offers three labels everywhere)."""
     if not binary_task():
         return []
     return [Deviation(
@@ -94,8 +93,7 @@ def notes_numbers(settings: RunSettings) -> bool:
 
 
 def number_notes(settings: RunSettings) -> list[Deviation]:
-    """The ``number_notes`` deviation while the debaters read the number note (prompts/numbers.py): under their
-    documents, which of the claim's numbers no document writes."""
+    """The ``number_notes`` deviation while the debaters read the number note (prompts/numbers.py)."""
     if not notes_numbers(settings):
         return []
     return [Deviation(key="number_notes", paper="the debaters read the claim and their documents",

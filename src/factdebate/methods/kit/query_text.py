@@ -24,8 +24,7 @@ class CleanQuery:
 
 
 def clean_query(text: str) -> CleanQuery:
-    """``text`` without leading list numbering or a bullet, quotes around the whole of it and a leading
-    "query:" label, in any order and nesting ("1. Query: \\"x\\""); the inner text is kept as written."""
+    """``text`` without leading numbering or bullet, enclosing quotes and a "query:" label, in any nesting."""
     current = text.strip()
     while True:
         before = current

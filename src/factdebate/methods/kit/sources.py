@@ -77,8 +77,7 @@ def search_engine_deviation(kinds: Iterable[str], settings: RunSettings, *, pape
 
 
 def rag_corpus_deviation(kinds: Iterable[str], settings: RunSettings, *, paper: str) -> list[Deviation]:
-    """The ``rag_corpus`` deviation on every run whose ``rag`` tool reads a corpus other than the paper's
-    index: the built-in one holds 10,033 Wikipedia lead summaries (Vital Articles), not whole articles."""
+    """The ``rag_corpus`` deviation on every run whose ``rag`` tool reads a corpus other than the paper's."""
     if "rag" not in kinds:
         return []
     corpus = settings.retrieval.corpus

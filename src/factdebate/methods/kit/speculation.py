@@ -81,8 +81,7 @@ class RoundWork(Ahead[T], Generic[T, E]):
         return cls(task, recorder, early, confirmed)
 
     async def answers(self) -> E | None:
-        """The early result, or ``None`` when the work ended without setting it (it failed: awaiting
-        ``task`` raises the error, which a speculative round must only do once committed)."""
+        """The early result, or ``None`` when the work ended without setting it (it failed)."""
         pending: set[asyncio.Future[object]] = {self.early, self.task}  # type: ignore[arg-type]
         await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
         return self.early.result() if self.early.done() and not self.early.cancelled() else None

@@ -36,8 +36,7 @@ class YesNo:
 
 async def ask_yes_no(llm: LLM, prompt: Prompt, *, agent: str, round: int = 1, temperature: float = 0.0,
                      max_tokens: int = 256, line: str | None = None) -> YesNo:
-    """``line``: the answer is reasoning then ``<line>: Yes|No``, held to that form where the backend can
-    (``llm.one_call_verdict``); without it the question wants a bare Yes or No, held to the two words."""
+    """A Yes or No: reasoning then ``<line>: Yes|No`` with ``line``, else bare; held to that form where it can."""
     if not llm.one_call_verdict:
         params = GenParams(temperature=temperature, max_tokens=max_tokens)
     elif line:

@@ -11,8 +11,7 @@ from factdebate.core.events import Where
 
 
 class Decomposed(Where):
-    """MERMAID's decomposer: triplets and topic of the claim, the entities that key the memory; ``parsed``
-    false when no readable decomposition came back (the executor then works from the raw claim)."""
+    """MERMAID's decomposer: triplets, topic and entities of the claim; ``parsed`` false when unreadable."""
 
     event: Literal["decomposition"] = "decomposition"
     triplets: list[dict[str, str]] = Field(default_factory=list)

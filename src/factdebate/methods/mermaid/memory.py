@@ -93,8 +93,7 @@ def recall_documents(hits: list[MemoryHit]) -> list[Document]:
 
 
 def recalled_title(hit: MemoryHit) -> str:
-    """A recalled passage's title: the page its source names ("Eiffel Tower" for .../wiki/Eiffel_Tower), said to
-    come from the memory; the tool that found it when the source names none."""
+    """A recalled passage's title: the page its source names (else its tool), said to come from the memory."""
     tail = unquote(hit.source.split("#")[0].split("?")[0].rstrip("/").rsplit("/", 1)[-1])
     name = " ".join(tail.replace("_", " ").split())
     return f"{name} (recalled from memory)" if name else f"recalled from memory ({hit.tool})"

@@ -106,8 +106,7 @@ class Mermaid(Method[MermaidSettings]):
     call_probe = CallProbe(elsewhere="tests/methods/mermaid/test_method.py::test_call_bounds_hold_at_both_ends")
 
     def indexes(self, settings: RunSettings) -> set[str]:
-        """What the shipped servers it starts open: offline Wikipedia fuses BM25 and dense rankings, the
-        search server's local engine is BM25 (a user's server under the same name replaces ours)."""
+        """What the shipped servers it starts open: both indexes for offline Wikipedia, BM25 for search."""
         cfg = self.cfg(settings)
         started = {name for name in cfg.servers if name not in settings.mcp_servers}
         wanted = {"local", "rag"} if "wikipedia" in started and not cfg.wikipedia_online else set()

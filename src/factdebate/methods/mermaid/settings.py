@@ -96,8 +96,7 @@ MEMORY_FIELDS: dict[str, str] = {
 
 def memory_settings(settings: RunSettings, cfg: MermaidSettings | None = None,
                     run: RunScope | None = None) -> MemorySettings:
-    """The memory MERMAID uses with ``settings`` (in ``run``: an evaluation or a batch); the ``factdebate
-    memory`` commands read the same one."""
+    """The memory MERMAID uses with ``settings`` in ``run`` (the ``memory`` commands read the same one)."""
     cfg = cfg or settings.methods.get("mermaid") or MermaidSettings()
     chosen: dict[str, Any] = {}
     for name, target in MEMORY_FIELDS.items():

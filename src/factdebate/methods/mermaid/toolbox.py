@@ -107,14 +107,12 @@ class Toolbox:
         self._generations: dict[int, int] = {}
 
     async def aopen(self) -> None:
-        """The first start, when the service is first asked for. A failure is recorded, not raised: the
-        service registry keeps only what opened, so raising would start the servers again for every claim."""
+        """The first start, when first asked for; a failure is recorded, not raised (else every claim restarts)."""
         with contextlib.suppress(ToolboxUnavailable):
             await self.ready()
 
     async def ready(self) -> None:
-        """Open, or :class:`ToolboxUnavailable` with the recorded failure (naming the server and the cause)
-        until the policy allows another start; concurrent claims wait for one start."""
+        """Open, or :class:`ToolboxUnavailable` until the policy allows another start (one for all waiting)."""
         if self._stack is not None:
             return
         async with self._lock:
@@ -259,8 +257,7 @@ def input_hint(schema: ToolSchema, claim: str = "", entity: str = "") -> str:
 
 
 def model_input_schema(schema: ToolSchema) -> dict[str, Any]:
-    """The part of a tool's input schema the executor's reply is held to: its required arguments (other
-    than the managed ones), by type only, so the grammar stays small."""
+    """A tool's required, unmanaged arguments by type only: what the executor's reply is held to."""
     properties = schema.parameters.get("properties", {})
     required = [k for k in schema.parameters.get("required", []) if k not in MANAGED_ARGS and k in properties]
     props = {key: {"type": properties[key].get("type", "string")}

@@ -19,8 +19,7 @@ if TYPE_CHECKING:
 
 
 async def round_one_relevance(claim: str, resources: Resources) -> list[float | None]:
-    """Each debater's round-1 answer to ``claim`` (with its retrieved evidence), scored for relevance;
-    None where an answer was empty or could not be scored."""
+    """Each debater's round-1 answer to ``claim``, scored for relevance (None when it could not be)."""
     method = ToolMAD()
     cfg = method.cfg(resources.settings)
     unscored = resources.settings.model_copy(update={"methods": {

@@ -71,8 +71,7 @@ def speculates(cfg: ToolMADSettings, resources: Resources) -> bool:
 
 
 def ending(last: Round) -> str:
-    """How the debate the judge reads ended: ``disagreed`` (the labels differ, or one is missing), ``unscored``
-    (they agree, but a score could not be computed) or ``low_score`` (they agree, a score fell short)."""
+    """How the debate ended for the judge: ``disagreed``, ``unscored`` or ``low_score``."""
     labels = {turn.label for turn in last.turns}
     if None in labels or len(labels) != 1:
         return "disagreed"

@@ -31,8 +31,7 @@ def offline_scoring_on(cfg: ToolMADSettings, settings: RunSettings) -> bool:
 
 
 def tuned(cfg: ToolMADSettings, settings: RunSettings) -> ToolMADSettings:
-    """``cfg`` with the calibrated relevance threshold where offline scoring is on and the threshold is the
-    paper's uncalibrated 0.8; a threshold set to another value, or calibrated by the user, stays."""
+    """``cfg`` with the calibrated relevance threshold where offline scoring is on and the threshold is 0.8."""
     if cfg.calibrated or cfg.relevance_threshold != PAPER_RELEVANCE or not offline_scoring_on(cfg, settings):
         return cfg
     return cfg.model_copy(update=CALIBRATED)

@@ -100,8 +100,7 @@ def deviations(cfg: ToolMADSettings, settings: RunSettings) -> list[Deviation]:
 
 
 def label_guide_on(cfg: ToolMADSettings, settings: RunSettings) -> bool:
-    """Whether the prompts say what tells the labels apart (kit/paper_setup.py: ``label_guide`` where set, else
-    on for an in-process GGUF model other than the embedded SmolLM2)."""
+    """Whether the prompts say what tells the labels apart (kit/paper_setup.py ``guide_labels``)."""
     return guide_labels(cfg.label_guide, settings)
 
 
