@@ -23,7 +23,7 @@ from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
-from factdebate.response_level.grounding import grounded, in_english, uncovered_places
+from factdebate.response_level.grounding import among, content_words, forms, grounded, in_english, uncovered_places
 from factdebate.response_level.offload import read_text
 from factdebate.response_level.room import claim_room, filled
 from factdebate.response_level.spans import sentences
@@ -298,10 +298,38 @@ class Held:
     ungrounded_sentences: list[list[int]]
 
 
+# A claim's stated sentences are taken as said unless another sentence holds at least ``_MOSTLY`` of its content
+# words and ``_CLEARLY`` more of them than any stated one: a small model numbers a claim by its place in the list
+# it writes (the second claim "from sentence 2" though it copies sentence 3), which would mark the sentence it
+# names covered and the sentence it copies unchecked.
+_MOSTLY = 0.8
+_CLEARLY = 0.3
+
+
+def _share(words: set[str], unit: str) -> float:
+    """The share of ``words`` (a claim's content words) that ``unit`` writes, by lemma and stem."""
+    found = forms(content_words(unit))
+    return sum(among(w, found) for w in words) / len(words) if words else 0.0
+
+
+def placed_right(drawn: Drawn, text: str, units: Sequence[tuple[int, int]]) -> Drawn:
+    """``drawn`` with its sentences corrected where they plainly are not the ones it was drawn from (see
+    :data:`_MOSTLY`)."""
+    words = content_words(drawn.claim)
+    if not drawn.sentences or not words or len(units) < 2:
+        return drawn
+    shares = [_share(words, text[a:b]) for a, b in units]
+    said = max((shares[n - 1] for n in drawn.sentences if n <= len(units)), default=0.0)
+    best = max(range(len(units)), key=lambda i: shares[i])
+    if shares[best] < _MOSTLY or shares[best] - said < _CLEARLY:
+        return drawn
+    return Drawn(drawn.claim, (best + 1,))
+
+
 def _held_to_text(items: list[Drawn] | None, text: str, source: str, max_claims: int,
                   opening: str | None = None, units: Sequence[tuple[int, int]] = ()) -> Held:
     """The claims ``source`` grounds plus the text's uncovered sentences, each with its sentences; those dropped."""
-    drawn = {d.claim: d for d in items or []}
+    drawn = {d.claim: placed_right(d, text, units) for d in items or []}
     claims, ungrounded = grounded(list(drawn), source, translated={
         c for c, d in drawn.items() if not _drawn_in_english(text, units, d.sentences)}, answered={
         c for c, d in drawn.items() if _drawn_from_short_answers(text, units, d.sentences)})
