@@ -9,7 +9,7 @@ The check (guard_engine/), one call for every door:
   ``check_replies`` (the call for a chat reply), ``check_response`` (for a long answer, claim by claim),
   ``check_one_claim`` (one claim of a checked answer, checked again).
 - ``Host`` (what a door gives the call: admission, resources, keeping, the reviser), ``Admission`` (a check's hold
-  on the service's room), ``given_resources`` (a host's resources as the check reads them).
+  on the service's room).
 - ``begin``, ``Begun``, ``finish``: a streamed reply's check set up and admitted, then finished and kept;
   ``StreamingCheck`` and ``GuardedStream``: the check of a reply while it streams, and its policy on the text;
   ``no_text_result`` and ``overloaded_result``: the result of a reply with no text, and of one the service had no
@@ -57,7 +57,7 @@ What the process holds, writes and reads:
   addresses, in one piece or as it streams; ``redact_text``, ``redact_url``, ``redact_value``: credentials out
   of what the operator reads; ``remember_secrets``, ``remember_endpoints``, ``remember_settings``: what the
   process holds, remembered where it is loaded.
-- ``unsafe_reason``, ``checked_values``, ``checked_tree``, ``safe_value``, ``dumps_record``: text and JSON made
+- ``unsafe_reason``, ``checked_tree``, ``safe_value``, ``dumps_record``: text and JSON made
   safe at the edges; ``upgrade``: a stored record in the current schema; ``data_dir``: the data folder;
   ``STORAGE`` and ``storage_problem``: the parts of storage that could not write lately, and why.
 - ``watched``, ``watching``, ``Watcher``: metrics and traces of what the library does.
@@ -85,7 +85,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.core.runtime import EventSink, Listener
     from factdebate.core.schema import upgrade
     from factdebate.core.storage_full import STORAGE, storage_problem
-    from factdebate.core.textsafe import checked_tree, checked_values, dumps_record, safe_value, unsafe_reason
+    from factdebate.core.textsafe import checked_tree, dumps_record, safe_value, unsafe_reason
     from factdebate.core.types import (
         LABEL_ALIASES,
         ClaimCheck,
@@ -109,7 +109,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         check_replies,
         check_response,
         finish,
-        given_resources,
     )
     from factdebate.guard_engine.clock import request_clock
     from factdebate.guard_engine.deadline import default_deadline_s
@@ -179,15 +178,14 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "GROUPS
            "ResolvedGuardOptions", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser",
            "ScrubWindow", "SearchEngine", "Settings", "Span", "StreamingCheck", "Tier", "Verdict", "VerdictWarning",
            "Watcher", "YamlFile", "__version__", "all_methods", "all_options", "begin", "check_corpus_name",
-           "check_one_claim", "check_replies", "check_response", "checked_tree", "checked_values", "close_session",
-           "data_dir", "default_deadline_s", "dumps_record", "finish", "get_method", "given_evidence",
-           "given_resources", "hide_endpoints", "mcp_tool", "method_class", "models_down", "needs_builtin",
-           "no_text_result", "options_to_overrides", "overloaded_result", "page_notes", "parse_claim_lines",
-           "passages", "prepare_builtin", "redact_text", "redact_url", "redact_value", "relabelled",
-           "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock",
-           "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from", "storage_problem",
-           "transcribing", "unsafe_reason", "upgrade", "validate_claim", "validate_question", "validate_response",
-           "validation_problems", "watched", "watching", "with_claim"]
+           "check_one_claim", "check_replies", "check_response", "checked_tree", "close_session", "data_dir",
+           "default_deadline_s", "dumps_record", "finish", "get_method", "given_evidence", "hide_endpoints",
+           "mcp_tool", "method_class", "models_down", "needs_builtin", "no_text_result", "options_to_overrides",
+           "overloaded_result", "page_notes", "parse_claim_lines", "passages", "prepare_builtin", "redact_text",
+           "redact_url", "redact_value", "relabelled", "remember_endpoints", "remember_secrets", "remember_settings",
+           "render", "request_clock", "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from",
+           "storage_problem", "transcribing", "unsafe_reason", "upgrade", "validate_claim", "validate_question",
+           "validate_response", "validation_problems", "watched", "watching", "with_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -257,7 +255,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "check_replies": ("factdebate.guard_engine.call", "check_replies"),
     "check_response": ("factdebate.guard_engine.call", "check_response"),
     "checked_tree": ("factdebate.core.textsafe", "checked_tree"),
-    "checked_values": ("factdebate.core.textsafe", "checked_values"),
     "close_session": ("factdebate.util.http_client", "close_session"),
     "data_dir": ("factdebate.util.paths", "data_dir"),
     "default_deadline_s": ("factdebate.guard_engine.deadline", "default_deadline_s"),
@@ -265,7 +262,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "finish": ("factdebate.guard_engine.call", "finish"),
     "get_method": ("factdebate.methods.base", "get_method"),
     "given_evidence": ("factdebate.tools.given", "given_evidence"),
-    "given_resources": ("factdebate.guard_engine.call", "given_resources"),
     "hide_endpoints": ("factdebate.util.scrub", "hide_endpoints"),
     "mcp_tool": ("factdebate.tools.registry", "mcp_tool"),
     "method_class": ("factdebate.methods.base", "method_class"),

@@ -23,8 +23,8 @@ import contextlib
 import gc
 import logging
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -362,9 +362,3 @@ def hidden_result(result: GuardResult) -> GuardResult:
         reason = hide_endpoints(reason)
     return result.model_copy(update={"degraded_reason": reason, "claims": [hidden_claim(c) for c in result.claims],
                                      "passed_through": [hide_endpoints(p) for p in result.passed_through]})
-
-
-@asynccontextmanager
-async def given_resources(resources: Resources) -> AsyncIterator[tuple[Resources, list[EventSink]]]:
-    """A session of resources the host holds already (the service's pool, the MCP server's)."""
-    yield resources, []

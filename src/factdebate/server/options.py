@@ -23,7 +23,7 @@ from factdebate.engine import (
     Verdict,
     all_methods,
     all_options,
-    checked_values,
+    checked_tree,
     get_method,
     hide_endpoints,
     options_to_overrides,
@@ -75,7 +75,7 @@ class _OptionsBase(BaseModel):
             for name, value in data.items():
                 if name not in REQUEST_TEXTS:
                     try:
-                        checked_values(value, what=f"option '{name}'", limit=MAX_OPTION_CHARS)
+                        checked_tree(value, what=f"option '{name}'", limit=MAX_OPTION_CHARS)
                     except InputError as exc:
                         raise PydanticCustomError("unsafe_text", str(exc).replace("{", "(").replace("}", ")")) \
                             from None

@@ -30,7 +30,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import InitErrorDetails, core_schema
 
-from factdebate.engine import GuardOptions, InputError, Settings, checked_tree, checked_values
+from factdebate.engine import GuardOptions, InputError, Settings, checked_tree
 
 MAX_FIELD_CHARS = 100_000  # the longest text in a field other than a message (a tool's schema, a stop word)
 MAX_CHOICES = 8  # n, whatever the operator allows: each answer is checked (guard.max_choices caps it lower)
@@ -149,7 +149,7 @@ class ChatRequest(BaseModel):
                 if isinstance(data.get(name), list) and len(data[name]) > MAX_TOOLS:
                     raise ValueError(f"{len(data[name])} {name} sent; the limit is {MAX_TOOLS}")
             try:
-                checked_values(list(data), what="field name", limit=256)
+                checked_tree(list(data), what="field name", limit=256)
                 for name, value in data.items():
                     if name not in ("messages", "factdebate"):
                         checked_tree(value, what=f"field '{name}'", limit=MAX_FIELD_CHARS)

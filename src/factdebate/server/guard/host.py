@@ -7,6 +7,7 @@ the call with one of these; :func:`door_error` is how each writes a refusal or f
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -34,7 +35,6 @@ from factdebate.engine import (
     Settings,
     VerdictWarning,
     begin,
-    given_resources,
     models_down,
 )
 from factdebate.server.admission import ServiceAdmission, admit_check
@@ -87,7 +87,7 @@ class ServiceHost(Host):
         return self._admission
 
     def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:
-        return given_resources(self.service.resources(settings))
+        return contextlib.nullcontext((self.service.resources(settings), []))  # the pool holds them
 
     def sinks(self) -> tuple[list[EventSink], Any]:
         calls = call_keeper(self.service)

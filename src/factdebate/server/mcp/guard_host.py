@@ -9,10 +9,11 @@ checks and runs no run slots of the service's; its key's rate limit counts each 
 
 from __future__ import annotations
 
+import contextlib
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from factdebate.engine import EventSink, GuardOptions, Host, ResourcePool, Resources, Settings, given_resources
+from factdebate.engine import EventSink, GuardOptions, Host, ResourcePool, Resources, Settings
 from factdebate.server.options import SettingsResolver
 from factdebate.server.security import CALLER_STATE
 
@@ -27,7 +28,7 @@ class McpHost(Host):
         return self._settings or self.resolver.base
 
     def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:
-        return given_resources(self.pool.get(settings))
+        return contextlib.nullcontext((self.pool.get(settings), []))  # the pool holds them
 
 
 def caller_of(context: Any) -> str | None:

@@ -8,6 +8,7 @@ that its link shows the claim's new verdict."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from contextlib import AbstractAsyncContextManager
@@ -35,7 +36,6 @@ from factdebate.engine import (
     Settings,
     check_one_claim,
     given_evidence,
-    given_resources,
     hide_endpoints,
     relabelled,
     validate_claim,
@@ -96,7 +96,7 @@ class ResponseHost(Host):
         return self._admission
 
     def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:
-        return given_resources(self.service.resources(settings))
+        return contextlib.nullcontext((self.service.resources(settings), []))  # the pool holds them
 
 
 async def _one_call(service: Service, who: str, checked: tuple[Settings, str, str | None, list[Document] | None],
