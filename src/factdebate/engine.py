@@ -57,7 +57,7 @@ What the process holds, writes and reads:
   addresses, in one piece or as it streams; ``redact_text``, ``redact_url``, ``redact_value``: credentials out
   of what the operator reads; ``remember_secrets``, ``remember_endpoints``, ``remember_settings``: what the
   process holds, remembered where it is loaded.
-- ``unsafe_reason``, ``checked_tree``, ``safe_value``, ``dumps_record``: text and JSON made
+- ``checked_tree``, ``safe_value``, ``dumps_record``: text and JSON made
   safe at the edges; ``upgrade``: a stored record in the current schema; ``data_dir``: the data folder;
   ``STORAGE`` and ``storage_problem``: the parts of storage that could not write lately, and why.
 - ``watched``, ``watching``, ``Watcher``: metrics and traces of what the library does.
@@ -85,7 +85,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.core.runtime import EventSink, Listener
     from factdebate.core.schema import upgrade
     from factdebate.core.storage_full import STORAGE, storage_problem
-    from factdebate.core.textsafe import checked_tree, dumps_record, safe_value, unsafe_reason
+    from factdebate.core.textsafe import checked_tree, dumps_record, safe_value
     from factdebate.core.types import (
         LABEL_ALIASES,
         ClaimCheck,
@@ -184,8 +184,8 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "GROUPS
            "overloaded_result", "page_notes", "parse_claim_lines", "passages", "prepare_builtin", "redact_text",
            "redact_url", "redact_value", "relabelled", "remember_endpoints", "remember_secrets", "remember_settings",
            "render", "request_clock", "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from",
-           "storage_problem", "transcribing", "unsafe_reason", "upgrade", "validate_claim", "validate_question",
-           "validate_response", "validation_problems", "watched", "watching", "with_claim"]
+           "storage_problem", "transcribing", "upgrade", "validate_claim", "validate_question", "validate_response",
+           "validation_problems", "watched", "watching", "with_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -290,7 +290,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "settings_from": ("factdebate.settings.load", "settings_from"),
     "storage_problem": ("factdebate.core.storage_full", "storage_problem"),
     "transcribing": ("factdebate.llm.transcript", "transcribing"),
-    "unsafe_reason": ("factdebate.core.textsafe", "unsafe_reason"),
     "upgrade": ("factdebate.core.schema", "upgrade"),
     "validate_claim": ("factdebate.run.claim", "validate_claim"),
     "validate_question": ("factdebate.run.response", "validate_question"),

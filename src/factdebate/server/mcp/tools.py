@@ -31,6 +31,7 @@ from factdebate.engine import (
     GuardEvidence,
     GuardOptions,
     GuardResult,
+    InputError,
     Label,
     Reply,
     ResolvedGuardOptions,
@@ -43,11 +44,11 @@ from factdebate.engine import (
     Verdict,
     VerdictWarning,
     check_replies,
+    checked_tree,
     given_evidence,
     needs_builtin,
     prepare_builtin,
     run_claim,
-    unsafe_reason,
     validate_claim,
 )
 from factdebate.engine import Span as CoreSpan
@@ -320,10 +321,10 @@ class Tools:
                               tool: RetrievalTool = "search") -> Annotated[CallToolResult, list[Passage]]:
         if not query.strip():
             raise ToolError("the query is empty")
-        if reason := unsafe_reason(query):
-            raise ToolError(f"the query cannot be used: {reason}")
-        if len(query) > MAX_QUERY_CHARS:
-            raise ToolError(f"the query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}")
+        try:
+            checked_tree(query, what="query", limit=MAX_QUERY_CHARS)  # clean text, and short
+        except InputError as exc:
+            raise ToolError(str(exc)) from None
         if not 1 <= k <= 20:
             raise ToolError("k must be between 1 and 20")
         with _tool_errors():
