@@ -1,27 +1,13 @@
-"""``policy: hold`` in a stream: each part of the answer (the run of sentences the streaming check took at
-once) is released to the client in the answer's order, and only once
+"""``policy: hold`` in a stream: each part of the answer (a run of sentences the streaming check took at once)
+is released in the answer's order, and only once every claim drawn from it or placed in it has its first
+tier's verdict. A heading the gate leaves out is read with the sentences under it
+(:func:`~factdebate.guard_engine.gate.reads_on`), so its part also waits for theirs: nothing the extractor
+reads is shown before its claims are decided. A part with nothing to check goes at once.
 
-- every claim extracted from it has its first tier's verdict (a part asked about in one window with others
-  waits for the window's claims placed in it or drawn from it, and for those placed in none of them), and
-- every part that may still have claims drawn from its words has them decided too: a heading the gate leaves
-  out (a Markdown heading, a line ending in a colon, a comment line in code) is given to the extractor with
-  the sentences under it (:func:`~factdebate.guard_engine.gate.reads_on`), so a claim drawn from its
-  words can be placed in it. The part waits for the parts read under its heading, up to the first sentence
-  that is no list item, before it goes: nothing the extractor reads is shown before its claims are decided.
-
-A part with nothing to check and no heading goes at once. What is withheld is the refuted text itself: each
-sentence a claim refuted at that tier is placed in is replaced by :data:`~factdebate.guard_engine.policy.WITHHELD`,
-whichever part's extraction the claim came from (a claim drawn from a list item and placed in the heading
-withholds the heading, and the item goes out). A refuted claim placed nowhere that is still held, and
-withheld nowhere yet, withholds the whole of the part it was drawn from: which of its sentences states it is
-not known, and none may be shown that might. Escalation goes on after the release: what a later tier refutes
-was shown already, and the footnotes at the end say so, as ``flag``'s do.
-
-A part waits for its verdicts for as long as the answer streams; once the answer has ended, the check's
-deadline bounds the wait, and what is still held then is released with the check's final verdicts (a claim
-refuted by then is withheld; one not decided is unchecked, shown, and said in the footnotes, as
-``on_unchecked: pass`` lets unchecked text through).
-"""
+Each sentence a refuted claim is placed in is replaced by :data:`~factdebate.guard_engine.policy.WITHHELD`,
+whichever part's extraction it came from; a refuted claim placed nowhere withholds the whole part it was drawn
+from. What a later tier refutes was shown already, and the footnotes say so, as ``flag``'s do. Once the answer
+has ended the deadline bounds the wait; what is undecided then is shown, unchecked, and footnoted."""
 
 from __future__ import annotations
 
@@ -38,9 +24,8 @@ from factdebate.guard_engine.types import GuardClaim
 
 @dataclass
 class Part:
-    """One part of the answer: its text from ``start`` (its trailing spaces included) and its sentences, gated,
-    in the answer's offsets (None until gated); ``claims`` is None until its claims are known (the claims it
-    states: its own extraction's, and those it repeats from an earlier part)."""
+    """One part of the answer: its text from ``start`` and its gated sentences (None until gated); ``claims``
+    (None until known) are those it states, its own and those it repeats from an earlier part."""
 
     start: int
     text: str
@@ -137,8 +122,7 @@ class HeldText:
         return {p.claim.index: p.claim for part in self._parts for p in part.claims or []}
 
     def _held(self, claim: GuardClaim) -> bool:
-        """Whether ``claim`` is placed in text not shown yet: a sentence of a part still held, or the answer
-        past the parts (not taken yet: a claim is placed in the answer as it stands)."""
+        """Whether ``claim`` is placed in text not shown yet (a part still held, or past the parts)."""
         span = claim.span
         return span is not None and (span.end > self.end or any(p.touches(claim) for p in self._parts[self._next:]))
 
@@ -179,8 +163,7 @@ class HeldText:
             yield text
 
     async def close(self, claims: Sequence[GuardClaim], tail: str) -> str:
-        """Release what is still held with the check's final ``claims`` (refuted ones withheld), then ``tail``
-        (the answer past the last part: not checked, said in the result); the whole text shown."""
+        """Release what is still held with the final ``claims``, then the unchecked ``tail``; the text shown."""
         if self._pump is not None:
             self._pump.cancel()
             await asyncio.gather(self._pump, return_exceptions=True)

@@ -1,33 +1,20 @@
 """What the client gets once a reply is checked (``GuardResult.text`` and ``action_taken``).
 
 - ``annotate``: the reply unchanged; the verdicts travel beside it.
-- ``flag``: the reply with a footnote list of its refuted claims (with their correction) and the claims
-  that could not be checked, when there are any.
-- ``rewrite``: the reviser (the face's: the upstream model asked to revise its own answer) gets the refuted
-  claims with their evidence and corrections; its answer is checked again (``recheck``: the guard's own check
-  at the tier that refuted them) and only then is it what the client gets, with the revision's claims in
-  ``revision_claims`` and the original kept in the result. A revision that still states something refuted,
-  or that could not be checked again, is not sent; nor is one that never came (no reviser, a failure, no
-  text). The reply then gets the operator's ``guard.rewrite_fallback``: ``flag`` (the original with the
-  footnote, which says why) or ``block``; ``action_reason`` says why either way. Nothing revised goes out
+- ``flag``: the reply with footnotes on its refuted claims (with their correction) and the unchecked ones.
+- ``rewrite``: the reviser (the upstream model) revises its answer from the refuted claims, their evidence
+  and corrections; the revision is checked again at the tier that refuted them and goes out only if nothing
+  in it is refuted or unchecked. Otherwise (or with no revision at all) the reply gets the operator's
+  ``guard.rewrite_fallback``, ``flag`` or ``block``, and ``action_reason`` says why. Nothing revised goes out
   unchecked, and nothing goes out as ``rewritten`` that was not revised.
-- ``hold``: the reply with each sentence that states a refuted claim replaced by :data:`WITHHELD`, and the
-  footnotes of ``flag`` (what it stated, the evidence, the correction). A refuted claim the check could not
-  place in a sentence withholds the whole reply (it cannot say which sentence to drop). Streamed, a sentence
-  goes out only once its claims are decided at the first tier (guard_engine/hold.py): the same notice stands for
-  one refuted there, and one refuted only by a later tier was shown already, so only its footnote says so.
-  ``action_taken`` is ``held`` when a sentence was withheld, else as under ``flag``.
+- ``hold``: each sentence that states a refuted claim replaced by :data:`WITHHELD`, plus ``flag``'s footnotes;
+  a refuted claim placed in no sentence withholds the whole reply. Streamed, a sentence goes out once its
+  claims are decided at the first tier (guard_engine/hold.py); one refuted only later is footnoted.
 - ``block``: a refusal naming what was refuted.
 
-A claim found NOT ENOUGH INFO is footnoted under ``flag`` and ``hold`` as one the evidence could not confirm
-(the operator's ``guard.on_not_enough_info``: ``flag``, the default; ``pass`` leaves it to the verdicts;
-``block`` refuses the reply, as ``on_unchecked: block`` refuses one with an unchecked claim).
-
-Independently, ``on_unchecked: block`` refuses a reply with anything unchecked (or a degraded check, whose
-text is unchecked as a whole); ``pass`` lets it through, with the unchecked claims said in the result. A
-reply with no text to check that is not a tool call either (``content: 12345``, only image parts, nothing) is
-such a degraded check (:func:`no_text_result`).
-"""
+``guard.on_not_enough_info`` footnotes NOT ENOUGH INFO claims as unconfirmed (``flag``), leaves them to the
+verdicts (``pass``) or refuses the reply (``block``). ``on_unchecked: block`` refuses a reply with anything
+unchecked or a degraded check, such as a reply with no text that is no tool call (:func:`no_text_result`)."""
 
 from __future__ import annotations
 
@@ -48,9 +35,7 @@ Fallback = Literal["flag", "block"]
 # it and add the footnotes at the end, release each sentence once it is decided, or send it whole after the check.
 StreamMode = Literal["pass", "footnote", "hold_back", "whole"]
 WITHHELD = "[Withheld: a fact check found this sentence contradicted by the evidence; see the fact check below.]"
-# What the reply's reader is told when the checker could not be reached or answered with an error: the reason
-# itself (its server's address, the attempts, the error) is the operator's, kept in degraded_reason and the
-# claim's reason.
+# What the reader is told when the checker failed: the reason itself (addresses, attempts) is the operator's.
 CHECKER_UNAVAILABLE = "the fact checker is not available right now"
 _TECHNICAL = re.compile(r"https?://|\battempt\(s\)|\brefused\b|\bis down\b|could not reach|did not answer|"
                         r"\bHTTP \d{3}\b|connect|timed? ?out|errno|the operator's (host|endpoint)", re.IGNORECASE)
@@ -63,9 +48,8 @@ def for_reader(reason: str, unavailable: str = CHECKER_UNAVAILABLE) -> str:
 
 
 def stream_mode(policy: str, on_unchecked: str, on_not_enough_info: str = "flag") -> StreamMode:
-    """How a reply under ``policy`` streams. Text shown cannot be taken back: ``rewrite`` and ``block`` (and
-    ``on_unchecked: block``, which refuses what could not be checked in time, and ``guard.on_not_enough_info:
-    block``) send nothing before the check."""
+    """How a reply under ``policy`` streams. Text shown cannot be taken back, so whatever may refuse or
+    rewrite the reply sends nothing before the check."""
     if policy in ("rewrite", "block") or on_unchecked == "block" or on_not_enough_info == "block":
         return "whole"
     return "hold_back" if policy == "hold" else "footnote" if policy == "flag" else "pass"
@@ -73,10 +57,9 @@ def stream_mode(policy: str, on_unchecked: str, on_not_enough_info: str = "flag"
 
 def withhold(text: str, wrong: Sequence[GuardClaim], pieces: Sequence[tuple[int, int]],
              start: int = 0) -> tuple[str, int]:
-    """``text`` (the reply from offset ``start`` on) with each of ``pieces`` (its sentences, in the reply's
-    offsets) that a claim of ``wrong`` is placed in replaced by :data:`WITHHELD`, and how many were. A claim of
-    ``wrong`` placed in none of them withholds all of ``text`` (its spaces around kept): which sentence states it
-    is not known, and none may be shown that might."""
+    """``text`` (the reply from offset ``start`` on) with each sentence of ``pieces`` that holds a claim of
+    ``wrong`` replaced by :data:`WITHHELD`, and how many were. A claim placed in none withholds all of ``text``:
+    no sentence that might state it may be shown."""
     marked: set[int] = set()
     for claim in wrong:
         span = claim.span
@@ -106,7 +89,6 @@ def unchecked(claims: list[GuardClaim]) -> list[GuardClaim]:
 
 
 def unconfirmed(claims: list[GuardClaim]) -> list[GuardClaim]:
-    """The claims checked and found NOT ENOUGH INFO: neither supported nor refuted by the evidence."""
     return [c for c in claims if c.status == "checked" and c.label == Label.NOT_ENOUGH_INFO]
 
 
@@ -175,8 +157,7 @@ def held(result: GuardResult, shown: str, withheld: int) -> tuple[str, ActionTak
 
 
 def apply_policy_unrevised(result: GuardResult) -> GuardResult:
-    """:func:`apply_policy` for a result nothing is revised in (no refuted claim, or no reviser asked): what
-    a reply with no text to check gets, decided without waiting on anything."""
+    """:func:`apply_policy` for a result nothing is revised in, decided without waiting on anything."""
     text, action = result.original_text, _plain(result)
     if must_block(result):
         text, action = refusal(result), "blocked"
@@ -218,8 +199,7 @@ async def apply_policy(result: GuardResult, reviser: Reviser | None, recheck: Re
 
 
 def revision_problem(again: GuardResult) -> str | None:
-    """Why a revision's check forbids sending it, or None: it states what the evidence contradicts (the refuted
-    claim repeated, or a new one), or it could not be checked whole."""
+    """Why a revision may not be sent (it states something refuted, or was not checked whole), or None."""
     if wrong := refuted(again.claims):
         return "the revision still states what the evidence contradicts: " + "; ".join(_quoted(c) for c in wrong)
     if again.degraded:
@@ -246,20 +226,17 @@ def not_revised(result: GuardResult, fallback: Fallback, why: str, *, note: str 
 
 
 def recheck_options(options: ResolvedGuardOptions, claims: list[GuardClaim]) -> ResolvedGuardOptions:
-    """The options a revision is checked again with: at the highest tier that refuted one of ``claims`` (no
-    escalation past it: that tier's word is what the revision must satisfy), annotated only (the policy is
-    the first check's), with the same evidence, method and deadline."""
+    """The options a revision is checked again with: annotated only, at the highest tier that refuted one of
+    ``claims`` and no higher (that tier's word is what the revision must satisfy)."""
     tiers = [c.tier for c in claims if c.tier is not None] or [options.tier]
     tier = max(tiers, key=TIERS.index)
     return options.model_copy(update={"tier": tier, "max_tier": tier, "policy": "annotate", "on_unchecked": "pass"})
 
 
 def no_text_result(options: ResolvedGuardOptions, passed: list[str], *, called: bool) -> GuardResult:
-    """The result of a reply with no text to check, with the policy applied. A tool (or function) call alone
-    (``called``) is a turn with nothing to check: passed through, said in ``passed_through``. Anything else
-    without text (``content: 12345``, a choice that is not an object, only image or audio parts, null or
-    empty content) is a reply the guard could not read: ``degraded``, said, and ``on_unchecked: block``
-    refuses it, as it refuses any text that could not be checked."""
+    """The result of a reply with no text to check, with the policy applied: a tool call alone (``called``) is
+    passed through; anything else (``content: 12345``, only image parts, empty) is ``degraded``, which
+    ``on_unchecked: block`` refuses."""
     result = GuardResult(passed_through=passed, policy=options.policy, on_unchecked=options.on_unchecked,
                          tier=options.tier, deadline_s=options.deadline_s, degraded=not called,
                          degraded_reason=None if called else NO_TEXT)

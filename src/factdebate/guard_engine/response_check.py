@@ -1,23 +1,16 @@
-"""Check-response as a policy of the one guard check: a whole text checked claim by claim
-with the configured method and no deadline.
+"""Check-response as a policy of the one guard check: a whole text checked claim by claim with the configured
+method and no deadline.
 
-It is :class:`~factdebate.guard_engine.check.Check` with only the ``deep`` tier (the method run on each claim as
-``factdebate verify`` runs it: guard_engine/tiers.py's ``whole`` context), the check's gate, recorder, model-call count
-and claim decisions, and its result is a :class:`~factdebate.guard_engine.types.GuardResult`. What check-response's
-readers get beyond the guard's answer (each claim's whole verdict, the extraction, the sentences no claim covers
-with check-response's reasons, usage by role and by model, the replies read, the settings) is the result's
-:class:`~factdebate.guard_engine.types.CheckRecord`; ``ResponseVerdict``, the shape the CLI's records, ``eval``,
-``/v1/check-response``, MCP's ``check_response`` and ``factdebate.check_response`` give, is read from the two by
+It is :class:`~factdebate.guard_engine.check.Check` with only the ``deep`` tier; what its readers get beyond
+the guard's answer (each claim's whole verdict, the extraction, usage by role and model, the settings) is the
+result's :class:`~factdebate.guard_engine.types.CheckRecord`, and ``ResponseVerdict`` is read from the two by
 :func:`factdebate.guard_engine.response_view.response_verdict`.
 
-What this policy does as check-response always did, and the chat guard does otherwise: a text that is not
-clean, or longer than ``response.max_response_chars``, is refused (``InputError``), not checked in part; every
-check-worthy sentence goes to the extractor (at most ``response.max_claims`` claims come back) and, with
-``response.drop_subjective``, through its subjective filter; an extraction that fails is the check's error; a
-dataset's own claims may be given instead (``eval``); a refuted claim gets no correction; the label reads
-``eval``'s two-label tasks (response_level/aggregate.py) and a claim-by-claim method that reads what earlier
-claims left (``in_order``) checks them in order in an evaluation.
-"""
+Unlike the chat guard: a text that is not clean or longer than ``response.max_response_chars`` is refused
+(``InputError``), not checked in part; every check-worthy sentence goes to the extractor and, with
+``response.drop_subjective``, its subjective filter; a failed extraction is the check's error; a dataset's own
+claims may be given instead; a refuted claim gets no correction; and an ``in_order`` method checks claims in
+order in an evaluation."""
 
 from __future__ import annotations
 
@@ -174,11 +167,9 @@ async def check_response_text(response: str, settings: Settings, resources: Reso
                               question: str | None = None, given_claims: Sequence[str] | None = None,
                               gold_labels: Sequence[str | None] | None = None, sinks: list[EventSink] | None = None,
                               context: str | None = None) -> GuardResult:
-    """Check ``response`` under check-response's policy (the module docstring): the guard's result, with its
-    :class:`CheckRecord`. ``given_claims``: a dataset's own atomic claims, checked instead of extracting them
-    (``gold_labels``, aligned with them, go into the record for claim-level metrics). ``context``: what the
-    response continues (a dialogue's history), read by the claim extractor only. Raises ``InputError`` for a
-    text, question or context that cannot be checked, and the extractor's error when it fails."""
+    """Check ``response`` under check-response's policy: the guard's result, with its :class:`CheckRecord`.
+    ``given_claims`` (with aligned ``gold_labels``) are checked instead of extracting; ``context`` (a dialogue's
+    history) is read by the extractor only. Raises ``InputError`` for input that cannot be checked."""
     text = validate_response(response, settings)
     question = validate_question(question, settings)
     context = _context(context, settings)
@@ -239,8 +230,7 @@ async def check_response_text(response: str, settings: Settings, resources: Reso
 async def run_response(response: str, settings: Settings, resources: Resources, *, question: str | None = None,
                        given_claims: Sequence[str] | None = None, gold_labels: Sequence[str | None] | None = None,
                        sinks: list[EventSink] | None = None, context: str | None = None) -> ResponseVerdict:
-    """:func:`check_response_text` read as check-response's ``ResponseVerdict`` (what the CLI, ``eval`` and
-    the methods' response-level tasks read), with already-built resources."""
+    """:func:`check_response_text` read as a ``ResponseVerdict``, with already-built resources."""
     return response_verdict(await check_response_text(response, settings, resources, question=question,
                                                       given_claims=given_claims, gold_labels=gold_labels,
                                                       sinks=sinks, context=context))

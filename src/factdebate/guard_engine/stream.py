@@ -1,28 +1,19 @@
 """Checking an answer while it is still arriving.
 
-``feed`` takes each delta; every run of complete sentences (a sentence is complete once whitespace follows
-its end, or a line break) goes through the gate at once and, when check-worthy, to the extractor, with the
-answer before it as context (its opening sentence and its last ``CONTEXT_CHARS`` characters when it is
-longer), and its claims are decided while the rest of the answer streams. With the fast tier's window call
-(guard_engine/window_call.py, ``guard.window_call``) one call is in flight at a time: the runs completed while it
-runs wait and go together, as one window, when it is answered, and what is left when the answer ends goes at
-once; so a reply streamed faster than the checker answers costs a few calls, not one a sentence. Without it,
-each run goes at once (under ``hold``, a part that is one sentence standing alone has its fast verdict begun
-beside its extraction: guard_engine/head_start.py). Claims are numbered in the answer's order (a window's claims wait
-for the previous window's to be numbered). ``verdicts`` yields each claim when it is decided; ``finish``
-(after the last delta) checks the rest and waits for everything within ``deadline_s``, counted from the
-answer's end: the client is reading until then. A part whose claims were not extracted by then is unchecked
-sentence by sentence, said why, and the parts decided before it keep their verdicts.
+``feed`` takes each delta; every run of complete sentences goes through the gate at once and, when
+check-worthy, to the extractor with bounded context (the answer's opening sentence and its last
+``CONTEXT_CHARS`` characters: the whole answer so far made prompts grow with the square of its length), and
+its claims are decided while the rest streams. With the window call (guard_engine/window_call.py) one call is
+in flight at a time and the runs completed meanwhile go together when it is answered, so a fast stream costs
+a few calls, not one a sentence. Without it each run goes at once (under ``hold``, a lone sentence's fast
+verdict starts beside its extraction: guard_engine/head_start.py). Claims are numbered in the answer's order.
+``verdicts`` yields each claim when decided; ``finish`` checks the rest and waits within ``deadline_s`` from
+the answer's end; a part not extracted by then is unchecked sentence by sentence, said why.
 
-Each delta is read once, so a long stream costs in proportion to its length: the answer is kept in pieces,
-never copied whole per delta; the search for sentence ends goes on from where it stopped, and only the part up
-to the newest end is gated (a long part in a worker thread). A part ending in a question keeps it back for the
-next part ("Is it in Berlin? Yes." is one statement), and ``response.max_claims`` holds for the whole answer:
-its first ``max_claims`` check-worthy sentences are checked, as in a whole check (``Check.take``), and the
-sentences past them are unchecked, said so (guard_engine/coverage.py). The
-context is bounded for the same reason: the whole answer so far, given with every part, made a long
-answer's extraction prompts (and the reading of them) grow with the square of its length.
-"""
+Each delta is read once, so a long stream costs in proportion to its length: the answer is kept in pieces, and
+the search for sentence ends goes on from where it stopped. A part ending in a question keeps it back for the
+next ("Is it in Berlin? Yes." is one statement), and ``response.max_claims`` holds for the whole answer, as in
+a whole check (``Check.take``): sentences past it are unchecked, said so (guard_engine/coverage.py)."""
 
 from __future__ import annotations
 

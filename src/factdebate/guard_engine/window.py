@@ -1,29 +1,19 @@
 """What of the conversation the claim extractor reads beside a reply.
 
-A chat reply is written in its conversation: "Sydney." answers "Which city is Australia's capital?", "Yes."
-answers "Did Apollo 11 land in 1972?", "It is 9,500 m tall." is about the mountain named two turns before,
-"I opened my doors in 1889." is said by the landmark the system prompt makes the bot play, and "It was
-finished in 1931." may be about the tower the person named forty turns ago. So the extractor is shown, beside
-the person's question (``Check.question``):
+A chat reply is written in its conversation: "Yes." answers a question, "It is 9,500 m tall." is about the
+mountain named two turns before, "I opened my doors in 1889." is said by the landmark a persona bot plays. So
+the extractor is shown, beside the person's question (``Check.question``):
 
-- **the system prompt**, its opening (:data:`SYSTEM_CHARS`): a persona bot speaks as what it names;
-- **the recent turns**, the newest first kept while they fit :data:`TURNS_CHARS` characters (a window
-  bounded by characters, not by a count of turns: ten short turns cost what two long ones do), each turn at
-  most :data:`TURN_CHARS` (its opening, where a turn most often names its subject);
-- **the subjects named earlier**: the names the turns before the window write (and what the window cut off
-  its turns), most recently named first, each once, with the sentence that first named it, at most :data:`MOST_SUBJECTS`
-  names in :data:`SUBJECTS_CHARS` characters. A subject set at turn 2 of 40 is still known, with its words
-  ("I'm writing a report about the Eiffel Tower."), however many turns about something else came after.
+- **the system prompt**, its opening (:data:`SYSTEM_CHARS`);
+- **the recent turns**, newest first while they fit :data:`TURNS_CHARS` characters (ten short turns cost what
+  two long ones do), each at most :data:`TURN_CHARS`, its opening, where a turn most often names its subject;
+- **the subjects named earlier**, each once with the sentence that first named it, most recent first, at most
+  :data:`MOST_SUBJECTS` names in :data:`SUBJECTS_CHARS` characters: a subject set at turn 2 of 40 is still known.
 
-So a long chat costs a bounded prompt, and reading it costs a bounded scan (:data:`SCAN_CHARS` of the newest
-text). What is left out is said in the check's ``passed_through``. No claim is taken from any of it (the
-prompt says so, and the grounding filter only lets its names and words resolve the reply's).
-
-A turn is a ``user`` message in the person's own words (guard_engine/messages.py's reading: fenced and tagged
-blocks an agent framework injects are not the person's), an ``assistant`` message's text, or a ``system`` (or
-``developer``) message's; tool results are evidence, not conversation (guard_engine/options.py), and a turn that
-holds text no prompt should carry is left out, as the question is.
-"""
+So a long chat costs a bounded prompt and a bounded scan (:data:`SCAN_CHARS`); what is left out is said in
+``passed_through``. No claim is taken from any of it. A turn is the person's own words (guard_engine/messages.py),
+an assistant's text, or a system or developer message; tool results are evidence, not conversation, and a turn
+holding text no prompt should carry is left out."""
 
 from __future__ import annotations
 
@@ -47,9 +37,8 @@ ELLIPSIS = "\u2026"
 
 
 def turns_of(messages: Sequence[object]) -> list[tuple[str, str]]:
-    """The conversation's turns before the reply, in order, as (role, text): the system prompt (``system``; a
-    ``developer`` message is one), the person's words and the assistant's text, the last user turn (the
-    question) included."""
+    """The conversation's turns before the reply, in order, as (role, text), the last user turn included
+    (a ``developer`` message is a ``system`` one)."""
     out: list[tuple[str, str]] = []
     for message in messages:
         if not isinstance(message, dict) or (role := ROLES.get(str(message.get("role")))) is None:
@@ -72,8 +61,8 @@ class Subject:
 
 @dataclass(frozen=True)
 class Window:
-    """What the extractor reads of the conversation: :attr:`text` is all of it, as the prompt's conversation
-    section shows it; the parts are kept apart for a prompt that shows them under headings of their own."""
+    """What the extractor reads of the conversation: :attr:`text` as the prompt shows it, and its parts for
+    a prompt that shows them under headings of their own."""
 
     system: str | None  # the system prompt's opening; None without one
     subjects: tuple[Subject, ...]  # named before the recent turns, most recent first
@@ -112,8 +101,7 @@ class Window:
 
 
 def window(turns: Sequence[tuple[str, str]], question: str | None) -> Window:
-    """The conversation before the person's question (the last user turn, or ``question`` where it is one of
-    them), bounded as the module docstring says."""
+    """The conversation before the person's question, bounded as the module docstring says."""
     system = [text for role, text in turns if role == "system" and unsafe_reason(text) is None]
     earlier = [(role, text) for role, text in turns if role != "system"]
     if earlier and earlier[-1][0] == "user" and (question is None or _same(earlier[-1][1], question)):
@@ -205,11 +193,9 @@ def _ordinary(word: str) -> bool:
 
 
 def subjects(turns: Sequence[tuple[str, str]], known: str = "") -> tuple[Subject, ...]:
-    """The names ``turns`` (newest first) write, each once, most recently named first, each with the sentence
-    that first named it (where the subject was set: "I'm writing a report about the Eiffel Tower."): at most
-    :data:`MOST_SUBJECTS` names in :data:`SUBJECTS_CHARS` characters, read from at most :data:`SCAN_CHARS`
-    characters of the turns. A name ``known`` already writes (casefolded: what the prompt shows anyway) is not
-    listed, nor a shorter form of one listed ("Eiffel" beside "Eiffel Tower": the longer form is kept)."""
+    """The names ``turns`` (newest first) write, each once with the sentence that first named it, bounded as
+    the module docstring says. A name ``known`` already writes is not listed, nor a shorter form of one listed
+    ("Eiffel" beside "Eiffel Tower")."""
     order: list[str] = []  # the names, most recently named first
     first: dict[str, Subject] = {}  # each name's earliest mention read so far
     passed: set[str] = set()  # names not listed (the prompt shows them, or the list was full): a chat repeats them

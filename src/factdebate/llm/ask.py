@@ -1,29 +1,17 @@
 """The one way to ask a model for something a parser must read: ask, parse, and re-ask once with the
 problem if the reply cannot be read.
 
-Every caller keeps its own parser, prompt, constraint (grammar, JSON schema, choices) and re-ask
-template; what they share is here: the conversation of the re-ask, its prompt name in usage and trace
-(``<prompt>:reask`` unless named), and the record of the problem. A reply that stays unreadable is
-``value=None`` plus a :class:`~factdebate.core.events.ParseProblem` (``parse_failure``), never a default:
-the caller records it as unparsed. A re-ask that worked is a ``parse_recovered``. Both are traced as they
-are recorded, by this module and nowhere else, and every reply is counted in the run's ``parse_counts``
-(asked, re-asked, recovered, lost, by ``what``), which the verdict and an evaluation's summary carry.
+Callers keep their own parser, prompt, constraint and re-ask template; shared here are the re-ask's
+conversation, its prompt name (``<prompt>:reask`` unless named) and the record of the problem. A reply that
+stays unreadable is ``value=None`` plus a ``parse_failure`` :class:`~factdebate.core.events.ParseProblem`, never
+a default; a re-ask that worked is a ``parse_recovered``. Both are traced here and nowhere else, and every reply
+is counted in the run's ``parse_counts`` (asked, re-asked, recovered, lost, cut, by ``what``).
 
-A reply is not read when it only copies the format it was given: the caller names the format's
-placeholders (``echoes``: MAD's "Reason: one sentence"), and a re-ask's reply that repeats the problem it
-was told ("the query was not inside square brackets") is no answer either. A reply cut at the token limit
-(``finish_reason: length``) is reported as such, not as whatever the parser missed in the cut text.
-
-A re-ask quotes the reply it replaces, briefly (:func:`brief`), beside why it could not be used, so that the
-model is shown what not to write again: a small model re-asked with the problem alone wrote its first reply
-again, word for word, in all but one of six re-asks. A re-ask's reply that still repeats the first one is
-recorded as such (``reask_problem``). A parser that finds the whole reply unusable, not only its format (a
-labelled answer whose reasoning is the prompt's own instructions), names the re-ask that asks for the whole
-reply again (``Unreadable.reask``) in place of the caller's.
-
-Every reply cut at its token limit, read or not, is counted (``cut`` under its kind) and traced
-(``reply_cut``); free text, which no parser reads and nothing re-asks, is asked through :func:`say` so that
-its cut replies are counted the same way, under its prompt's name."""
+A reply that only copies its format's placeholders (``echoes``) or the problem it was told is no answer; one
+cut at the token limit is reported as cut. A re-ask quotes the reply it replaces (:func:`brief`) so the model
+sees what not to write again: re-asked with the problem alone, small models wrote it again word for word. A
+parser that finds the whole reply unusable names its own re-ask (``Unreadable.reask``). Free text, which
+nothing re-asks, goes through :func:`say` so that its cut replies are counted too."""
 
 from __future__ import annotations
 
@@ -43,9 +31,8 @@ CLIP = 200  # characters kept from each end of a reply in the record
 
 
 class Unreadable(ValueError):
-    """Raised by a parser that can say what is wrong with a reply; the re-ask quotes ``problem``. ``reask``:
-    how to ask again where the caller's re-ask would not do (it asks for a part, a label, while the whole
-    reply is unusable); its reply then replaces the first (``Parsed.replaced``)."""
+    """Raised by a parser that can say what is wrong with a reply; the re-ask quotes ``problem``. ``reask``
+    asks for the whole reply again where the caller's asks for a part (``Parsed.replaced``)."""
 
     def __init__(self, problem: str, reask: Reask | None = None) -> None:
         super().__init__(problem)
@@ -56,9 +43,8 @@ class Unreadable(ValueError):
 @dataclass(frozen=True)
 class Reask:
     """How an unreadable reply is asked again: ``template`` is rendered with ``problem`` and ``variables``;
-    ``params`` holds the answer to a format (None: the first ask's parameters); ``name`` is the call's
-    prompt name in usage, trace and cache keys (None: ``<first prompt>:reask``). Whatever ``params`` says,
-    the re-ask changes what decides its output (:func:`reask_params`)."""
+    ``params`` None means the first ask's (changed by :func:`reask_params`); ``name`` None means
+    ``<first prompt>:reask``."""
 
     template: str = "reask_format"
     params: GenParams | None = None
@@ -99,12 +85,9 @@ def _constraint(params: GenParams) -> tuple[object, ...]:
 
 
 def reask_params(first: GenParams, reask: GenParams | None) -> GenParams:
-    """The re-ask's parameters: ``reask`` (or the first ask's), changed where they would decide the reply as
-    the first ask did. A re-ask held to a constraint the first ask lacked (or another one) is changed by
-    it; otherwise it samples at :data:`REASK_TEMPERATURE` at least, above the first ask's temperature where
-    it can: at temperature 0 a small model given the same constraint repeated its first reply word for word
-    (MERMAID 3 of 5 re-asks, Tool-MAD, FacTool and DPD every one, with SmolLM2). The problem quoted in the
-    re-ask's prompt changes its input in either case."""
+    """The re-ask's parameters: a new constraint changes the reply; otherwise it samples at
+    :data:`REASK_TEMPERATURE` at least, above the first ask's temperature where it can: at temperature 0 a small
+    model under the same constraint repeated its first reply word for word."""
     params = reask or first
     if params.has_constraint and _constraint(params) != _constraint(first):
         return params
@@ -117,8 +100,8 @@ QUOTE_CHARS = 160  # the most of a failed reply a re-ask quotes
 
 
 def brief(text: str, keep: int = QUOTE_CHARS) -> str:
-    """A failed reply as its re-ask quotes it: on one line, its start and its end where it is longer than
-    ``keep`` characters (a format goes wrong at its start, a missing label at the end)."""
+    """A failed reply on one line, its start and end where longer than ``keep`` (a format goes wrong at its
+    start, a missing label at the end)."""
     flat = " ".join(text.split())
     if len(flat) <= keep:
         return flat
@@ -131,8 +114,7 @@ def clip(text: str, keep: int = CLIP) -> str:
     return text if len(text) <= 2 * keep + 3 else f"{text[:keep]} … {text[-keep:]}"
 
 
-# What is not a letter or digit (str.isalnum's: \w less the underscore), replaced in one pass by the regex
-# engine instead of a Python step per character (every reply is read through it).
+# Not a letter or digit: one regex pass instead of a Python step per character (every reply is read through it).
 _NOT_ALNUM = re.compile(r"[\W_]+")
 
 
@@ -141,15 +123,13 @@ def _words(text: str) -> str:
 
 
 def _repeats(again: str, first: str) -> bool:
-    """The re-ask's reply writes the first reply again: word for word, or as the re-ask quoted it (SmolLM2
-    copied the quote, "…" included, into its re-ask's answer)."""
+    """The re-ask's reply writes the first again, word for word or as quoted ("…" included)."""
     said, quoted = f" {_words(again)} ", _words(brief(first))
     return said.strip() == _words(first) or (bool(quoted) and f" {quoted} " in said)
 
 
 def echoed(text: str, phrases: Sequence[str]) -> str | None:
-    """The first of ``phrases`` (a format's placeholders, a problem the model was told) that ``text``
-    repeats, compared word for word without case or punctuation; None if it repeats none."""
+    """The first of ``phrases`` that ``text`` repeats, word for word without case or punctuation."""
     said = f" {_words(text)} "
     return next((p for p in phrases if _words(p) and f" {_words(p)} " in said), None)
 
@@ -170,8 +150,7 @@ def note_cut(what: str, reply: Completion, params: GenParams, *, agent: str = ""
 
 async def say(llm: LLM, prompt: Prompt, params: GenParams, *, agent: str = "", round: int = 0, draw: str = "",
               what: str | None = None) -> Completion:
-    """Free text: one call, any reply usable, nothing re-asked; counted as asked under ``what`` (the
-    prompt's name unless given), and as cut when it stopped at the token limit."""
+    """Free text: one call, nothing re-asked; counted under ``what`` (default: the prompt's name)."""
     what = what or prompt.name
     count_reply(what, "asked")
     reply = await llm.complete([{"role": "user", "content": prompt.text}], params, agent=agent, round=round,
@@ -201,10 +180,8 @@ def _read(parse: Callable[[str], T | None], reply: Completion, params: GenParams
 async def ask(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], *, what: str, params: GenParams,
               problem: str = "the reply was not in the requested format", reask: Reask | None = None,
               agent: str = "", round: int = 0, echoes: Sequence[str] = ()) -> Parsed[T]:
-    """Ask ``prompt``; if ``parse`` cannot read the reply (it returns ``None``, or raises
-    :class:`Unreadable` naming the problem), or the reply repeats one of ``echoes`` (the format's
-    placeholders), re-ask once in the same conversation and record the problem as ``what`` (see the
-    module docstring). Two calls at most."""
+    """Ask ``prompt``; if ``parse`` cannot read the reply (None, or :class:`Unreadable`) or it repeats one of
+    ``echoes``, re-ask once in the same conversation and record the problem as ``what``."""
     messages: list[Message] = [{"role": "user", "content": prompt.text}]
     count_reply(what, "asked")
     reply = await llm.complete(messages, params, agent=agent, round=round, prompt=prompt.name)
@@ -234,9 +211,8 @@ async def ask(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], *, wha
     return Parsed(value, again.text, again.constrained, reply.text, record, replaced=own is not None)
 
 
-# Characters a format's free parts may hold so that the whole closes within its token cap, at two characters a
-# token (English runs about four in SmolLM2's vocabulary; two leaves room for names and numbers). A part of
-# ``[^.]+`` fits no cap: SmolLM2 behind llama-cpp-python's server wrote such parts to the cap.
+# Characters per token when a format's free parts are sized to close within its cap: English runs about four,
+# two leaves room for names and numbers. An unbounded ``[^.]+`` part was written to the cap.
 CHARS_PER_TOKEN = 2
 
 
@@ -259,9 +235,8 @@ def verdict_lines_grammar(count: int) -> str:
 
 
 def verdict_lines_json(count: int) -> tuple[dict[str, Any], str]:
-    """The JSON twin of :func:`verdict_lines_grammar`, for servers that take schemas only: one "yes"/"no"
-    field per statement (named, as strict schemas want an object with fixed keys) and the template that
-    turns the object back into the "1: yes" lines the parser reads."""
+    """The JSON twin of :func:`verdict_lines_grammar` (fixed keys, as strict schemas want) and the template
+    that turns the object back into the "1: yes" lines."""
     keys = [f"statement_{i}" for i in range(1, count + 1)]
     schema = {"type": "object", "properties": {key: {"type": "string", "enum": ["yes", "no"]} for key in keys},
               "required": keys, "additionalProperties": False}

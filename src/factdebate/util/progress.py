@@ -1,27 +1,15 @@
-"""Progress on stderr, drawn in one place: rich's live bar on a terminal; anywhere else (logs, CI, service
-journals, where a redrawn bar is invisible until the end or a mess of control codes) plain lines at an
-interval, whether or not anything finished in between: a build on a busy machine runs for 15 minutes and a
-claim on a slow model longer than the interval, and with nothing in between a run looks hung.
+"""Progress on stderr, drawn in one place: rich's live bar on a terminal; anywhere else (logs, CI, journals,
+where a redrawn bar is a mess of control codes) plain lines at an interval, whether or not anything finished
+in between, so that a long build or a slow claim does not look hung.
 
-Three shapes, for what a task knows of itself:
-
-* :class:`Counter`, items of a known count (a batch's claims, an evaluation's samples): the bar with the count,
-  the time and a status; off a terminal ``"<label>: <describe()>, <m:ss> elapsed"`` every :data:`EVERY_S`
-  seconds from a thread (:class:`Ticker`), so a line comes while one item runs.
-* :func:`stage_display`, an index build's stages: the bar, or a line when a stage starts, one every
-  :data:`EVERY_S` seconds with the count, the speed over the last interval and the time left at that speed,
-  and one when it ends. The estimate counts work, not passages: the embeddings stage encodes passages longest
-  first (batches of like length pad less), so its passages/s climbs through the whole build (5 to 50 on the
-  2-core machine) and a speed in passages, however recent, says 1.5-3x the time left. The stage is told what
-  each passage costs the encoder (:func:`factdebate.corpus.milvus.encoding_costs`), and the time left is the
-  work left over the recent speed in work; a stage that is told nothing counts each passage as one.
+* :class:`Counter`, items of a known count: the bar, or a :class:`Ticker` line every :data:`EVERY_S` seconds.
+* :func:`stage_display`, an index build's stages: the bar, or lines with the count, the recent speed and the
+  time left. The estimate counts encoder work (:func:`factdebate.corpus.milvus.encoding_costs`), not
+  passages: passages go longest first, so passages/s climbs through a build and would overstate the time left.
 * :class:`ShardLines`, a build spread over Ray workers: lines as its shards finish.
-* :class:`EveryLine`, a task that tells its progress through a callback (the retrieval evaluation's searches):
-  a line at most every :data:`EVERY_S` seconds, and the last one always.
-
-A download from the Hub (:func:`download_bar`) is a :class:`Counter` of bytes, handed to huggingface_hub as
-the tqdm class it drives its bar through.
-"""
+* :class:`EveryLine`, progress told through a callback: a line at most every :data:`EVERY_S` seconds, and the
+  last one always.
+* :func:`download_bar`, a Hub download as a :class:`Counter` of bytes."""
 
 from __future__ import annotations
 
@@ -59,9 +47,8 @@ def elapsed(seconds: float) -> str:
 
 
 class Ticker:
-    """Prints ``"<label>: <describe()>, <m:ss> elapsed"`` every ``every`` seconds on ``console`` from a
-    daemon thread, between ``__enter__`` and ``__exit__``; ``describe`` is called from that thread, so it
-    should only read counters."""
+    """Prints ``"<label>: <describe()>, <m:ss> elapsed"`` every ``every`` seconds from a daemon thread;
+    ``describe`` runs on that thread, so it should only read counters."""
 
     def __init__(self, console: Console, label: str, describe: Callable[[], str], *, every: float | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -93,14 +80,12 @@ class Ticker:
 
 
 def plain_lines(console: Console, enabled: bool) -> bool:
-    """Whether progress should be plain lines rather than a live bar: asked for, and the console is not a
-    terminal."""
+    """Progress is asked for and the console is not a terminal."""
     return enabled and not console.is_terminal
 
 
 class Counter:
-    """Items of a known count: on a terminal the bar (the label, the count, the time elapsed, the time left if
-    asked, a status); off a terminal a :class:`Ticker` line saying ``describe()``; nothing when not
+    """Items of a known count: the bar on a terminal, a :class:`Ticker` line elsewhere, nothing when not
     ``enabled``."""
 
     def __init__(self, label: str, total: int, describe: Callable[[], str], *, console: Console | None = None,
@@ -145,13 +130,9 @@ WARM_UP_BATCHES = 4  # left out of the speed: see TimeLeft
 
 
 class TimeLeft:
-    """The time a stage has left, from the speed over its last ``window`` seconds, in work.
-
-    ``costs`` are the passages' work in the order they are done (none: one each). The first batches are left
-    out: on the shared 2-core machine the first 4-8 batches of a new process took 2-8x the wall time of later
-    ones of the same length for the same CPU time (a real build, and the encoder alone: 37, 23, 19, 21, 12,
-    12, 9, 10, then 4-5 s a batch), so an estimate is given once ``warm_up`` batches are done and one more
-    came after them."""
+    """The time a stage has left, from the speed in work over its last ``window`` seconds; ``costs`` are the
+    passages' work in order (none: one each). The first ``warm_up`` batches of a new process run several times
+    slower for the same CPU time, so an estimate waits for one batch after them."""
 
     def __init__(self, total: int, costs: Sequence[float] | None, now: float, window: float = EVERY_S,
                  warm_up: int = WARM_UP_BATCHES) -> None:
@@ -180,8 +161,7 @@ class TimeLeft:
             self._recent.popleft()
 
     def _since(self) -> tuple[float, int, float] | None:
-        """Where the measured speed starts: the window's start, or the warm-up's end if later; None before a
-        batch came after the warm-up."""
+        """The window's start, or the warm-up's end if later; None before a batch came after the warm-up."""
         if self._warm is None or self._warm[1] == self.done:
             return None
         return max(self._recent[0], self._warm)
@@ -357,12 +337,9 @@ class Shard(Protocol):
 
 
 class ShardLines:
-    """What the driver of an index build on Ray prints: one line when the build starts (shards, documents, what
-    an earlier run already wrote) and one each time shards finish, at most every :data:`SHARD_EVERY_S` seconds.
-    The rate is this run's passages over this run's time, Ray's start-up and the workers' model loading
-    included, so early figures are low and settle as shards finish. The time left comes from documents where
-    the plan knows how many each shard holds (JSONL, Parquet), from shards otherwise (a CSV or gzipped file is
-    one shard of unknown size)."""
+    """What the driver of an index build on Ray prints: a line at the start and one as shards finish, at most
+    every :data:`SHARD_EVERY_S` seconds. The rate includes Ray's start-up, so early figures are low. The time
+    left counts documents where each shard's count is known (JSONL, Parquet), shards otherwise."""
 
     def __init__(self, corpus: str, shards: Sequence[Shard], done: dict[str, Any], console: Console | None) -> None:
         self.corpus = corpus
@@ -420,10 +397,9 @@ class ShardLines:
 
 
 def download_bar(label: str) -> type:
-    """The tqdm class huggingface_hub drives a download's bar through, drawing it as a :class:`Counter` of
-    bytes named ``label`` (the file's name: the library's own bar names the cache's blob): the bar on a
-    terminal, a line every :data:`EVERY_S` seconds elsewhere, nothing with ``HF_HUB_DISABLE_PROGRESS_BARS=1``.
-    tqdm itself draws nothing."""
+    """The tqdm class huggingface_hub drives a download's bar through, drawn as a :class:`Counter` of bytes
+    named ``label`` (the library's own bar names the cache's blob); nothing with
+    ``HF_HUB_DISABLE_PROGRESS_BARS=1``."""
     import os
 
     from tqdm.auto import tqdm
