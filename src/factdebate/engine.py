@@ -39,8 +39,8 @@ Settings and what the library offers:
   validation error said without its values); ``Option``, ``all_options``, ``options_to_overrides`` (the flat
   options and their place in the settings); ``YamlFile`` (a settings file, read bounded: the service's too).
 - ``all_methods``, ``get_method``, ``method_class``, ``MethodView``: the methods and how the page draws each
-  one's verdict; ``GROUPS``, ``LABEL_ALIASES``, ``RULES``, ``page_notes``: the form's sections, the labels'
-  other spellings, how an answer's label was decided, the embedded model's caution.
+  one's verdict; ``page_words``: the library's words the page shows (the labels' other spellings, how an
+  answer's label was decided, the form's sections, the embedded model's caution).
 - ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names; ``MCPServerConfig`` and
   ``mcp_tool``: MCP servers and a tool's name on one.
 - ``BUILTIN_CORPUS``, ``PATTERN``, ``check_corpus_name``: corpora; ``needs_builtin`` and ``prepare_builtin``: the
@@ -80,22 +80,12 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         InputError,
         MissingDependencyError,
     )
-    from factdebate.core.fields import GROUPS
     from factdebate.core.observe import Watcher, watched, watching
     from factdebate.core.runtime import EventSink, Listener
     from factdebate.core.schema import upgrade
     from factdebate.core.storage_full import STORAGE, storage_problem
     from factdebate.core.textsafe import checked_tree, dumps_record, safe_value
-    from factdebate.core.types import (
-        LABEL_ALIASES,
-        ClaimCheck,
-        Document,
-        Label,
-        ResponseVerdict,
-        Span,
-        Verdict,
-        VerdictWarning,
-    )
+    from factdebate.core.types import ClaimCheck, Document, Label, ResponseVerdict, Span, Verdict, VerdictWarning
     from factdebate.core.version import __version__
     from factdebate.corpus.builtin import BUILTIN_CORPUS
     from factdebate.corpus.names import PATTERN, check_corpus_name
@@ -133,16 +123,15 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         Tier,
     )
     from factdebate.llm.breaker import down as models_down
-    from factdebate.llm.near_chance import page_notes
     from factdebate.llm.transcript import DEFAULT_CHARS, transcribing
     from factdebate.methods.base import all_methods, get_method, method_class
     from factdebate.methods.resources import Resources
     from factdebate.methods.view import MethodView
     from factdebate.prompts import render
-    from factdebate.response_level.aggregate import RULES
     from factdebate.response_level.recheck import relabelled, with_claim
     from factdebate.run.batch import ClaimItem, parse_claim_lines
     from factdebate.run.claim import run_claim, validate_claim
+    from factdebate.run.page_words import page_words
     from factdebate.run.response import validate_question, validate_response
     from factdebate.scale.builtin_indexes import needs_builtin, prepare_builtin
     from factdebate.scale.resource_pool import ResourcePool
@@ -169,22 +158,22 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         scrub_known,
     )
 
-__all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "GROUPS", "LABEL_ALIASES",
-           "MAX_EVIDENCE_ITEMS", "PATTERN", "RULES", "STORAGE", "Admission", "AgentTool", "AnswerPastLimit", "Begun",
-           "CheckCall", "ClaimCheck", "ClaimEvidence", "ClaimItem", "Client", "ConfigError", "DataDirError",
-           "Document", "EndpointUnavailableError", "EventSink", "EvidenceMode", "FactDebateError", "GuardClaim",
-           "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host", "HttpReply", "InputError",
-           "Label", "Listener", "MCPServerConfig", "MethodView", "MissingDependencyError", "Option", "Reply",
-           "ResolvedGuardOptions", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser",
-           "ScrubWindow", "SearchEngine", "Settings", "Span", "StreamingCheck", "Tier", "Verdict", "VerdictWarning",
-           "Watcher", "YamlFile", "__version__", "all_methods", "all_options", "begin", "check_corpus_name",
-           "check_one_claim", "check_replies", "check_response", "checked_tree", "close_session", "data_dir",
-           "default_deadline_s", "dumps_record", "finish", "get_method", "given_evidence", "hide_endpoints",
-           "mcp_tool", "method_class", "models_down", "needs_builtin", "no_text_result", "options_to_overrides",
-           "overloaded_result", "page_notes", "parse_claim_lines", "passages", "prepare_builtin", "redact_text",
-           "redact_url", "redact_value", "relabelled", "remember_endpoints", "remember_secrets", "remember_settings",
-           "render", "request_clock", "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from",
-           "storage_problem", "transcribing", "upgrade", "validate_claim", "validate_question", "validate_response",
+__all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "MAX_EVIDENCE_ITEMS", "PATTERN", "STORAGE",
+           "Admission", "AgentTool", "AnswerPastLimit", "Begun", "CheckCall", "ClaimCheck", "ClaimEvidence",
+           "ClaimItem", "Client", "ConfigError", "DataDirError", "Document", "EndpointUnavailableError", "EventSink",
+           "EvidenceMode", "FactDebateError", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult",
+           "GuardedStream", "Host", "HttpReply", "InputError", "Label", "Listener", "MCPServerConfig", "MethodView",
+           "MissingDependencyError", "Option", "Reply", "ResolvedGuardOptions", "ResourcePool", "Resources",
+           "ResponseVerdict", "RetrievalTool", "Reviser", "ScrubWindow", "SearchEngine", "Settings", "Span",
+           "StreamingCheck", "Tier", "Verdict", "VerdictWarning", "Watcher", "YamlFile", "__version__", "all_methods",
+           "all_options", "begin", "check_corpus_name", "check_one_claim", "check_replies", "check_response",
+           "checked_tree", "close_session", "data_dir", "default_deadline_s", "dumps_record", "finish", "get_method",
+           "given_evidence", "hide_endpoints", "mcp_tool", "method_class", "models_down", "needs_builtin",
+           "no_text_result", "options_to_overrides", "overloaded_result", "page_words", "parse_claim_lines",
+           "passages", "prepare_builtin", "redact_text", "redact_url", "redact_value", "relabelled",
+           "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock",
+           "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from", "storage_problem",
+           "transcribing", "upgrade", "validate_claim", "validate_question", "validate_response",
            "validation_problems", "watched", "watching", "with_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
@@ -193,11 +182,8 @@ _WHERE: dict[str, tuple[str, str]] = {
     "BUILTIN_CORPUS": ("factdebate.corpus.builtin", "BUILTIN_CORPUS"),
     "CONVERSATION_ID_PATTERN": ("factdebate.guard_engine.types", "CONVERSATION_ID_PATTERN"),
     "DEFAULT_CHARS": ("factdebate.llm.transcript", "DEFAULT_CHARS"),
-    "GROUPS": ("factdebate.core.fields", "GROUPS"),
-    "LABEL_ALIASES": ("factdebate.core.types", "LABEL_ALIASES"),
     "MAX_EVIDENCE_ITEMS": ("factdebate.guard_engine.types", "MAX_EVIDENCE_ITEMS"),
     "PATTERN": ("factdebate.corpus.names", "PATTERN"),
-    "RULES": ("factdebate.response_level.aggregate", "RULES"),
     "STORAGE": ("factdebate.core.storage_full", "STORAGE"),
     "Admission": ("factdebate.guard_engine.call", "Admission"),
     "AgentTool": ("factdebate.tools.registry", "AgentTool"),
@@ -270,7 +256,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "no_text_result": ("factdebate.guard_engine.policy", "no_text_result"),
     "options_to_overrides": ("factdebate.settings.options", "options_to_overrides"),
     "overloaded_result": ("factdebate.guard_engine.overload", "overloaded_result"),
-    "page_notes": ("factdebate.llm.near_chance", "page_notes"),
+    "page_words": ("factdebate.run.page_words", "page_words"),
     "parse_claim_lines": ("factdebate.run.batch", "parse_claim_lines"),
     "passages": ("factdebate.guard_engine.evidence", "passages"),
     "prepare_builtin": ("factdebate.scale.builtin_indexes", "prepare_builtin"),

@@ -44,14 +44,6 @@ def near_chance_note(models: Iterable[str], what: str = CLAIM, advice: str = TER
     return None
 
 
-def page_notes() -> tuple[list[str], str, str]:
-    """What the web page shows beside a verdict one of the embedded models answered: those models, and the
-    caution for a claim's verdict and for a response's (the page's own advice: its operator chooses the model)."""
-    models = list(EMBEDDED_MODELS)
-    claim = near_chance_note(models, CLAIM, advice=PAGE_ADVICE, embedded=models) or ""
-    return models, claim, near_chance_note(models, CLAIMS, advice=PAGE_ADVICE, embedded=models) or ""
-
-
 SCRIPTED = "scripted:"  # a test's or a demo's script (llm/scripted_library.py): its replies are written in advance
 
 

@@ -12,13 +12,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from factdebate.engine import (
-    GROUPS,
-    LABEL_ALIASES,
-    RULES,
     MethodView,
     Settings,
     all_methods,
-    page_notes,
+    page_words,
 )
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.options import public_options
@@ -75,11 +72,12 @@ class PageViews(BaseModel):
 
 
 def page_views() -> PageViews:
-    models, claim, response = page_notes()
+    words = page_words()
     return PageViews(methods={name: cls.view for name, cls in all_methods().items()},
-                     label_aliases={alias: label.value for alias, label in LABEL_ALIASES.items()},
-                     response_rules=RULES,
-                     near_chance=NearChance(models=models, claim=claim, response=response))
+                     label_aliases=words.label_aliases,
+                     response_rules=words.response_rules,
+                     near_chance=NearChance(models=words.embedded_models, claim=words.claim_caution,
+                                            response=words.response_caution))
 
 
 def offered_engines() -> list[str]:
@@ -105,5 +103,5 @@ def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps
     defaults["max_response_chars"] = base.response.max_response_chars
     return Catalogue(methods=methods, shared_options=shared, tools=["rag", "search", "none"],
                      search_engines=offered_engines(), llms=llms, any_llm=any_llm,
-                     defaults=defaults, caps=(caps or SpendingCaps()).model_dump(), groups=GROUPS)
+                     defaults=defaults, caps=(caps or SpendingCaps()).model_dump(), groups=page_words().groups)
 
