@@ -1,14 +1,7 @@
 """The check-worthiness gate: every sentence of a chat reply, with why it is left out when it states nothing
-that could be checked (a question, a greeting, an instruction, an opinion, no content); a question answered
-"Yes." or "No." is a statement. The rules are
-response_level/worthiness.py's, which a response check reads too.
-
-A heading the gate leaves out is still read: the extractor is given each list item under the heading it hangs
-from, and the sentence right after a heading under it (worthiness.py's ``headed``), so a claim can be drawn
-from the heading's words and placed in it. :func:`reads_on` and :func:`ends_reach` say how far a heading is
-read, for ``policy: hold``, which must not show it before the claims of the sentences read with it are decided
-(guard_engine/hold.py).
-"""
+that could be checked; the rules are response_level/worthiness.py's. A heading the gate leaves out is still
+read with the list items and the sentence under it, so a claim can be placed in it; :func:`reads_on` and
+:func:`ends_reach` say how far, for ``policy: hold`` (guard_engine/hold.py)."""
 
 from __future__ import annotations
 
@@ -36,25 +29,18 @@ class Sentence:
 
 
 def gate(text: str, *, asked: bool = False, fenced: bool = False) -> list[Sentence]:
-    """Every sentence of ``text`` with its offsets and whether it is check-worthy (response_level/worthiness.py's
-    :func:`gated`, which a response check reads too). A question followed by its yes or no is one statement,
-    check-worthy (its extractor reads both together). ``asked``: the reply answers a person's message, so a
-    short answer is a statement in its context, never "no content".
-
-    In a fenced code block a line that opens with ``#`` is a comment, not a Markdown heading: its words are
-    judged as any sentence's ("# Apollo 11 landed in 1972" states something; the code around it states
-    nothing and reads no heading). ``fenced``: ``text`` starts inside such a block (a stream's part: the answer
-    before it opened one, :func:`fenced_after`), so that a part is gated as the whole reply is."""
+    """Every sentence of ``text`` with its offsets and whether it is check-worthy. A question followed by its
+    yes or no is one statement. ``asked``: the reply answers a person's message, so a short answer is a
+    statement, never "no content". In a fenced code block a ``#`` line is a comment judged as any sentence,
+    not a heading; ``fenced``: ``text`` starts inside such a block (:func:`fenced_after`)."""
     return [Sentence(start, end, text[start:end], reason) for start, end, reason in gated(text, asked=asked,
                                                                                             fenced=fenced)]
 
 
 def runs_on(sentence: Sentence, gap: str) -> bool:
-    """Whether ``sentence``, the last of a streamed part, goes on past the line break after it (``gap``): a
-    line of prose wrapped before its end ("The Eiffel Tower was completed in\n1899."), which ends in a word, a
-    number or a comma, with no blank line after it. A whole reply's extractor is shown both lines in one call;
-    a stream waits for the next line so that it is too, never checking the halves apart. Headings, list
-    items, table rows, JSON members and code end at their line."""
+    """Whether ``sentence``, the last of a streamed part, is prose wrapped before its end ("... completed
+    in\n1899.") that goes on past the line break ``gap``: the stream waits for the next line, never checking
+    the halves apart. Headings, list items, table rows, JSON members and code end at their line."""
     text = sentence.text.rstrip()
     if "\n" not in gap or "\n\n" in gap.replace("\r", "") or not text or sentence.reason in ("heading", "code"):
         return False
@@ -78,11 +64,9 @@ def _item(sentence: Sentence) -> bool:
 
 
 def reads_on(pieces: Sequence[Sentence]) -> bool:
-    """Whether a sentence after ``pieces`` (consecutive sentences of a reply, in order) may be given to the
-    extractor under a heading among them: the last heading is followed by list items only, or by nothing. (A
-    heading is read with the sentence right after it, and with every item of a list right after it; a
-    sentence past those is read without it. This reach is a little wider than the extractor's: the first
-    sentence after a list counts as read too, which only makes ``hold`` wait for it.)"""
+    """Whether a sentence after ``pieces`` may be read under a heading among them: the last heading is
+    followed by list items only, or by nothing. (A little wider than the extractor's reach: the first sentence
+    after a list counts as read too, which only makes ``hold`` wait for it.)"""
     reach = False
     for sentence in pieces:
         reach = sentence.reason == "heading" or (reach and _item(sentence))

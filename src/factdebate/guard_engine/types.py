@@ -1,26 +1,14 @@
 """The guard's contract: what a face (the ``/v1/chat/completions`` proxy, the Python API, the MCP tools) hands
 the checking module and what it gets back.
 
-A face turns its request into :class:`GuardOptions` (every field checked here, with the same bounds for
-every face), :func:`factdebate.guard_engine.options.resolve_options` applies the operator's defaults and caps
-(``guard`` settings), and :func:`factdebate.guard_engine.check.check_text` (or
-:class:`factdebate.guard_engine.stream.StreamingCheck` while an answer is still arriving) returns a
-:class:`GuardResult`: each claim's place in the text, verdict, deciding tier, evidence and correction, and
-the text the client gets once the policy is applied. A claim that could not be decided is ``unchecked``,
-never supported; a text whose claims were not even extracted in time is ``degraded``. The entry points:
-
-- ``check_text(text, settings, resources, *, options, question=None, sinks=None, reviser=None, caller=None)
-  -> GuardResult`` (``caller``: the API key's id, so that a conversation's shared state is that caller's only)
-- ``StreamingCheck(settings, resources, *, options, question=None, sinks=None, reviser=None, caller=None)``:
-  ``feed(delta)``, ``async verdicts()`` (each :class:`GuardClaim` as ready), ``async finish() -> GuardResult``
-  (the deadline counts from ``finish``: the answer's end), ``cancel()`` (the client went away)
-- ``evidence_from_messages(messages) -> list[GuardEvidence]`` (a conversation's ``role: "tool"`` messages)
-- ``factdebate.guard_engine.options.with_conversation(options, messages) -> GuardOptions`` (the options with the
-  conversation's tool results as its own evidence: ranked per claim and trimmed to the limits, never refused)
-- ``resolve_options(options, settings) -> ResolvedGuardOptions``
-
-all importable from :mod:`factdebate.guard_engine`.
-"""
+A face turns its request into :class:`GuardOptions` (checked here, with the same bounds for every face),
+:func:`factdebate.guard_engine.options.resolve_options` applies the operator's defaults and caps, and
+:func:`factdebate.guard_engine.check.check_text` (or :class:`factdebate.guard_engine.stream.StreamingCheck`
+while an answer is still arriving) returns a :class:`GuardResult`: each claim's place, verdict, deciding tier,
+evidence and correction, and the text the client gets once the policy is applied. A claim that could not be
+decided is ``unchecked``, never supported; a text whose claims were not extracted in time is ``degraded``. The
+entry points, with ``evidence_from_messages`` and ``with_conversation``, are importable from
+:mod:`factdebate.guard_engine`."""
 
 from __future__ import annotations
 
@@ -117,8 +105,8 @@ class GuardOptions(_Strict):
                                  description="The person's question the reply answers, when the conversation's "
                                  "last user turn is not it (default: read from the messages, "
                                  "guard_engine/messages.py).")
-    # The conversation's own tool results (set by the faces through guard_engine.options.with_conversation, never
-    # by a caller's JSON): unlike ``evidence`` they are never refused for size, but ranked per claim and trimmed.
+    # The conversation's tool results (set by the faces, never by a caller's JSON): never refused for size,
+    # unlike ``evidence``, but ranked per claim and trimmed.
     _conversation: list[GuardEvidence] = PrivateAttr(default_factory=list)
     # The conversation's turns before the reply, (role, text), set with them: what the claim extractor reads a
     # reply in (guard_engine/window.py).
@@ -219,12 +207,9 @@ class SkippedSentence(_Strict):
 
 
 class CheckRecord(BaseModel):
-    """What a check keeps beside its result for the records a reader of the run studies (check-response's
-    policy, guard_engine/response_check.py: the CLI's results file and trace, ``eval``, ``/v1/check-response``), never
-    part of the guard's wire answer: the extraction, each claim's whole verdict, the dataset's labels of given
-    claims, the sentences no claim covers with check-response's reasons, usage by role and by model, the
-    replies read, and the settings. :func:`factdebate.guard_engine.response_view.response_verdict` reads a result
-    with its record as check-response's ``ResponseVerdict``."""
+    """What a check keeps beside its result for check-response's records (guard_engine/response_check.py),
+    never part of the guard's wire answer; :func:`factdebate.guard_engine.response_view.response_verdict` reads
+    a result with its record as a ``ResponseVerdict``."""
 
     decided_by: str
     extraction: ClaimExtraction

@@ -35,12 +35,10 @@ from factdebate.util.scrub import redact_text
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Transient failures (5xx, 429, timeouts, a 200 with an unusable body) are retried until the retries
-    have spent ``budget`` seconds or the call has made ``attempts`` tries. The budget counts the waits and
-    the tries after the first: the first try is bounded by the request timeout alone, so a call whose first
-    try timed out is tried again even when the timeout is as long as the budget. A claim makes dozens of
-    calls, so a small attempt count turns a few percent of faulty responses into many failed claims; a time
-    budget rides them out and still ends a call against a dead server (benchmarks/faults.py)."""
+    """Transient failures are retried until the retries (waits and tries after the first) have spent
+    ``budget`` seconds or the call has made ``attempts`` tries. A claim makes dozens of calls, so a small
+    attempt count turns a few faulty responses into failed claims; a time budget rides them out and still
+    ends a call against a dead server (benchmarks/faults.py)."""
 
     attempts: int = 16  # hard cap on tries, first one included
     budget: float = 120.0  # seconds one call may spend on tries and waits together
@@ -50,10 +48,8 @@ class RetryPolicy:
 
     def stop_reason(self, attempt: int, give_up_after: int | None, spent_by_next: float,
                     shared_failures: int | None) -> str | None:
-        """Why no try follows try ``attempt`` ("" when no more need saying), or None to try again: the
-        attempts are spent (the policy's, or the error's own ``give_up_after``), the next try would start
-        past the time budget (``spent_by_next``: the retries' seconds once its wait is over), or the work's
-        shared failure budget is spent (``shared_failures``: the failures it counted, None when not spent)."""
+        """Why no try follows try ``attempt`` ("" when no more need saying), or None to try again: attempts,
+        the time budget (``spent_by_next``) or the work's shared failure budget (``shared_failures``) spent."""
         if shared_failures is not None:
             return f" ({shared_failures} tries of this work's model calls failed: no more tries)"
         if attempt >= self.attempts or (give_up_after and attempt >= give_up_after):
@@ -169,10 +165,8 @@ class LLM:
     async def _call_with_retries(
         self, messages: list[Message], params: GenParams, who: CallInfo
     ) -> tuple[Completion, int, float]:
-        """Returns the completion, the attempts it took and the seconds the backend spent on it (time
-        queued behind the concurrency limits is not counted). Transient failures are tried again as the
-        policy decides (:meth:`RetryPolicy.stop_reason`); each wait is the server's Retry-After, else jittered
-        exponential backoff."""
+        """The completion, the attempts it took and the seconds the backend spent on it (not counting time
+        queued behind the concurrency limits)."""
         if not self._slots_asked:
             await self._ask_server_slots()
         shared = current_budget()
@@ -265,8 +259,8 @@ class LLM:
             return completion, time.perf_counter() - started
 
     async def _ask_server_slots(self) -> None:
-        """Before the first request, what a server on this machine says it serves at once (llm/server_slots.py),
-        asked once per process and shared by every wrapper of it; the limit follows it unless the operator set one."""
+        """Before the first request, what a local server says it serves at once (llm/server_slots.py), asked
+        once per process; the limit follows it unless the operator set one."""
         endpoint = self.backend.endpoint
         ask = getattr(self.backend, "server_slots", None)
         if ask is not None and wants_asking(endpoint, self._set_in_flight):
@@ -275,8 +269,7 @@ class LLM:
         self._slots_asked = True
 
     def _slow_server_hint(self) -> str:
-        """What to change when the server kept timing out: a slow server wants a longer timeout, one that
-        serves fewer requests at once than were sent wants fewer in flight."""
+        """What to change when the server kept timing out: a longer timeout, or fewer requests in flight."""
         shown = f"{self.max_in_flight} at a time" if self.max_in_flight else "no limit"
         lower = ("" if self.max_in_flight == 1 else
                  ", or lower llm.max_in_flight (--llm-max-in-flight) if it serves fewer at once")
@@ -290,8 +283,7 @@ class LLM:
         return float(timeout) if isinstance(timeout, int | float) and timeout > 0 else None
 
     def _count_sent(self, who: CallInfo) -> None:
-        """One request sent to the server, counted as it is sent: a retry, a try given up as hung and one the
-        deadline cuts are requests the server saw (otherwise a claim that sent 46 could report 37)."""
+        """One request counted as it is sent: retries and tries given up or cut are requests the server saw."""
         run = current_run()
         if run is not None:
             run.role_usage(who.role).llm_calls += 1

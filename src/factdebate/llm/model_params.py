@@ -1,15 +1,10 @@
 """Which request parameters a model takes, learned once per process.
 
-OpenAI's reasoning models (the o-series, the GPT-5 family) refuse ``max_tokens``: they take
-``max_completion_tokens``, which also caps the reasoning they do before they answer and never show.
-Most of them also refuse any ``temperature`` but the default. Other servers refuse other things. Rather
-than keep a table of every model, the OpenAI-compatible backend sends ``max_completion_tokens`` to the
-families known to need it, and otherwise learns from the HTTP 400 that names the parameter
-(``"code": "unsupported_parameter"`` or ``"unsupported_value"``, ``"param": "temperature"``): it sends
-the same request again without it (or with the other token field) and leaves it out of that model's
-later requests. What was changed is traced (``llm_params_adjusted``) in every run that uses the model and
-logged once per process, since it changes how the model samples (``temperature`` 0 was asked for).
-"""
+OpenAI's reasoning models refuse ``max_tokens`` (they take ``max_completion_tokens``, which also caps their
+hidden reasoning) and most refuse any ``temperature`` but the default; other servers refuse other things.
+Rather than keep a table of every model, known families get ``max_completion_tokens``, and an HTTP 400 naming
+a parameter makes the backend send the request again without it and leave it out from then on. The change is
+traced (``llm_params_adjusted``) and logged once, since it changes how the model samples."""
 
 from __future__ import annotations
 
@@ -88,10 +83,8 @@ class ModelParams:
         return param == self.token_field or (param in SAMPLING and param not in self.dropped)
 
     def learn(self, param: str | None, code: str | None, message: str, sent: dict[str, Any]) -> bool:
-        """Whether a 400 that says ``code`` about ``param`` of the request ``sent`` is worked around by
-        sending it again: a refused token field gives way to the other one, a refused sampling parameter
-        is left out. False: the refusal is about something else (or both token fields were refused), and
-        stays an error."""
+        """Whether a 400 that says ``code`` about ``param`` of ``sent`` is worked around by sending it again
+        (the other token field, or without the sampling parameter); False: it stays an error."""
         if param not in (*TOKEN_FIELDS, *SAMPLING) or code not in REFUSAL_CODES or param not in sent:
             return False
         with self._lock:

@@ -1,18 +1,10 @@
 """Any OpenAI-compatible chat endpoint: OpenAI, vLLM, Ollama, llama.cpp server... The chat completions go
-through the process's shared aiohttp session (llm/openai_http.py over util/http_client.py); their failures are
-mapped to the LLM layer's errors here, once. The OpenAI SDK is not used.
+through llm/openai_http.py, not the OpenAI SDK; their failures are mapped to the LLM layer's errors here, once.
 
-``OPENAI_BASE_URL`` picks the server and ``OPENAI_API_KEY`` the key. Local servers rarely check keys, so a
-missing key is only an error when the base URL is OpenAI's own.
-
-Constraints (labels, grammars, schemas) are sent the way the server understands them (``constrain``:
-see :mod:`factdebate.llm.constraints`). A server that rejects a constrained request is asked again with the
-next weaker form, down to none; the change is traced and the answer is then parsed tolerantly.
-
-The length cap and the temperature are sent as the model takes them (:mod:`factdebate.llm.model_params`):
-``max_completion_tokens`` for OpenAI's reasoning models, with room for their hidden reasoning, and no
-parameter a 400 said the model refuses.
-"""
+``OPENAI_BASE_URL`` picks the server and ``OPENAI_API_KEY`` the key, required only for OpenAI's own URL (local
+servers rarely check keys). Constraints are sent the way the server understands them
+(:mod:`factdebate.llm.constraints`); a server that rejects one is asked again with the next weaker form, down
+to none, traced. Length cap and temperature are sent as the model takes them (:mod:`factdebate.llm.model_params`)."""
 
 from __future__ import annotations
 
@@ -120,16 +112,14 @@ class OpenAIBackend:
         self._chat = self._new_chat()
 
     async def aclose(self) -> None:
-        """Let go of the HTTP session on the event loop that used it (util/http_client.py closes it with its
-        last user): left to the garbage collector after ``asyncio.run`` returned, each open connection prints
-        a warning at exit. A backend used again after this takes the session anew."""
+        """Let go of the HTTP session on the loop that used it: left to the garbage collector after
+        ``asyncio.run`` returned, each open connection prints a warning at exit."""
         chat, self._chat = self._chat, self._new_chat()
         await chat.aclose()
 
     def _new_chat(self) -> ChatTransport:
-        """The client the chat completions go through. The OpenAI SDK's own client is not used for them: it
-        costs several times aiohttp's CPU per call (benchmarks/http_clients.py), and the checker's calls in the
-        guard are these calls."""
+        """The client the chat completions go through (not the SDK's, which costs several times aiohttp's CPU
+        per call: benchmarks/http_clients.py)."""
         return ChatTransport(self.endpoint, self._key, self.timeout)
 
     async def server_owner(self) -> str:
@@ -142,8 +132,7 @@ class OpenAIBackend:
         return self._owner
 
     async def _listed_owner(self) -> str:
-        """The first ``owned_by`` of ``GET /models``, its answer held to a size and the call's timeout (a
-        server that floods or trickles it costs no more than that)."""
+        """The first ``owned_by`` of ``GET /models``, its answer held to a size and the call's timeout."""
         from factdebate.util.http_client import fetch
 
         status, body = await fetch(f"{self.endpoint}/models", {"Authorization": f"Bearer {self._key}"},

@@ -1,17 +1,11 @@
 """Chat completions posted through the process's shared aiohttp session (util/http_client.py), without the
-OpenAI SDK's per-call layers. A profile of the guard at 50 streams found 68.6 % of its CPU in the SDK making
-the checker's calls (its parameter transform, request options, response models, its client's pool scanning
-idle sockets); benchmarks/http_clients.py measures the client CPU per call of the SDK, httpx and aiohttp
-against one loopback server, and aiohttp costs a small part of the SDK's. Every paper method's model call
-goes this way too, not only the checker's: they are the same calls, and one client means one rule for
+OpenAI SDK's per-call layers, which took most of the guard's CPU under load (benchmarks/http_clients.py
+measures the SDK, httpx and aiohttp per call). Every model call goes this way: one client, one rule for
 proxies, timeouts and answer limits.
 
-The body is the one the SDK would send (its top-level arguments and its ``extra_body`` merged). A failure is
-one of this module's :class:`ChatError` types, which llm/openai_compat.py maps to the LLM layer's errors in one
-place: an answer with an error status (:class:`StatusError`, with the error's ``message``, ``param`` and
-``code``), no answer (:class:`Unanswered`: a timeout or a connection that failed), a stream that broke off
-(:class:`StreamBroken`) or reported an error event (:class:`StreamErrorEvent`). A reply is read as attributes
-(``reply.choices[0].message.content``), as the SDK's models are."""
+The body is the one the SDK would send (``extra_body`` merged). A failure is a :class:`ChatError`, which
+llm/openai_compat.py maps to the LLM layer's errors: :class:`StatusError`, :class:`Unanswered`,
+:class:`StreamBroken` or :class:`StreamErrorEvent`. A reply is read as attributes, as the SDK's models are."""
 
 from __future__ import annotations
 
@@ -27,8 +21,7 @@ WHAT = "the model's answer"  # how a limit's failure names it
 
 
 class Fields(dict[str, Any]):
-    """A JSON object read as attributes, a field it lacks as None (as the SDK's models read an optional field
-    the server left out)."""
+    """A JSON object read as attributes, a field it lacks as None."""
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):  # copy, pickle and the like ask for these: not fields
@@ -42,9 +35,8 @@ class UnreadableAnswer(json.JSONDecodeError):
 
 
 def parsed(text: str | bytes) -> Any:
-    """A JSON reply whose objects read as attributes. Whatever keeps it from being read (not JSON, bytes that are
-    not UTF-8 text, nesting deeper than Python's parser goes) is a ``JSONDecodeError``: an unusable answer, which
-    callers treat as the model's failure, never as the caller's bad input or an internal error."""
+    """A JSON reply whose objects read as attributes. Whatever keeps it from being read is a
+    ``JSONDecodeError``: the model's failure, never the caller's bad input or an internal error."""
     try:
         return json.loads(text, object_hook=Fields)
     except UnicodeDecodeError as exc:  # a binary body: an encoding applied twice, or not JSON at all
@@ -60,9 +52,8 @@ class ChatError(Exception):
 
 
 class StatusError(ChatError):
-    """An answer with an error status. ``message``: ``Error code: N`` and the error's own message after it (as
-    OpenAI's clients say it); ``said``: the error's own message; ``param`` and ``code`` from its error object;
-    ``retry_after``: the seconds its ``Retry-After`` asks for."""
+    """An answer with an error status. ``message``: ``Error code: N`` then the error's own message (``said``),
+    as OpenAI's clients say it; ``param``, ``code`` and ``retry_after`` from the answer."""
 
     def __init__(self, status: int, headers: Mapping[str, str], content: bytes) -> None:
         text = content.decode("utf-8", "replace").strip()
@@ -113,9 +104,8 @@ def _seconds(value: str | None) -> float | None:
 
 
 class ChunkStream:
-    """A streamed reply's chunks (``data: {...}`` lines up to ``data: [DONE]``), each parsed as attributes;
-    leaving ``async with`` closes the connection unless the stream was read to its end, so the server stops
-    writing."""
+    """A streamed reply's chunks, each parsed as attributes; leaving ``async with`` before the end closes the
+    connection, so the server stops writing."""
 
     def __init__(self, lines: AsyncIterator[str], close: Callable[[bool], Awaitable[None]]) -> None:
         self._lines, self._close = lines, close

@@ -1,32 +1,18 @@
 """A chat completion asked as a stream and read whole, so that a call cut short stops at the server.
 
-A request that is not streamed runs to its end at llama-cpp-python's server whatever the client does: a
-guard check that answered at its deadline left the server generating 27-40 s more, and DPD's given-up
-judges ran 152 s and 310 s more, holding the server's one slot. Asked as a stream, the
-connection carries the answer as it is written; closing it (the call's task cancelled by a deadline, a
-given-up try, a failed sibling or a client that left) tells the server, which stops generating (llama.cpp,
-llama-cpp-python and vLLM check for a closed connection between tokens).
+A request that is not streamed runs to its end at the server whatever the client does, holding its slot
+(docs/robustness.md has the figures). Asked as a stream, closing the connection (a deadline, a given-up try,
+a client that left) tells the server, which stops generating between tokens.
 
-The answer is still used whole: the chunks' text is joined, and the last chunk's ``finish_reason`` and the
-usage (where the server sends it: ``stream_options.include_usage``) are read as from a plain reply. A
-server that sends no usage in a stream (llama-cpp-python) is counted one completion token a chunk with
-text, which is what llama.cpp's servers send, and no prompt tokens; the completion says its usage is not
-known (``usage_known``), so that a span or a call's record leaves the counts out rather than show 0 prompt
-tokens as measured.
+The answer is still used whole: the chunks' text is joined, and the last chunk's ``finish_reason`` and usage
+are read as from a plain reply. A server that sends no usage in a stream is counted one completion token a
+chunk with text and no prompt tokens, and the completion says its usage is not known (``usage_known``) rather
+than show 0 prompt tokens as measured. A stream that ends without a ``finish_reason`` was cut by the server
+(llama-cpp-python's ``--interrupt_requests``): a transient error, never a short answer read as complete.
 
-A stream that ends without a ``finish_reason`` was cut by the server, not finished: llama-cpp-python ends a
-streamed answer early when another request arrives (``--interrupt_requests``, on by default), so it is a
-transient error whose message says so, never a short answer read as complete.
-
-``llm.stream: auto`` (the default) asks every server for streams, so that a call cut short stops at OpenAI,
-Ollama, vLLM, llama.cpp's and llama-cpp-python's servers and at a gateway that passes the closed connection
-on, whether or not ``GET /models`` names the server (most gateways and OpenAI's own API name none). What a
-server does with a stream it cannot serve is detected, and the server is asked plainly for the rest of the
-process (a ``streams_off`` trace event and a backend note say why), the request that showed it tried again
-at once: a stream it cut because another request arrived (llama-cpp-python without
-``--interrupt_requests False``), or an HTTP 400 naming ``stream`` or ``stream_options``. A server that
-answers a stream request with one JSON reply is read as that reply (llm/openai_http.py).
-"""
+``llm.stream: auto`` (the default) asks every server for streams. A server that cuts a stream or answers 400
+naming ``stream`` or ``stream_options`` is asked plainly for the rest of the process (a ``streams_off`` trace
+event and a backend note say why), and the request is tried again at once."""
 
 from __future__ import annotations
 
@@ -70,8 +56,7 @@ def refuses_streams(param: str | None, message: str) -> bool:
 
 
 def asked_plainly(endpoint: str, cut: bool) -> str:
-    """Remember that ``endpoint`` takes no streams (``auto`` asks it plainly from now on): it cut one
-    (``cut``) or refused the stream parameters. The note saying so."""
+    """Remember that ``endpoint`` takes no streams (it cut one, or refused the parameters); the note."""
     _plain_only.add(endpoint)
     if cut:
         return ("the server ended a streamed answer before it finished (llama-cpp-python does so when another "
@@ -83,9 +68,8 @@ def asked_plainly(endpoint: str, cut: bool) -> str:
 
 
 async def read_stream(stream: Any, endpoint: str, timeout: float, sent_at: float) -> Completion:
-    """The whole answer of ``stream`` (an ``AsyncStream`` of chat completion chunks) within ``timeout``
-    seconds of ``sent_at`` (``time.monotonic()`` when the request was sent: its headers count too); the
-    stream is closed on the way out, whatever ends the read (a cancellation included)."""
+    """The whole answer of ``stream`` within ``timeout`` seconds of ``sent_at`` (``time.monotonic()`` when
+    the request was sent); the stream is closed on the way out, whatever ends the read."""
     parts: list[str] = []
     finish, usage, chunks_with_text = "", None, 0
     left = max(0.001, timeout - (time.monotonic() - sent_at))
