@@ -9,7 +9,8 @@ The check (guard_engine/), one call for every door:
   ``check_replies`` (the call for a chat reply), ``check_response`` (for a long answer, claim by claim),
   ``check_one_claim`` (one claim of a checked answer, checked again).
 - ``Host`` (what a door gives the call: admission, resources, keeping, the reviser), ``Admission`` (a check's hold
-  on the service's room).
+  on the service's room); ``CallQueue`` and ``queues``: each model server's calls in flight and waiting on this
+  event loop, which admission reads.
 - ``begin``, ``Begun``, ``finish``: a streamed reply's check set up and admitted, then finished and kept;
   ``StreamingCheck`` and ``GuardedStream``: the check of a reply while it streams, and its policy on the text;
   ``no_text_result`` and ``overloaded_result``: the result of a reply with no text, and of one the service had no
@@ -123,6 +124,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         Tier,
     )
     from factdebate.llm.breaker import down as models_down
+    from factdebate.llm.in_flight import CallQueue, queues
     from factdebate.llm.transcript import DEFAULT_CHARS, transcribing
     from factdebate.methods.base import all_methods, get_method, method_class
     from factdebate.methods.resources import Resources
@@ -159,21 +161,21 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     )
 
 __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "MAX_EVIDENCE_ITEMS", "PATTERN", "STORAGE",
-           "Admission", "AgentTool", "AnswerPastLimit", "Begun", "CheckCall", "ClaimCheck", "ClaimEvidence",
-           "ClaimItem", "Client", "ConfigError", "DataDirError", "Document", "EndpointUnavailableError", "EventSink",
-           "EvidenceMode", "FactDebateError", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult",
-           "GuardedStream", "Host", "HttpReply", "InputError", "Label", "Listener", "MCPServerConfig", "MethodView",
-           "MissingDependencyError", "Option", "Reply", "ResolvedGuardOptions", "ResourcePool", "Resources",
-           "ResponseVerdict", "RetrievalTool", "Reviser", "ScrubWindow", "SearchEngine", "Settings", "Span",
-           "StreamingCheck", "Tier", "Verdict", "VerdictWarning", "Watcher", "YamlFile", "__version__", "all_methods",
-           "all_options", "begin", "check_corpus_name", "check_one_claim", "check_replies", "check_response",
-           "checked_tree", "close_session", "data_dir", "default_deadline_s", "dumps_record", "finish", "get_method",
-           "given_evidence", "hide_endpoints", "mcp_tool", "method_class", "models_down", "needs_builtin",
-           "no_text_result", "options_to_overrides", "overloaded_result", "page_words", "parse_claim_lines",
-           "passages", "prepare_builtin", "redact_text", "redact_url", "redact_value", "relabelled",
-           "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock",
-           "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from", "storage_problem",
-           "transcribing", "upgrade", "validate_claim", "validate_question", "validate_response",
+           "Admission", "AgentTool", "AnswerPastLimit", "Begun", "CallQueue", "CheckCall", "ClaimCheck",
+           "ClaimEvidence", "ClaimItem", "Client", "ConfigError", "DataDirError", "Document",
+           "EndpointUnavailableError", "EventSink", "EvidenceMode", "FactDebateError", "GuardClaim", "GuardEvidence",
+           "GuardOptions", "GuardResult", "GuardedStream", "Host", "HttpReply", "InputError", "Label", "Listener",
+           "MCPServerConfig", "MethodView", "MissingDependencyError", "Option", "Reply", "ResolvedGuardOptions",
+           "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser", "ScrubWindow", "SearchEngine",
+           "Settings", "Span", "StreamingCheck", "Tier", "Verdict", "VerdictWarning", "Watcher", "YamlFile",
+           "__version__", "all_methods", "all_options", "begin", "check_corpus_name", "check_one_claim",
+           "check_replies", "check_response", "checked_tree", "close_session", "data_dir", "default_deadline_s",
+           "dumps_record", "finish", "get_method", "given_evidence", "hide_endpoints", "mcp_tool", "method_class",
+           "models_down", "needs_builtin", "no_text_result", "options_to_overrides", "overloaded_result",
+           "page_words", "parse_claim_lines", "passages", "prepare_builtin", "queues", "redact_text", "redact_url",
+           "redact_value", "relabelled", "remember_endpoints", "remember_secrets", "remember_settings", "render",
+           "request_clock", "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from",
+           "storage_problem", "transcribing", "upgrade", "validate_claim", "validate_question", "validate_response",
            "validation_problems", "watched", "watching", "with_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
@@ -189,6 +191,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "AgentTool": ("factdebate.tools.registry", "AgentTool"),
     "AnswerPastLimit": ("factdebate.util.bounded_body", "AnswerPastLimit"),
     "Begun": ("factdebate.guard_engine.call", "Begun"),
+    "CallQueue": ("factdebate.llm.in_flight", "CallQueue"),
     "CheckCall": ("factdebate.guard_engine.call", "CheckCall"),
     "ClaimCheck": ("factdebate.core.types", "ClaimCheck"),
     "ClaimEvidence": ("factdebate.guard_engine.types", "ClaimEvidence"),
@@ -260,6 +263,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "parse_claim_lines": ("factdebate.run.batch", "parse_claim_lines"),
     "passages": ("factdebate.guard_engine.evidence", "passages"),
     "prepare_builtin": ("factdebate.scale.builtin_indexes", "prepare_builtin"),
+    "queues": ("factdebate.llm.in_flight", "queues"),
     "redact_text": ("factdebate.util.scrub", "redact_text"),
     "redact_url": ("factdebate.util.scrub", "redact_url"),
     "redact_value": ("factdebate.util.scrub", "redact_value"),

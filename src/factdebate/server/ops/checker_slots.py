@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from factdebate.llm.in_flight import CallQueue, queues
+from factdebate.engine import CallQueue, queues
 from factdebate.server.ops.adaptive import CHECKED_FLOOR
 
 SHARE = 0.75  # of a check's deadline, for its calls to wait on and share the server's slots
