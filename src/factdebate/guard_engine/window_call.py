@@ -50,6 +50,7 @@ from factdebate.response_level.extract import (
     MOST_SOURCES,
     ClaimsReply,
     ask_for_claims,
+    claim_chars,
     numbered,
     parse_claims,
 )
@@ -92,14 +93,14 @@ EXAMPLE = json.dumps({"claims": [
      "quote": "The Quorvel Bridge opened to traffic in 1881.", "correction": EXAMPLE_CORRECTION}]})
 
 
-def window_schema(max_items: int, count: int, claim_chars: int, passages: int,
+def window_schema(max_items: int, count: int, longest: int, passages: int,
                   quote_chars: int = QUOTE_CHARS) -> dict[str, Any]:
     """The extraction's schema (response_level/extract.py's ``claims_schema``) with each claim's verdict and
     correction (empty unless the claim is refuted)."""
     numbers = {"type": "integer", "minimum": 1, "maximum": max(1, count)}
     item = {"type": "object", "additionalProperties": False,
             "required": ["claim", "sentences", "label", "passage", "quote", "correction"],
-            "properties": {"claim": {"type": "string", "minLength": 1, "maxLength": claim_chars},
+            "properties": {"claim": {"type": "string", "minLength": 1, "maxLength": longest},
                            "sentences": {"type": "array", "minItems": 1, "maxItems": MOST_SOURCES,
                                          "items": numbers},
                            "label": {"type": "string", "enum": LABELS},
@@ -246,7 +247,7 @@ class WindowCall:
                    question: str | None, context: str | None) -> ClaimsReply | None:
         """The window's claims with their verdicts kept; None when the answer's claims cannot be read."""
         max_tokens = (CLAIM_TOKENS + VERDICT_TOKENS + CORRECTION_TOKENS) * room + 64
-        claim_chars = part_chars(CLAIM_TOKENS * room + 64, room, len('{"claims": []}') + 40 * room)
+        most = claim_chars(part_chars(CLAIM_TOKENS * room + 64, room, len('{"claims": []}') + 40 * room), text, units)
         settings = tier_settings(self.ctx.settings, method=self.ctx.options.method, tier="fast",
                                  mode=self.ctx.options.evidence_mode, scope=self.ctx.scope)
         checker = tier_resources(self.ctx.resources, settings).llm("debater")
@@ -258,7 +259,7 @@ class WindowCall:
             reply = await checker.complete(
                 [{"role": "user", "content": prompt.text}],
                 GenParams(temperature=0.0, max_tokens=max_tokens,
-                          json_schema=window_schema(room, len(units), claim_chars, len(shown),
+                          json_schema=window_schema(room, len(units), most, len(shown),
                                                     LOCAL_QUOTE_CHARS if self.local else QUOTE_CHARS)),
                 agent=AGENT, prompt=prompt.name)
         items, _ = parse_claims(reply.text, len(units))

@@ -267,12 +267,21 @@ class AskClaims(Protocol):
                        question: str | None, context: str | None) -> ClaimsReply: ...
 
 
+def claim_chars(share: int, text: str, units: Sequence[tuple[int, int]]) -> int:
+    """The longest claim a schema lets the extractor write: ``share`` (the longest that lets the call's room of
+    claims close within its cap), or the longest sentence, up to twice ``share``. A claim held to less than the
+    sentence it copies is cut mid-word ("... and the use of silver as currency to") and checked as a fragment,
+    and a list holds few such sentences, so the cap still closes."""
+    longest = max((b - a for a, b in units), default=0) + 8
+    return max(share, min(longest, 2 * share))
+
+
 async def ask_for_claims(llm: LLM, text: str, units: Sequence[tuple[int, int]], room: int, *,
                           question: str | None, context: str | None) -> ClaimsReply:
     """The extractor's claims of ``text`` (its ``units`` numbered), at most ``room``, with one re-ask."""
     max_tokens = CLAIM_TOKENS * room + 64
-    # The longest claim that lets ``room`` of them, each in its object, close within the cap.
-    item_chars = part_chars(max_tokens, room, len('{"claims": []}') + _item_frame(len(units)) * room)
+    item_chars = claim_chars(part_chars(max_tokens, room, len('{"claims": []}') + _item_frame(len(units)) * room),
+                             text, units)
 
     def read(answer: str) -> list[Drawn]:
         items, problem = parse_claims(answer, len(units))
