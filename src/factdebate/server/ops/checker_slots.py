@@ -9,11 +9,11 @@ few companions if each is to end within 5 s. So the limit is, per server the pro
     slots * deadline * SHARE / (call-seconds per check)
 
 never below :data:`~factdebate.server.ops.adaptive.CHECKED_FLOOR` (a few chats are never shed for a slow checker:
-their deadlines cut them, said). Running that many, each check's calls share the slots with the others' for about
-half its deadline; the other half is its own chain (the upstream's reply, one call after another). The call-seconds
+their deadlines cut them, said). Running that many, each check's calls share the slots with the others' for three
+quarters of its deadline; the rest is its own chain (the upstream's reply, one call after another). The call-seconds
 per check are learnt from the checks that end (the server's busy seconds over the checks ended, a moving average
 over windows of a few checks). Until a window has ended, no more checks run than the server has slots (each
-needs at least one call); and whenever the calls waiting already forecast a wait past that half of the deadline
+needs at least one call); and whenever the calls waiting already forecast a wait past that share of the deadline
 (the queue standing, whatever was learnt), no more are admitted than run.
 
 A server without a limit (an in-process backend) has no queue and bounds nothing. Each process has its own
@@ -84,12 +84,12 @@ class CheckerSlots:
         slots = f"{queue.slots} slot{'s' if queue.slots != 1 else ''}"
         if (waits := queue.wait_s()) > budget:  # the queue standing: no more than run now
             return Bound(max(CHECKED_FLOOR, running), f"its checker's calls queue for {slots}: a call asked now "
-                         f"would wait about {waits:.1f} s, past half its {deadline_s:.3g} s deadline")
+                         f"would wait about {waits:.1f} s, past {SHARE:g} of its {deadline_s:.3g} s deadline")
         if per_check is None:
             return Bound(max(CHECKED_FLOOR, queue.slots), f"its checker serves {slots} at once, and how long a "
                          "check holds them is not known yet")
         if per_check <= 0:
             return None
         checks = max(CHECKED_FLOOR, math.floor(queue.slots * budget / per_check))
-        return Bound(checks, f"as many as its checker's {slots} answer within half their {deadline_s:.3g} s "
+        return Bound(checks, f"as many as its checker's {slots} answer within {SHARE:g} of their {deadline_s:.3g} s "
                      f"deadline (a check holds them for about {per_check:.2g} s)")
