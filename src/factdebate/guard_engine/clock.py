@@ -1,10 +1,7 @@
-"""When a check's clock starts. On the service it is the request's arrival (set by the app for every request),
-so the deadline and the ``usage.seconds`` a reply reports cover what the service did before the check began
-(reading the body, building the models) and not only the check itself. The time spent waiting for the
-operator's model to answer is not the check's (``guard.upstream_timeout_s`` bounds it) and is left out. A check
-made with no request around it (the Python API) starts its clock when it starts. A ``rewrite``'s re-check has a
-deadline of its own and starts its clock when it starts (:func:`own_clock`).
-"""
+"""When a check's clock starts: on the service, the request's arrival, so the deadline and ``usage.seconds``
+cover reading the body and building the models too, less the wait for the operator's model
+(``guard.upstream_timeout_s`` bounds that). Elsewhere, and for a ``rewrite``'s re-check (:func:`own_clock`),
+when the check starts."""
 
 from __future__ import annotations
 

@@ -1,18 +1,11 @@
 """A correction for a refuted claim: one sentence, grounded in the passage that refutes it, and shown only
 when that passage's quote supports it.
 
-One model call writes the sentence (one JSON object), unless the fast tier's window call wrote it with the
-claim's verdict; it is then held to its quote as a claim the quote must support, not a word it shares:
-
-- every name and number the sentence adds to the claim (what the correction changes: "Madrid" in "The Eiffel
-  Tower is in Madrid." for "... is in Berlin.") must be one the quote writes; the words it keeps from the
-  claim name its subject, which a short quote ("It stands in Paris.") need not repeat;
-- the checker model (the fast tier's, with its prompt) then decides the sentence against the quote alone,
-  as given evidence, and only SUPPORTS keeps it.
-
-A sentence that fails either, or an unreadable reply, is dropped (no correction rather than an unsupported
-one), and the claim's ``correction_note`` says why.
-"""
+One model call writes the sentence, unless the window call wrote it with the verdict. It must then pass two
+tests: every name and number it adds to the claim (what the correction changes) is one the quote writes (the
+words it keeps name the subject, which a short quote need not repeat), and the fast tier's checker, given the
+quote alone, finds it SUPPORTED. Otherwise there is no correction rather than an unsupported one, and the
+claim's ``correction_note`` says why."""
 
 from __future__ import annotations
 
@@ -84,8 +77,7 @@ async def supported_by_quote(sentence: str, evidence: ClaimEvidence, llm: LLM) -
 async def correct(claim: str, evidence: ClaimEvidence, llm: LLM,
                   proposed: str | None = None) -> tuple[Correction | None, str | None]:
     """(the corrected sentence for ``claim`` from ``evidence``'s quote, or None; why none, or None).
-    ``proposed``: the sentence the fast tier's window call wrote with its verdict (guard_engine/window_call.py),
-    held to the quote and checked as the corrector's would be, without asking the corrector."""
+    ``proposed``: the window call's sentence, checked as the corrector's would be, without asking it."""
     if not evidence.quote.strip():
         return None, "no correction: the refuting passage gave no quote to ground one in"
     count_reply("guard_correction", "asked")

@@ -1,12 +1,9 @@
 """The guard's default deadline: the operator's ``guard.deadline_s`` when set, else one that fits where the
 checker's models run.
 
-A hosted checker (OpenAI, a gateway, a GPU server elsewhere) decides a reply's claims within 20 s; a model on
-this machine does not: SmolLM2 behind llama-cpp-python's server on CPU left 6 of 6 replies checked not at all
-at 20 s, so a newcomer running the guard on the embedded model got every claim unchecked. Such a
-checker gets ``guard.max_deadline_s`` (120 s by default) instead. "On this machine" is read from the settings,
-never probed: an in-process llama.cpp model (``llama-cpp:builtin`` or a ``.gguf`` file), or an ``openai:`` model
-whose server's host is loopback (localhost, 127.0.0.0/8, ::1)."""
+A hosted checker decides a reply's claims within 20 s; a model on this machine's CPU does not (every claim
+of a newcomer's first replies came back unchecked), so it gets ``guard.max_deadline_s``. "On this machine" is
+read from the settings, never probed: an in-process llama.cpp model, or an ``openai:`` model on loopback."""
 
 from __future__ import annotations
 
@@ -25,8 +22,8 @@ GUARD_ROLES = ("extractor", "debater")
 
 
 def default_deadline_s(settings: Settings) -> float:
-    """``guard.deadline_s`` when the operator set it; else ``guard.max_deadline_s`` for a checker on this
-    machine (:func:`checker_runs_here`) and 20 s (at most ``guard.max_deadline_s``) for a hosted one."""
+    """``guard.deadline_s`` when set; else ``guard.max_deadline_s`` for a local checker, 20 s (capped) for a
+    hosted one."""
     guard = settings.guard
     if guard.deadline_s is not None:
         return guard.deadline_s

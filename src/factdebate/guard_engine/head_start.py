@@ -2,17 +2,11 @@
 sentence that reads as one claim on its own, the fast tier is asked about the sentence as written while the
 extractor is still reading it, instead of after.
 
-The verdict is used only when the extractor then returns that sentence, word for word, as the part's one
-claim (:func:`same_claim`); otherwise it is cancelled and the extractor's claims are decided as usual. So the
-claims checked are always the extractor's, and :func:`stands_alone` decides only whether a model call is
-worth spending early: a sentence it lets through that the extractor rewrites (a vague subject made a name,
-a list split) costs one fast call that is thrown away, never a verdict on words the extractor did not give.
-
-Why not skip the extractor for such a sentence: the extractor also reads the person's question, so "The
-tower opened in 1889." answering "Tell me about the Eiffel Tower." becomes "The Eiffel Tower opened in
-1889.", and no rule on the sentence alone can tell that it needs the question. Where the extractor answers
-no slower than the fast tier, the head start saves as much time as skipping it would.
-"""
+The verdict is used only when the extractor returns that sentence word for word as the part's one claim
+(:func:`same_claim`); otherwise it is cancelled. So the claims checked are always the extractor's, and a wrong
+guess by :func:`stands_alone` costs one fast call thrown away. The extractor is not skipped because it also
+reads the question ("The tower opened in 1889." answering a question about the Eiffel Tower), which no rule
+on the sentence alone can tell."""
 
 from __future__ import annotations
 
@@ -40,10 +34,9 @@ MAX_WORDS = 30
 
 
 def stands_alone(sentence: str) -> bool:
-    """Whether ``sentence`` reads as one claim that needs nothing around it: a statement ending in a full stop,
-    of at most MAX_WORDS words, whose subject opens with a name ("Paris", "The Eiffel Tower"), with no word
-    that points elsewhere (pronouns, "this", "there", "also"), no second clause or list ("and", "but", a
-    comma, a semicolon, a colon, a dash, brackets) and no quotation. Conservative: a "no" costs only time."""
+    """Whether ``sentence`` reads as one claim that needs nothing around it: a short statement whose subject
+    opens with a name, with no word that points elsewhere, no second clause or list and no quotation.
+    Conservative: a "no" costs only time."""
     text = sentence.strip()
     if not text.endswith(".") or text.endswith("..") or _JOINS.search(text):
         return False

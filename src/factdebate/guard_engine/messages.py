@@ -1,18 +1,12 @@
 """What the guard reads from a conversation (OpenAI-style messages): the person's question, and the tool
 results the bot answered from, each titled by the call that made it.
 
-**The person's question** is the last ``user`` message that is neither a tool result nor a block of context
-an agent framework injected. Its text is read outside fenced blocks (```...```) and XML-style tagged blocks
-(``<context>...</context>``, ``<system-reminder>...</system-reminder>``): what is left is the person's words.
-A user message is skipped when nothing of its own is left (it was only such blocks), or when it opens like an
-injected block or a tool result: ``System:``, ``[System``, ``Context:``, ``[Context``, ``Conversation info``,
-``Sender (untrusted metadata)``, ``Observation:``, ``Tool result``, ``Function result`` or ``[Tool``. A user
-message whose content parts hold no text (an Anthropic-style ``tool_result`` part, an image) is skipped too.
+**The person's question** is the last ``user`` message that is neither a tool result nor context an agent
+framework injected: its text outside fenced and XML-style tagged blocks, skipped when nothing is left, when it
+opens like an injected block or a tool result (``_INJECTED_OPENING``), or when its parts hold no text.
 
-**Tool evidence** is titled by the tool's name and arguments (``get_weather({"city": "Paris"})``), found in the
-assistant message whose ``tool_calls`` hold the tool message's ``tool_call_id``; else by the tool message's
-``name``; else ``tool result N``. A call id (``call_9``) says nothing to a reader and is never the title.
-"""
+**Tool evidence** is titled by the tool's name and arguments (``get_weather({"city": "Paris"})``) from the
+assistant's matching ``tool_calls``, else the tool message's ``name``, else ``tool result N``; never a call id."""
 
 from __future__ import annotations
 
@@ -77,8 +71,7 @@ def _call_titles(messages: Sequence[Any]) -> dict[str, str]:
 
 
 def tool_evidence(messages: Sequence[Any]) -> list[GuardEvidence]:
-    """The conversation's tool results (``role: "tool"`` messages) as given evidence, in order, titled as the
-    module docstring says. Empty tool results are left out."""
+    """The conversation's non-empty tool results as given evidence, in order, titled as above."""
     titles = _call_titles(messages)
     found: list[GuardEvidence] = []
     for message in messages:

@@ -1,11 +1,9 @@
 """A request's guard options with the operator's defaults and caps applied, and the evidence a
 conversation already carries (its ``role: "tool"`` messages).
 
-Two kinds of evidence, two rules: what a caller sends in ``evidence`` is held to ``guard.max_evidence_items``
-and ``guard.max_evidence_chars`` (over them: an ``InputError``, a 422), while the conversation's own tool
-results (:func:`with_conversation`) are never refused: a long agent session carries more than the limits,
-and refusing it broke every later turn. They are ranked per claim and trimmed to what the caller's evidence
-leaves of the limits (guard_engine/session.py), and the check says how many were left out."""
+What a caller sends in ``evidence`` is held to ``guard.max_evidence_items`` and ``guard.max_evidence_chars``
+(over them: a 422); the conversation's own tool results are never refused, since refusing a long agent
+session broke every later turn: they are ranked per claim and trimmed to what is left (guard_engine/session.py)."""
 
 from __future__ import annotations
 
@@ -23,10 +21,8 @@ __all__ = ["evidence_from_messages", "resolve_options", "text_of", "with_convers
 
 
 def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardOptions:
-    """Defaults from ``settings.guard`` (the deadline, unset, fitted to where the checker runs:
-    guard_engine/deadline.py); a caller may lower the deadline (never past the cap), may not ask
-    for a tier above ``guard.max_tier`` (an ``InputError`` says so), and sends at most
-    ``guard.max_evidence_items`` passages of ``guard.max_evidence_chars`` characters in all."""
+    """Defaults from ``settings.guard`` (guard_engine/deadline.py fits an unset deadline); a caller may lower
+    the deadline, not raise it past the cap, nor ask for a tier above ``guard.max_tier``."""
     guard = settings.guard
     asked = options.deadline_s if options.deadline_s is not None else default_deadline_s(settings)
     deadline = min(asked, guard.max_deadline_s)
@@ -72,9 +68,8 @@ def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardO
 
 
 def reads_in_process(settings: Settings) -> bool:
-    """Whether the guard's checker is a GGUF model run in this process other than the embedded SmolLM2 (the
-    offline model, a file of the user's): its default tier is fast and it climbs no tier unless asked. The
-    embedded model only proves the pipeline, and its runs keep the operator's tiers."""
+    """Whether the checker is an in-process GGUF model other than the embedded SmolLM2: it climbs no tier
+    unless asked. The embedded model only proves the pipeline, and keeps the operator's tiers."""
     from factdebate.llm.near_chance import EMBEDDED_MODELS
 
     spec = settings.llm_for("debater")
@@ -83,16 +78,13 @@ def reads_in_process(settings: Settings) -> bool:
 
 
 def evidence_from_messages(messages: list[dict[str, Any]]) -> list[GuardEvidence]:
-    """The conversation's tool results (``role: "tool"`` messages) as given evidence, in order, each titled by
-    the tool's name and arguments (guard_engine/messages.py). Empty tool results are left out."""
+    """The conversation's non-empty tool results as given evidence, titled by guard_engine/messages.py."""
     return tool_evidence(messages)
 
 
 def with_conversation(options: GuardOptions, messages: Sequence[Any]) -> GuardOptions:
-    """``options`` with the conversation (``messages``: the turns before the reply) read: its tool results as
-    its own evidence (ranked per claim, trimmed to the limits, never refused; the caller's ``evidence`` is left
-    as sent, held to the limits), and its turns, which the claim extractor reads the reply in (guard_engine/window.py).
-    Every door that has the conversation passes it here."""
+    """``options`` with the conversation before the reply read: its tool results as its own evidence, and its
+    turns for the extractor (guard_engine/window.py). Every door that has the conversation passes it here."""
     found = tool_evidence(messages)
     turns = turns_of(messages)
     if not found and not turns:

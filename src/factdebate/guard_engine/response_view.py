@@ -1,16 +1,11 @@
-"""A guard check read as check-response's verdict, the documented view of the one result:
-every door of check-response (the CLI, ``/v1/check-response``, MCP's ``check_response``,
-``factdebate.check_response``) runs the guard's check under check-response's policy (guard_engine/response_check.py)
-and gives its ``GuardResult`` in the shape it always had, :class:`~factdebate.core.types.ResponseVerdict`, read
-here with the result's :class:`~factdebate.guard_engine.types.CheckRecord` (each claim's whole verdict, the
-extraction, the unchecked sentences with check-response's reasons, usage by role and model, the replies read,
-the settings).
+"""A guard check read as check-response's verdict: every door of check-response runs the guard's check under
+check-response's policy (guard_engine/response_check.py) and gives its ``GuardResult`` as a
+:class:`~factdebate.core.types.ResponseVerdict`, read here with the result's
+:class:`~factdebate.guard_engine.types.CheckRecord`.
 
-For one release ``factdebate.check_response``'s old ``tier=`` and ``deadline_s=`` (a check within a deadline,
-``factdebate.guard``'s) still run, their result, which keeps no record, given in that shape too (docs/guard.md).
-What the shape has no field for is said where a reader looks: a claim the deadline left undecided is an
-unlabelled claim and its sentence is in ``unchecked`` with the reason; the policy's text and the corrections are
-``factdebate.guard``'s to give."""
+``factdebate.check_response``'s old ``tier=`` and ``deadline_s=`` still run for one release (docs/guard.md); their
+result keeps no record. A claim the deadline left undecided is unlabelled, its sentence in ``unchecked`` with
+the reason; the policy's text and the corrections are ``factdebate.guard``'s to give."""
 
 from __future__ import annotations
 
@@ -54,8 +49,7 @@ def claim_check(claim: GuardClaim, verdict: Verdict | None = None, gold: str | N
 
 
 def _recorded(result: GuardResult, record: CheckRecord) -> ResponseVerdict:
-    """``result`` under check-response's policy as its verdict: the claims with their whole verdicts (an error's
-    reason for one whose check failed), the label the check gave, and the rest from the record."""
+    """``result`` under check-response's policy as its verdict, the rest read from its record."""
     checks = [claim_check(c, record.verdicts.get(c.index), record.golds.get(c.index)) for c in result.claims]
     return ResponseVerdict(response=result.original_text, question=result.question, method=result.method or "",
                            label=result.label, factual=factual(result.label), decided_by=record.decided_by,

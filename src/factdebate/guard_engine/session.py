@@ -1,13 +1,9 @@
 """A conversation's own tool results as evidence, in sessions of any length.
 
-An agent session carries one tool result per call; past the operator's evidence limits
-(``guard.max_evidence_items`` passages, ``guard.max_evidence_chars`` characters, less what the caller's own
-``evidence`` takes) they are not refused: each claim is checked with the results that share most content
-words with it (names, numbers, words of four letters or more, compared by stem), ties going to the later
-result (the newer call), added while they fit the limits. The rest are left out of that claim's check and the
-check says how many (``GuardResult.evidence_dropped`` and a ``passed_through`` line). Within the limits every
-result is every claim's evidence, as the caller's is. Each result's words are read once per check.
-"""
+An agent session carries one tool result per call. Past the evidence limits (less what the caller's own
+``evidence`` takes) they are not refused: each claim gets the results that share most content words with it
+(by stem, ties to the newer), while they fit; the check says how many were left out
+(``GuardResult.evidence_dropped``). Within the limits every result is every claim's evidence."""
 
 from __future__ import annotations
 

@@ -44,10 +44,8 @@ class Progress:
 
     def final(self, timed_out: bool) -> GuardClaim:
         """The claim as reported: checked when some tier gave it a label, else unchecked (or error)."""
-        # A shallow copy is enough (a deep one was most of this method's CPU): :func:`decide`
-        # and the claim's check only ever assign the claim's own fields (a new evidence list, a new
-        # correction), never change a list, a passage, a span or a correction in place, and so does nothing
-        # that reads a final claim; so what the copy shares with ``self.claim`` never changes under it.
+        # A shallow copy is enough (a deep one was most of this method's CPU): nothing changes a claim's
+        # lists, passages, spans or corrections in place, only assigns new ones.
         out = self.claim.model_copy()
         if out.status == "error":
             return out
@@ -77,9 +75,8 @@ class Context:
     # The models a debate tier's verdicts were answered by (each ran under its own recorder): with the
     # check's own, the models a guard result names, so a debate tier's model is never left out of it.
     models: set[str] = field(default_factory=set)
-    # Check-response's policy (guard_engine/response_check.py): the deep tier is the configured method run as
-    # ``factdebate verify`` runs it (the caller's settings and resources, its run directly in the claim's span, as
-    # the service's kept calls and the page read it), and no correction is asked of a refuted claim.
+    # Check-response's policy: the deep tier runs the method as ``factdebate verify`` does (its run directly in
+    # the claim's span), and no correction is asked of a refuted claim.
     whole: bool = False
 
 
@@ -150,10 +147,9 @@ def begin_fast(claim: str, ctx: Context) -> asyncio.Task[TierOutcome]:
 
 async def decide(progress: Progress, ctx: Context, head: asyncio.Future[TierOutcome] | None = None,
                  proposed: str | None = None) -> None:
-    """Decide ``progress.claim`` in place; returns when settled or out of tiers (the caller's deadline
-    cancels it otherwise). ``head``: the first tier's outcome for this very claim text, begun earlier
-    (:func:`begin_fast`, or the window's call: the first tier is then ``fast``), awaited instead of asking
-    again; ``proposed``: the correction the window's call wrote with it, should that tier refute the claim."""
+    """Decide ``progress.claim`` in place, until settled or out of tiers (or cancelled by the deadline).
+    ``head``: the first tier's outcome for this claim, begun earlier (:func:`begin_fast` or the window's call);
+    ``proposed``: the correction the window's call wrote with it."""
     claim = progress.claim
     for n, tier in enumerate(tiers_for(ctx.options)):
         progress.tiers_tried.append(tier)

@@ -1,12 +1,9 @@
 """How many threads the in-process llama.cpp model runs with.
 
-llama.cpp's worker threads spin while they wait for each other at each step of a token. When more threads
-are runnable than there are cores, a spinning thread holds the core that the thread it waits for needs, and
-every call slows down tenfold or more: on a 2-core machine with other processes busy, a one-call verdict
-took 73-272 s with two threads against 7.9 s with one. One thread too few costs at most what that
-thread would have added (under 2x on two cores). So the default takes the cores this process may use and
-leaves out those other processes keep busy when the model loads; ``FACTDEBATE_LLAMA_THREADS`` overrides it.
-"""
+llama.cpp's worker threads spin while they wait for each other. With more threads runnable than cores, a
+spinning thread holds the core the awaited one needs, and every call slows tenfold or more
+(docs/configuration.md); one thread too few costs at most what it would have added. So the default takes the
+cores this process may use less those other processes keep busy; ``FACTDEBATE_LLAMA_THREADS`` overrides it."""
 
 from __future__ import annotations
 
@@ -94,11 +91,9 @@ def _others_running() -> float | None:
 
 
 def busy_cores(cores: float) -> tuple[float, str]:
-    """How many of this process's cores other processes keep busy, and how that was read.
-
-    The runnable-task count (the median of a few samples) says what runs now, where the load average would
-    still count a command that ended a minute ago (this process's own previous run, say). Counts cover
-    every CPU of the machine, so they are scaled to the share of it this process may use."""
+    """How many of this process's cores other processes keep busy, and how that was read: the median runnable
+    count (the load average would still count a command that ended a minute ago), scaled to this process's
+    share of the machine."""
     samples = []
     for n in range(SAMPLES):
         found = _others_running()

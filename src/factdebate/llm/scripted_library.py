@@ -1,14 +1,10 @@
-"""Named scripted behaviours (``--llm scripted:agree``) for demos of the protocol without a model, the
-web page's end-to-end test and the load benchmarks. They follow the prompts' output formats exactly.
-``scripted:unsure`` answers as ``agree`` does with every label turned into NOT ENOUGH INFO (a judge's vote
-into a tie, MERMAID's True/False answer into NOT ENOUGH INFO): what a two-label run does with a model that
-keeps answering the third label (Yes/No prompts keep their answer: they have no third one).
-``scripted:conflicting`` answers as ``agree`` does with every SUPPORTS or REFUTES turned into AVeriTeC's
-fourth label, CONFLICTING EVIDENCE/CHERRYPICKING: what a four-label run does with a model that answers it.
+"""Named scripted behaviours (``--llm scripted:agree``) for demos without a model, the web page's end-to-end
+test and the load benchmarks, in the prompts' output formats. ``scripted:unsure`` answers as ``agree`` with
+every label turned into NOT ENOUGH INFO, ``scripted:conflicting`` with every SUPPORTS or REFUTES turned into
+CONFLICTING EVIDENCE/CHERRYPICKING: what a run does with a model that keeps answering that label.
 
-This module answers the shared prompts (label re-asks, scoring, claim extraction); each method family
-declares the replies to its own prompts (``Method.scripted_replies``), added here when the method registers,
-so a new method brings its scripted replies in its own folder."""
+This module answers the shared prompts; each method family declares the replies to its own
+(``Method.scripted_replies``), added here when the method registers."""
 
 from __future__ import annotations
 

@@ -1,20 +1,17 @@
 """How many requests a model server on this machine says it serves at once, so that ``llm.max_in_flight`` left
 unset follows the server rather than a guess from its address (llm/in_flight.py).
 
-Unset, the limit for a server on loopback is 1, which any local server survives (llama-cpp-python's serves one
-request at a time). But a vLLM or a ``llama-server -np 4`` beside the service then gets one request at a time
-too: checks wait on each other, and a guarded reply cost the service twice the CPU (docs/performance.md, stop
-20). So a server on this machine is asked, once per process, what it is:
+Unset, the limit for a server on loopback is 1, which any local server survives; but a vLLM or a
+``llama-server -np 4`` then gets one request at a time too, and checks wait on each other. So a server on
+this machine is asked, once per process:
 
-- ``GET /v1/models``' ``owned_by`` (asked anyway for the constrained mode, llm/constraints.py): vLLM and SGLang
-  batch whatever they are sent, so they get the limit a remote server gets (64);
-- llama.cpp's ``llama-server`` gives its slots (``-np N``) as ``total_slots`` at ``GET /props``, at the
-  server's root rather than under ``/v1``; that is asked of every other server on this machine but
-  llama-cpp-python's (``owned_by: me``, one at a time), and a server without it answers 404;
-- no answer, or one that says nothing usable: nothing is learned and the default stands.
+- ``GET /v1/models``' ``owned_by``: vLLM and SGLang batch whatever they are sent, so they get a remote
+  server's limit (64);
+- ``GET /props``' ``total_slots`` (llama.cpp's ``llama-server -np N``), asked of every other local server but
+  llama-cpp-python's (``owned_by: me``, one at a time);
+- no usable answer: the default stands.
 
-A server elsewhere keeps its default (64): asking a hosted API costs a request and would say nothing. What the
-operator sets always wins, and nothing is asked then."""
+A server elsewhere keeps its default (64). What the operator sets always wins, and nothing is asked then."""
 
 from __future__ import annotations
 
@@ -55,8 +52,7 @@ def from_owner(owner: str) -> Slots | None:
 
 
 def from_props(body: Any) -> Slots | None:
-    """``total_slots`` from a ``/props`` answer: a whole number of at least 1 (a bool, text or anything
-    else says nothing), held to :data:`MOST`."""
+    """``total_slots`` from a ``/props`` answer, a whole number of at least 1 held to :data:`MOST`."""
     count = body.get("total_slots") if isinstance(body, dict) else None
     if type(count) is not int or count < 1:
         return None
@@ -73,10 +69,8 @@ def from_props_reply(status: int, text: str) -> Slots | None:
 
 
 async def ask(endpoint: str, owner: str, key: str | None) -> Slots | None:
-    """What the server at ``endpoint`` says (``owner``: its ``owned_by``, already asked); None when it answers
-    without saying anything usable. A server that does not answer raises ``OSError`` (no whole answer within
-    :data:`ASK_TIMEOUT_S` and :data:`PROPS_BYTES`): nothing is kept then, and it is
-    asked again later (llm/in_flight.learn)."""
+    """What the server at ``endpoint`` (its ``owned_by``: ``owner``) says, None when nothing usable. No whole
+    answer within :data:`ASK_TIMEOUT_S` and :data:`PROPS_BYTES` raises ``OSError``, to be asked again later."""
     said = from_owner(owner)
     if said is not None:  # its model list said it all: no /props to ask
         return said

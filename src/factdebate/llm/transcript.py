@@ -1,14 +1,10 @@
 """The text of each model call, for whoever asks to see why a debate went as it did.
 
-Off by default: a trace is a compact record (a claim's prompts run to tens of kilobytes, and a batch trace
-holds thousands of claims). Inside :func:`transcribing` (the service's stream with ``"transcript": true``,
-``factdebate verify --trace-text``) every ``llm_call`` event also carries ``messages`` (role and content, as
-sent) and ``reply`` (the model's text, then any tool calls it asked for). Each text is cut after ``chars``
-characters with a marker that says so, and one call's texts together after ``call_chars`` (a tool-using
-agent's conversation grows a message per step), so one event stays bounded whatever a prompt quotes. A context
-variable, not a setting: it changes what the caller sees, never what is asked, so neither the cache key nor
-the golden records depend on it, and each request (each asyncio task tree) has its own.
-"""
+Off by default: a trace is a compact record. Inside :func:`transcribing` (``"transcript": true``,
+``verify --trace-text``) every ``llm_call`` event also carries ``messages`` and ``reply``, each text cut after
+``chars`` characters and one call's together after ``call_chars``, with a marker, so one event stays bounded.
+A context variable, not a setting: it changes what the caller sees, never what is asked, so no cache key
+depends on it, and each request has its own."""
 
 from __future__ import annotations
 
@@ -30,8 +26,6 @@ DEFAULT_CALL_CHARS = 48_000
 # A message cut to fewer characters than this to fit the total is left out instead: a stub says nothing.
 _SHORTEST_PART = 200
 
-# A ContextVar: a run (or a guard request) chooses its transcript bounds once; the calls that read them are
-# made deep inside the methods, by tasks the run starts.
 _bounds: ContextVar[tuple[int, int]] = ContextVar("factdebate_transcript_bounds", default=(0, 0))
 
 
@@ -78,14 +72,9 @@ def reply_text(completion: Completion) -> str:
 
 def call_text(messages: list[Message], completion: Completion, chars: int,
               call_chars: int | None = None) -> dict[str, Any]:
-    """The ``messages`` and ``reply`` fields of one ``llm_call`` (and ``messages_cut`` when the call's total
-    left messages out). URLs are redacted as everywhere in a trace (a passage may quote a link with a key in
-    it); no API key is ever part of a message.
-
-    Over ``call_chars`` in all (the markers not counted), the reply is kept first (what the model made of it),
-    then the first message (the instructions) and the latest ones, newest first, each clipped to what is left;
-    the messages between them are left out and counted in ``messages_cut``. They always sit just after the
-    first message (all of them are left out when even the first found no room), so a reader knows where."""
+    """The ``messages`` and ``reply`` fields of one ``llm_call``, URLs redacted (a passage may quote a link with
+    a key in it). Over ``call_chars`` the reply is kept first, then the first message and the latest ones,
+    each clipped to what is left; the messages cut (``messages_cut``) always sit just after the first."""
     reply = clip(redact_text(reply_text(completion)), chars)
     texts = [redact_text(m["content"]) for m in messages]
     kept = [min(len(t), chars) for t in texts]

@@ -1,13 +1,9 @@
-"""The settings only the operator gives, in one place for every reader of a settings file the user may not
-have written: a run folder's ``run.json`` (eval/reproduce/recorded_settings.py) and a
-``factdebate.yaml`` that happens to lie in the current folder (settings/config_file.py). A folder someone
-sent you, or a cloned repository, is data: it may choose the method's settings, never a command to start
-or a server to send the user's keys and claims to.
+"""The settings only the operator gives, for every reader of a settings file the user may not have written
+(a run folder's ``run.json``, a ``factdebate.yaml`` in the current folder). A folder someone sent is data: it
+may choose the method's settings, never a command to start or a server to send the user's keys and claims to.
 
-Which settings those are is read off the settings models, from the ``reaches`` mark each such field carries
-where it is declared (:mod:`factdebate.core.fields`), for the shared settings and every registered method's
-alike: a list kept by hand misses new ones (``guard.upstream`` and ``scale.executor`` were), and a test walks
-the models for fields that look like a URL, a command, a path or a key and are not marked."""
+They are read off the settings models, from each field's ``reaches`` mark (:mod:`factdebate.core.fields`): a
+list kept by hand misses new ones, and a test finds unmarked fields that look like a URL, command, path or key."""
 
 from __future__ import annotations
 
@@ -39,8 +35,7 @@ def marked(kinds: Iterable[str]) -> tuple[SettingPath, ...]:
 
 @cache
 def _reaches(names: tuple[str, ...]) -> tuple[tuple[SettingPath, str], ...]:
-    """Every marked setting with its mark, worked out once per set of registered methods (``names``: settings
-    are loaded often; a plug-in registered later makes a new set)."""
+    """Every marked setting with its mark, worked out once per set of registered methods ``names``."""
     fields = list(walk(Settings))
     for name, method in all_methods().items():
         fields += list(walk(method.settings_model, ("methods", name)))
@@ -88,9 +83,8 @@ def model_files(value: Any, where: str = "") -> list[tuple[str, str]]:
 
 def found_file_refuses(data: dict[str, Any]) -> list[str]:
     """The dotted names of what a ``factdebate.yaml`` found in the current folder sets and may not: commands,
-    endpoints, keys, the executor, and every file path (a marked path setting, or a model spec naming a
-    file). A path from a folder someone sent could open a FIFO that holds the run (``llm.debater:
-    llama-cpp:<fifo>``) or create a database anywhere (``methods.mermaid.memory_path``)."""
+    endpoints, keys, the executor, and every file path (one could name a FIFO that holds the run, or create a
+    database anywhere)."""
     files = [setting for setting, _ in model_files(data.get("llm"), "llm.") + model_files(data.get("methods"),
                                                                                             "methods.")]
     return list(dict.fromkeys([*set_in(data, commands_and_endpoints() + path_settings()), *files]))

@@ -1,19 +1,14 @@
 """Every Python that factdebate starts is started here, so that none of them imports from the current folder.
 
-``python -m pkg`` and ``python -c`` put the current folder first on the new interpreter's import path, and
-Ray puts its driver's current folder on every worker's. That folder is the user's: a cloned repository, a
-downloaded dataset or a folder someone sent may hold a ``factdebate/`` or ``pip/`` package, which would then
-run in place of ours. So:
+``python -m pkg``, ``python -c`` and Ray's workers put the current folder first on the import path, and that
+folder is the user's: a cloned repository or a folder someone sent may hold a ``factdebate/`` or ``pip/``
+package that would run in place of ours. So:
 
-- :func:`python_command` starts ``sys.executable -P``. ``-P`` (Python 3.11+) leaves the folder out of the path
-  and, unlike ``-I``, keeps ``PYTHONPATH`` (a checkout run without installing it) and the user's site
-  packages (``pip install --user``), which the children need as much as we do;
-- :func:`python_env` is the environment to give them: ``PYTHONSAFEPATH=1`` (the same rule for a Python whose
-  command line is not ours, such as multiprocessing's spawn under ``serve --workers``) and ``PYTHONPATH``
-  without empty entries (an empty entry means "the current folder"; relative ones are made absolute so they
-  keep naming what they named for us);
-- :func:`ray_runtime_env` is a Ray job's runtime environment whose working directory is an empty private
-  folder: Ray then puts that folder on its workers' path instead of the driver's current one.
+- :func:`python_command` starts ``sys.executable -P``, which, unlike ``-I``, keeps ``PYTHONPATH`` and the
+  user's site packages;
+- :func:`python_env` sets ``PYTHONSAFEPATH=1`` (for a Python whose command line is not ours, such as
+  multiprocessing's spawn) and drops ``PYTHONPATH``'s empty entries, making relative ones absolute;
+- :func:`ray_runtime_env` gives Ray jobs an empty private working folder to put on their workers' path.
 
 The operator's own MCP servers (``mcp_servers``) run the command the operator wrote, as written."""
 
@@ -60,8 +55,8 @@ def python_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def protect_spawned_children() -> None:
-    """Give this process's own environment :func:`python_env`'s rules, for the children that a library
-    starts with its own command line and our environment (uvicorn's worker processes)."""
+    """Give this process's environment :func:`python_env`'s rules, for children a library starts (uvicorn's
+    workers)."""
     safe = python_env()
     os.environ[SAFE_PATH_VARIABLE] = "1"
     if "PYTHONPATH" in safe:
@@ -80,6 +75,6 @@ def ray_working_dir() -> str:
 
 
 def ray_runtime_env() -> dict[str, Any]:
-    """The job-level runtime environment for ``ray.init``: with a ``working_dir`` set, Ray adds neither the
-    driver's current folder nor its script's folder to the workers' import path."""
+    """The runtime environment for ``ray.init``: with a ``working_dir`` set, Ray adds neither the driver's
+    current folder nor its script's to the workers' import path."""
     return {"working_dir": ray_working_dir()}
