@@ -1,20 +1,14 @@
 """The one call behind every door of the guard, so that every door checks a reply the same way.
 
-A door (the chat proxy plain and streamed, ``/v1/guard/check``, LiteLLM's guardrail route, MCP's
-``check_answer`` and ``check_response``, ``factdebate.guard``/``aguard_stream`` and ``factdebate.check_response``;
-MCP's ``check_response`` and ``factdebate.check_response`` without a tier make :func:`check_response`, the same
-call over the full method) reads its input into a :class:`CheckCall` (the
-conversation, the options, the person's question when the caller names it) and the reply or replies, makes
-this call with its :class:`Host`, and writes the answer. Everything else happens here, once, the same for
-every door: the conversation's tool results become evidence, the caller's settings and the options are
-resolved, the check is admitted (the host's slot and charge), the reviser is the host's, the model cache is
-scoped to the caller (guard_engine/check.py), each result is made what a caller may read (no operator address:
-:func:`hidden_result`, and a failure's message alike) and kept by the host, and the charge settled from the
-claims checked.
+A door (the chat proxy, ``/v1/guard/check``, LiteLLM's guardrail route, MCP, the Python API) reads its input
+into a :class:`CheckCall` and the reply or replies, makes this call with its :class:`Host`, and writes the
+answer; without a tier, check-response's doors make :func:`check_response`, the same call over the full method.
+Everything else happens here, once: the conversation's tool results become evidence, settings and options are
+resolved, the check is admitted, the reviser is the host's, the model cache is scoped to the caller, each
+result is hidden (no operator address: :func:`hidden_result`) and kept, and the charge settled.
 
-A host is where the check runs: the service (server/guard/host.py: its resolver, run slots, rate limit and
-kept checks), the MCP server, or a Python caller's session (:class:`LocalHost`, which admits and keeps
-nothing). A refusal of the host's (a server at its limit of checks) is raised as the host raises it."""
+A host is where the check runs: the service (server/guard/host.py), the MCP server, or a Python caller's
+session (:class:`LocalHost`, which admits and keeps nothing); its refusals are raised as it raises them."""
 
 from __future__ import annotations
 
@@ -55,9 +49,8 @@ T = TypeVar("T")
 
 @dataclass
 class CheckCall:
-    """What a door read from its input: the conversation before the reply (OpenAI messages: its ``role:
-    "tool"`` messages are evidence, the person's last message is the question), the options, and the
-    question when the caller named it."""
+    """What a door read from its input: the conversation before the reply (OpenAI messages), the options,
+    and the question when the caller named it."""
 
     messages: Sequence[Any] = ()
     options: GuardOptions = field(default_factory=GuardOptions)
@@ -99,9 +92,8 @@ class Reply:
 
 
 class Admission:
-    """A check let in: ``charge`` with the claims it checked, ``release`` when it is over (more than once is
-    fine). The plain one costs nothing. ``overloaded``: why the host had no room to check it, its replies
-    then passed unchecked at once (the service's ``guard.on_overload: pass``: guard_engine/overload.py)."""
+    """A check let in: ``charge`` with the claims it checked, ``release`` when over (idempotent).
+    ``overloaded``: why the host had no room, its replies then passed unchecked (guard_engine/overload.py)."""
 
     overloaded: str | None = None
 
@@ -198,11 +190,9 @@ _PAUSED = threading.Lock()  # held by the one reading that paused the collector;
 
 
 def collector_paused(work: Callable[..., T], *args: Any) -> T:
-    """``work(*args)`` with the garbage collector held off (in a worker thread: a long conversation's turns).
-    Reading 50,000 messages makes as many young tuples and strings; a collector pass among them holds the
-    interpreter lock, and every other request with it, for 0.1-0.3 s (measured with gc.callbacks), while the
-    one pass after the reading finds them untracked or dead. Only the first reading to come pauses it, and
-    only when it was running."""
+    """``work(*args)`` with the garbage collector held off: reading a long conversation makes many young
+    objects, and collector passes among them hold the interpreter lock (and every other request) for tenths
+    of a second. Only the first reading to come pauses it, and only when it was running."""
     if not _PAUSED.acquire(blocking=False):
         return work(*args)
     was = gc.isenabled()
@@ -216,10 +206,8 @@ def collector_paused(work: Callable[..., T], *args: Any) -> T:
 
 
 async def begin(call: CheckCall, host: Host) -> Begun:
-    """Options, settings and admission, in that order (a refused request paid only for its reading): the
-    conversation's tool results as evidence (ranked per claim past the limits, never refused), the host's
-    settings for its caller, the options resolved against them (an ``InputError`` for one out of bounds),
-    the person's question, and the host's slot and charge taken last."""
+    """Options, settings and admission, in that order, so that a refused request paid only for its reading;
+    an ``InputError`` for options out of bounds."""
     long = len(call.messages) > LONG_CONVERSATION  # its per-message reading in a worker thread, not on the loop
     options = (await asyncio.to_thread(collector_paused, with_conversation, call.options, call.messages) if long
                else with_conversation(call.options, call.messages))
@@ -271,11 +259,9 @@ Replies = Sequence[Reply] | Callable[[Begun], Awaitable[Sequence[Reply]]]
 
 
 async def check_replies(call: CheckCall, replies: Replies, host: Host) -> list[GuardResult]:
-    """The one call: every reply of ``replies`` checked (each its own deadline and result; the first kept under
-    the request's id) within one admission, charged with the claims they checked. ``replies`` may be a
-    coroutine function of the begun check (the chat proxy's upstream), asked once the check is admitted; its
-    time is not the check's and a failure of it is raised as it came, charged nothing. A check that fails raises its
-    :func:`failed` error."""
+    """The one call: every reply checked within one admission, each with its own deadline and result (the
+    first kept under the request's id). ``replies`` may be a coroutine function (the chat proxy's upstream),
+    asked once admitted; its time is not the check's and its failure is raised as it came, charged nothing."""
     begun = await begin(call, host)
     claims = 0
     try:
@@ -306,14 +292,9 @@ async def check_replies(call: CheckCall, replies: Replies, host: Host) -> list[G
 
 async def check_response(call: CheckCall, text: str, host: Host, *,
                          sinks: Sequence[EventSink] = ()) -> ResponseVerdict:
-    """The one call for a long answer checked claim by claim with the full method and no deadline (check-response
-    without a tier: MCP's ``check_response``, ``factdebate.check_response``): begun as a reply's check is (the
-    host's settings for its caller, the options, the question, the host's admission), in the host's session,
-    the model cache scoped to the caller, a failure's message without an operator's address, charged with the
-    claims it checked. The check is the guard's under check-response's policy (guard_engine/response_check.py: the
-    deep tier only, no deadline) and its ``GuardResult`` is given as ``ResponseVerdict``, check-response's
-    documented view of it (guard_engine/response_view.py): each claim's whole verdict, for the CLI's records, ``eval``
-    and ``/v1/check-response``."""
+    """The one call for a long answer checked claim by claim with the full method and no deadline: begun,
+    admitted, scoped and hidden as a reply's check is, under check-response's policy
+    (guard_engine/response_check.py), and given as a ``ResponseVerdict`` (guard_engine/response_view.py)."""
     begun = await begin(call, host)
     claims = 0
     try:
@@ -332,8 +313,7 @@ async def check_response(call: CheckCall, text: str, host: Host, *,
 
 
 def hidden_verdict(verdict: ResponseVerdict) -> ResponseVerdict:
-    """A check-response verdict as a caller reads it: a claim whose check failed says what failed, not where
-    the operator's model server is (the log keeps it)."""
+    """A check-response verdict as a caller reads it: what failed, not where the operator's server is."""
     checks = []
     for check in verdict.claims:
         if check.error and (shown := hide_endpoints(check.error)) != check.error:
@@ -344,8 +324,7 @@ def hidden_verdict(verdict: ResponseVerdict) -> ResponseVerdict:
 
 
 def hidden_claim(claim: GuardClaim) -> GuardClaim:
-    """A claim as a caller reads it: why its check failed says what failed, not where the operator's model
-    server is (its address stays in the log)."""
+    """A claim as a caller reads it: what failed, not where the operator's server is (the log keeps it)."""
     if not claim.reason or hide_endpoints(claim.reason) == claim.reason:
         return claim
     log.warning("a guard check's claim %d failed: %s", claim.index, claim.reason)
@@ -353,9 +332,8 @@ def hidden_claim(claim: GuardClaim) -> GuardClaim:
 
 
 def hidden_result(result: GuardResult) -> GuardResult:
-    """The result as a caller reads it, from any door: no endpoint's address in what went wrong (the claims'
-    reasons, why the check was degraded, what was passed through); the log keeps it. The texts and the
-    evidence's own URLs are the answer's and the sources', not the operator's, and stay."""
+    """The result as a caller reads it, from any door: no endpoint's address in what went wrong (the log keeps
+    it); the texts and the evidence's own URLs are not the operator's, and stay."""
     reason = result.degraded_reason
     if reason and hide_endpoints(reason) != reason:
         log.warning("a guard check was degraded: %s", reason)

@@ -4,21 +4,15 @@ behind the one call, for a Python caller).
 
 - ``annotate``: every delta is shown as it comes; the verdicts come beside it.
 - ``flag``: the same, and the footnotes after the last delta, once the check is done.
-- ``hold``: each part of the answer is shown once its claims are decided at the first tier (and a part
-  ending in a heading once the parts read under it are), the refuted sentence, heading, list item, table row
-  or code comment replaced by a notice (guard_engine/hold.py); the footnotes after it.
+- ``hold``: each part is shown once its claims are decided at the first tier, the refuted sentences replaced
+  by a notice (guard_engine/hold.py); the footnotes after it.
 - ``rewrite``, ``block`` and ``on_unchecked: block``: nothing is shown before the check; then the text the
-  policy leaves (the revision, the refusal, or the answer) at once.
+  policy leaves at once.
 
-What is kept of the answer is bounded, whatever the upstream writes: :func:`kept_chars` (twice
-``guard.max_message_chars``, the part the check reads and as much again, which a whole check would mark
-unchecked). Past it the text is only counted: shown as it comes under ``annotate`` and ``flag`` (they pass
-every delta on), dropped under the policies that show the answer only after its check (a notice says the
-answer was cut there), and said in ``passed_through`` either way.
-
-What :func:`check_outs` yields to show is scrubbed as the reader sees it (util/scrub/window.py): a delta's end
-that could still become part of a secret, a host or a key waits for the next delta, or the end, so a key written
-a few characters a delta is masked as it is in one piece.
+What is kept of the answer is bounded (:func:`kept_chars`). Past it the text is only counted: shown as it comes
+under ``annotate`` and ``flag``, dropped with a notice under the policies that show the answer after its check,
+and said in ``passed_through`` either way. What is shown is scrubbed as the reader sees it
+(util/scrub/window.py): a delta's end that could still become part of a secret waits for the next delta.
 
 Example::
 
@@ -49,8 +43,7 @@ from factdebate.util.scrub import ScrubWindow
 
 class GuardedStream:
     """One streamed reply under its policy: ``feed`` each delta (the text to show now back), ``released()``
-    for the text a hold lets go later, ``finish()`` for the text to show last and the result. ``keep``: the
-    characters of the answer kept (:func:`kept_chars`); past them the text is counted, not kept."""
+    for the text a hold lets go later, ``finish()`` for the text to show last and the result."""
 
     def __init__(self, check: StreamingCheck, *, keep: int) -> None:
         self.check = check
@@ -83,8 +76,8 @@ class GuardedStream:
         return self.last_text(result), result
 
     def cut(self, result: GuardResult) -> GuardResult:
-        """``result`` saying what of the answer was not kept, if anything: in ``passed_through``, and, where the
-        policy shows the answer only now, as a notice after the text it shows (which holds none of the rest)."""
+        """``result`` saying what of the answer was not kept, if anything (and, where the policy shows the answer
+        only now, as a notice after it)."""
         if not self.dropped:
             return result
         shown = self.mode in ("pass", "footnote")
@@ -132,8 +125,7 @@ async def guard_stream(deltas: AsyncIterable[str], settings: Settings, resources
 
 async def stream_outs(begun: Begun, deltas: AsyncIterable[str], resources: Resources,
                       sinks: list[EventSink]) -> AsyncIterator[StreamOut]:
-    """:func:`guard_stream` within the one call (guard_engine/call.py's ``begin``: the options, settings, question,
-    reviser and caller it resolved); the result is the check's, before the call's ``finish``."""
+    """:func:`guard_stream` within the one call (guard_engine/call.py's ``begin``)."""
     host_sinks, _ = begun.host.sinks()
     check = StreamingCheck(begun.settings, resources, options=begun.resolved, question=begun.question,
                            sinks=[*sinks, *host_sinks] or None, reviser=begun.reviser,
@@ -143,10 +135,8 @@ async def stream_outs(begun: Begun, deltas: AsyncIterable[str], resources: Resou
 
 
 async def check_stream(call: CheckCall, deltas: AsyncIterable[str], host: Host) -> AsyncIterator[StreamOut]:
-    """The one call for a reply that streams (``factdebate.aguard_stream``): begun and admitted as a plain
-    reply's check is (guard_engine/call.py's ``begin``), checked in the host's session under its policy, the result
-    hidden and kept (``finish``), the admission charged with the claims checked and released however the
-    stream ends (closing the generator early stops the check)."""
+    """The one call for a reply that streams: begun, admitted, hidden and kept as a plain reply's check is, the
+    admission released however the stream ends (closing the generator early stops the check)."""
     begun = await begin(call, host)
     claims = 0
     try:

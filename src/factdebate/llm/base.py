@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
@@ -25,10 +26,8 @@ class ToolSchema:
 
 @dataclass(frozen=True)
 class GenParams:
-    """Sampling settings and an optional constraint on the answer's shape.
-
-    Backends that can constrain decoding hold the answer to the constraint and say so in
-    ``Completion.constrained``; the others ignore it, and the caller parses the text tolerantly."""
+    """Sampling settings and an optional constraint, which backends that can enforce it say they did in
+    ``Completion.constrained``; the caller parses the text tolerantly either way."""
 
     temperature: float = 0.0
     max_tokens: int = 512
@@ -43,6 +42,10 @@ class GenParams:
     json_template: str | None = None
     # Tools the model may call instead of answering (see ``Completion.tool_calls``).
     tools: tuple[ToolSchema, ...] = ()
+    # Where a reply may end before the model ends it: given the text so far (each time it closes a "}"), the
+    # whole reply to keep instead, or None to go on. Backends that write a token at a time on this machine
+    # (llama.cpp in process) ask it; others write the whole reply, which the caller reads the same way.
+    ended: Callable[[str], str | None] | None = field(default=None, compare=False)
 
     def key(self) -> dict[str, object]:
         key: dict[str, object] = {"temperature": self.temperature, "max_tokens": self.max_tokens,
@@ -53,6 +56,8 @@ class GenParams:
             key["json_template"] = self.json_template
         if self.tools:
             key["tools"] = [t.as_dict() for t in self.tools]
+        if self.ended is not None:  # a reply ended early is not the whole reply another backend cached
+            key["ended"] = getattr(self.ended, "__qualname__", "ended")
         return key
 
     @property
@@ -73,9 +78,8 @@ class Completion:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reasoning_tokens: int = 0  # of completion_tokens: a reasoning model's hidden reasoning
-    # False: the server reported no usage (a stream without it, as llama-cpp-python's), so prompt_tokens is 0
-    # for want of a count and completion_tokens an estimate (llm/openai_stream.py). The counts stay ints that
-    # add up as before; what shows a call's counts as measured (a span, an llm_call event) leaves them out.
+    # False: the server reported no usage, so prompt_tokens is 0 and completion_tokens an estimate
+    # (llm/openai_stream.py); what shows counts as measured (a span, an llm_call event) leaves them out.
     usage_known: bool = True
     # True when the backend held the answer to the request's constraint (grammar, schema or choices).
     constrained: bool = False

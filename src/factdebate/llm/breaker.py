@@ -1,16 +1,11 @@
 """A circuit breaker per model server: a server that refuses connections is not called again for a while.
 
-A dead checker (its process gone: the port refuses connections) cost every guarded reply its whole deadline
-before: each claim's call retried the refused connection until its time budget ran out, a reply at a time.
-A refusal is no hiccup of a running server (a busy one still accepts connections and answers late), so after
-:data:`REFUSALS_TO_OPEN` refusals in a row, counted across every call of the process, the server is *down*:
-calls to it fail at once with :class:`ModelServerDown` for a pause that starts at :data:`FIRST_PAUSE_S` and
-doubles on each refusal after it, up to :data:`LONGEST_PAUSE_S`. When the pause ends the next call goes
-through: an answer closes the breaker, a refusal opens it again for twice as long. What is down is listed by
-:func:`down` (the service's ``/v1/health``) under the settings' names of its models, never its address.
-
-Timeouts and errors the server answers with do not count: a slow or busy server is told apart from a dead one.
-"""
+Without it, a dead checker cost every guarded reply its whole deadline in retries. A refused connection is no
+hiccup (a busy server still accepts and answers late), so after :data:`REFUSALS_TO_OPEN` refusals in a row
+across the process the server is *down*: calls fail at once with :class:`ModelServerDown` for a pause from
+:data:`FIRST_PAUSE_S`, doubling up to :data:`LONGEST_PAUSE_S`; then the next call goes through, and an answer
+closes the breaker. :func:`down` lists it (``/v1/health``) under its models' names, never its address.
+Timeouts and error answers do not count: a slow server is not a dead one."""
 
 from __future__ import annotations
 
@@ -84,8 +79,7 @@ def answered(endpoint: str | None) -> None:
 
 
 def down() -> list[str]:
-    """The models whose server is down now: it refused enough connections in a row and has not answered
-    since (its pause may have ended: until it answers, it is down)."""
+    """The models whose server is down now: until it answers again, even after its pause."""
     with _lock:
         return sorted({model for server in _servers.values() if server.refusals >= REFUSALS_TO_OPEN
                        for model in server.models})

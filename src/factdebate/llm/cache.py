@@ -1,17 +1,12 @@
 """On-disk response cache (SQLite). The key covers backend, model, parameters, messages *and* the caller's
 identity, so two debaters sending the same prompt in the same round still get independent answers.
 
-A call whose key is already being asked waits for that answer instead of asking again (``in_flight``):
-the cache's promise is one answer per key, and a local model is not batch-invariant (llama.cpp, resuming a
-remembered prefix, can answer the same prompt at temperature 0 in two ways), so two identical calls of
-concurrent claims used to get different answers, and a replay from the cache gave whichever was stored
-last.
+A call whose key is already being asked waits for that answer (``in_flight``): the cache promises one answer
+per key, and a local model is not batch-invariant (llama.cpp can answer one prompt at temperature 0 in two ways).
 
-A cache that cannot write (a full or read-only disk: ``database or disk is full``) is skipped with one warning
-and the answer goes back as if there were no cache: it is only a cache, and the call it keeps has already
-been paid for (a full disk must not turn every check into a 500 and lose its verdict). Reads that fail so
-are misses. ``/v1/health`` says so while it lasts (core/storage_full.py).
-"""
+A cache that cannot write (a full or read-only disk) is skipped with one warning, and reads that fail so are
+misses: the call has been paid for, and a full disk must not lose its verdict. ``/v1/health`` says so while
+it lasts (core/storage_full.py)."""
 
 from __future__ import annotations
 
@@ -32,10 +27,8 @@ PART = "response cache"
 
 
 def cache_key(backend: str, params: GenParams, messages: list[Message], who: CallInfo) -> str:
-    # The evaluation sample a call serves is not part of what it asks: the same question, asked for another
-    # sample or outside an evaluation, gets the same answer. Independent draws of one call (``draw``) are
-    # different questions: they get their own entries, or k draws would be one answer k times. An empty
-    # draw is left out so that the keys of every other call stay those already cached.
+    # The evaluation sample is not part of the key: the same question gets the same answer. Independent draws
+    # (``draw``) get their own entries; an empty draw is left out so other calls' keys stay as cached.
     asked = {k: v for k, v in who.as_dict().items() if k != "sample" and (k != "draw" or v)}
     payload: dict[str, object] = {"backend": backend, "params": params.key(), "messages": messages, "who": asked}
     if scope := current_cache_scope():  # answers kept apart by scope (llm/calls.py); none: the keys as before

@@ -25,9 +25,8 @@ class CallInfo:
                 "sample": self.sample, "draw": self.draw}
 
 
-# ContextVars, not arguments (these four): what a model call is for (role, agent, round), which sample and
-# cache scope it belongs to and whose count it adds to are set where a claim's work starts and read in the
-# backend, many layers down; concurrent claims are concurrent tasks, each with its own values.
+# ContextVars, not arguments: set where a claim's work starts, read in the backend many layers down, and
+# each concurrent claim's task has its own values.
 _call: ContextVar[CallInfo] = ContextVar("factdebate_call", default=CallInfo())
 _sample: ContextVar[str] = ContextVar("factdebate_sample", default="")
 
@@ -73,10 +72,8 @@ def caller_scope(caller: str | None) -> str:
 
 @dataclass
 class CallCount:
-    """Model calls of one piece of work (a guard check) as the wire saw them: ``sent`` counts every request
-    handed to a backend, a retry included and one the deadline cut before its answer; ``cached`` counts the
-    answers taken from the cache (or from an identical call in flight) without sending anything. A count
-    made inside another's work (a rewrite's re-check) adds to its ``parent`` too."""
+    """Model calls of one piece of work as the wire saw them: ``sent`` (retries and cut calls included) and
+    ``cached`` (from the cache or an identical call in flight); a nested count adds to its ``parent`` too."""
 
     sent: int = 0
     cached: int = 0

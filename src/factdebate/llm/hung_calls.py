@@ -1,13 +1,10 @@
 """A request the server never answers must not hold a one-slot server's only slot for its whole timeout.
 
-With one request in flight at a time (the default for a server on this machine, llm/in_flight.py), one
-request that hangs stalls every call of the process for ``llm.timeout``: every claim waits behind it. So a
-try that has already taken far longer than this endpoint's recent answers, while other calls wait for the
-in-flight limit, is given up early (a timed-out try, retried after its backoff at the back of the line):
-its patience is ``PATIENCE_FACTOR`` times the slowest of the endpoint's last answers, at least
-``MIN_PATIENCE`` seconds, and doubles each time the same call is given up, so a call that is merely long
-still finishes. With no call waiting, or before the endpoint has answered ``MIN_ANSWERS`` calls (nothing to
-tell slow from hung), a try keeps its whole timeout. ``benchmarks/hung_calls.py`` measures it."""
+With one request in flight at a time (the default for a local server), a hung request stalls every call of
+the process for ``llm.timeout``. So while other calls wait, a try that has taken ``PATIENCE_FACTOR`` times the
+endpoint's slowest recent answer (at least ``MIN_PATIENCE`` s) is given up and retried at the back of the line;
+the patience doubles each time, so a merely long call still finishes. With no call waiting, or before
+``MIN_ANSWERS`` answers, a try keeps its whole timeout. ``benchmarks/hung_calls.py`` measures it."""
 
 from __future__ import annotations
 
@@ -74,10 +71,8 @@ async def queued(state: Endpoint, slot: AbstractAsyncContextManager[object]) -> 
 
 
 async def watched(state: Endpoint, call: Awaitable[T], given_up: int, timeout: float | None = None) -> T:
-    """``call``'s result; :class:`HungCall` instead when it outlasts its patience while others wait. A try
-    is never given up before ``timeout`` (the request's own, ``llm.timeout``): a server that answers
-    slowly is slow, not hung, however fast its other answers were (else DPD gives up on judges that
-    llama-cpp-python answered in full at 133-334 s, within the 600 s timeout)."""
+    """``call``'s result; :class:`HungCall` instead when it outlasts its patience while others wait, but
+    never before ``timeout``: a slow answer within the request's own timeout is not hung."""
     task = asyncio.ensure_future(call)
     started = time.monotonic()
     try:

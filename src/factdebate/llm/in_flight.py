@@ -1,25 +1,17 @@
 """How many requests may be in flight to one model server at once, for the whole process.
 
-A local server (llama.cpp, llama-cpp-python, Ollama on a laptop) often serves one request at a time and
-queues the rest; a queued request's timeout runs while it waits, so a method that fans out (DPD's
-summarizer samples and referees, several claims at once) timed out on requests the server had not even
-started. The limit makes them wait here instead, where the wait counts against no timeout, and it is one
-limit per endpoint (base URL) shared by every role, agent, claim and set of resources of the process, since
-they all meet at the same server. Each event loop has its own (a semaphore belongs to one loop; the CLI
-and the service run one).
+A local server often serves one request at a time and queues the rest, and a queued request's timeout runs
+while it waits, so a method that fans out timed out on requests the server had not started. The limit makes
+them wait here, where no timeout runs: one limit per endpoint, shared by every role, claim and set of
+resources of the process, one per event loop.
 
-``llm.max_in_flight`` sets it; unset, it is 1 for a server on this machine (loopback), which any local
-server survives, and 64 for any other (a hosted API, a vLLM box: they serve many at once, and a hosted
-API says when to slow down with a 429). A server on this machine that says how many it serves at once
-(vLLM, SGLang, ``llama-server -np N``: llm/server_slots.py) gets that instead, learned once per process
-(:func:`learn`, before its first request). Each model's ``llm.concurrency`` (16 by default for HTTP, per set
-of resources) still applies under it, so a CLI run against a remote server is as before; the service,
-whose resource sets used to add up without bound, now stays within 64 per server.
+``llm.max_in_flight`` sets it; unset, it is 1 for a server on loopback and 64 for any other, unless a local
+server says how many it serves at once (llm/server_slots.py, learned once by :func:`learn`). Each model's
+``llm.concurrency`` still applies under it.
 
-What a request holds is a :class:`CallQueue`'s turn: besides the limit, it keeps what the service's admission
-reads of each server (server/ops/shedding.py): its slots, the calls in flight and waiting for one, and how long a
-call holds its slot. A guard that knows its checker serves 4 at once and a call takes 1 s does not admit more
-replies than those slots can check within their deadline, before a single check has missed it."""
+A request holds a :class:`CallQueue`'s turn, which also keeps what the service's admission reads of each server
+(server/ops/shedding.py): its slots, the calls in flight and waiting, and how long a call holds its slot, so
+a guard admits no more replies than the checker can check within their deadline."""
 
 from __future__ import annotations
 
@@ -45,10 +37,9 @@ CALL_LEARN = 0.2  # weight of the newest call's seconds in a queue's moving aver
 
 
 class CallQueue:
-    """One server's calls on one event loop: at most ``slots`` in flight, the rest waiting their turn (in the
-    order they asked, as an ``asyncio.Semaphore`` serves), and what admission reads of them: ``running`` and
-    ``waiting`` now, ``call_s`` (the seconds a call holds its slot, a moving average; None until one ends) and
-    ``busy_s`` (every ended call's seconds, added up)."""
+    """One server's calls on one event loop: at most ``slots`` in flight, the rest waiting in order, and what
+    admission reads: ``running``, ``waiting``, ``call_s`` (a moving average of a call's seconds; None until one
+    ends) and ``busy_s`` (every ended call's seconds, added up)."""
 
     def __init__(self, slots: int) -> None:
         self.slots = slots
@@ -154,9 +145,8 @@ def wants_asking(endpoint: str, setting: int | None) -> bool:
 
 
 async def learn(endpoint: str, ask: Callable[[], Awaitable[Slots | None]]) -> None:
-    """Ask the server once per process (the calls that start together wait for the one asking). An answer
-    that says nothing usable is kept as such; a server that did not answer (not started yet, or hung past
-    :data:`ASK_WITHIN_S`) is asked again by the next model's first call. Meanwhile the default stands."""
+    """Ask the server once per process (calls that start together wait for the one asking); one that did not
+    answer within :data:`ASK_WITHIN_S` is asked again by the next model's first call."""
     key = _key(endpoint)
     if key in _learned:
         return

@@ -1,11 +1,8 @@
-"""What a verdict from a model that runs here is worth, said once for every face that shows verdicts (the
-terminal after a verdict, cli/render.py; the web page, through the service's ``GET /v1/views`` and the
-verdict's warnings; ``--json``, the Python result, the service and MCP through ``warnings``).
+"""What a verdict from a model that runs here is worth, said once for every face that shows verdicts.
 
-- The shipped model (SmolLM2-135M, ``llama-cpp:builtin``) answers near chance, so a label it gave is no finding
-  about the claim: its caution has the code ``embedded_model``.
-- The offline model setup assembles (hub/offline_model.py) reads evidence: its statement (code
-  ``offline_model``) says what it measured on this project's claims and that a served model is stronger.
+- The shipped model (``llama-cpp:builtin``) answers near chance: no finding about the claim (``embedded_model``).
+- The offline model setup assembles reads evidence: ``offline_model`` says what it measured and that a served
+  model is stronger.
 - A scripted model's answers are written in advance: no finding either (``scripted_model``)."""
 
 from __future__ import annotations
@@ -31,9 +28,8 @@ CLAIMS = "these verdicts test the pipeline, not the claims"
 
 def near_chance_note(models: Iterable[str], what: str = CLAIM, advice: str = TERMINAL_ADVICE,
                      embedded: Iterable[str] = EMBEDDED_MODELS) -> str | None:
-    """The caution, in one line, when one of ``models`` (the models that answered) is the embedded one, else
-    the measured statement when one is a catalogued offline model; None otherwise (a served model). ``what``:
-    what the verdicts in front of the reader test."""
+    """The one-line caution for the embedded model among ``models``, else the measured statement for an offline
+    one; None for a served model. ``what``: what the verdicts in front of the reader test."""
     answered = set(models)
     if answered & set(embedded):
         return (f"note: the embedded model (SmolLM2-135M) answers near chance, so {what}; for real verdicts use a "
@@ -49,11 +45,8 @@ SCRIPTED = "scripted:"  # a test's or a demo's script (llm/scripted_library.py):
 
 def model_warnings(models: Iterable[str], what: str = CLAIM,
                    embedded: Iterable[str] = EMBEDDED_MODELS) -> list[VerdictWarning]:
-    """The machine-readable caution, one per model of ``models`` (the models that answered) whose labels are
-    no finding or need a word: ``embedded_model`` (near chance), ``offline_model`` (what it measured) or
-    ``scripted_model`` (written in advance); none for a served model. Every verdict carries them in its
-    ``warnings``, so a program reading ``--json``, the Python result, the service or MCP can tell
-    a real verdict from one of these."""
+    """The machine-readable cautions, one per model of ``models`` that needs one, which every verdict carries
+    in ``warnings`` so that a program can tell a real verdict from one of these."""
     found: list[VerdictWarning] = []
     kept = set(embedded)
     for model in sorted(set(models)):
@@ -72,8 +65,7 @@ def model_warnings(models: Iterable[str], what: str = CLAIM,
 
 def with_model_warnings(warnings: list[VerdictWarning], models: Iterable[str],
                         what: str = CLAIM) -> list[VerdictWarning]:
-    """``warnings`` with the model cautions of ``models`` after the others, each model's once (a verdict
-    stamped again, after a claim was retried, is not cautioned twice)."""
+    """``warnings`` with the model cautions of ``models`` after the others, each model's once."""
     kept = [w for w in warnings if w.code not in MODEL_CODES]
     return kept + model_warnings(models, what)
 

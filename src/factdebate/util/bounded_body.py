@@ -1,15 +1,10 @@
 """Answers from other servers read within a size and a time limit, whichever client carries them.
 
-A model server, an upstream chat model or a search engine is the operator's choice, but what it sends back is
-not under anyone's control: a broken or hostile one can send a body with no end, claim a length it never
-sends, trickle one byte at a time under every per-read timeout, or send a small gzip body that inflates a
-thousandfold although ``identity`` was asked. Each read here counts the bytes after decoding, stops at a
-limit, and holds the whole answer to a deadline, so one bad answer costs at most ``limit`` bytes and
-``deadline`` seconds. Lines (a Server-Sent Event stream's) are split in time linear in their length, with
-each line held to a limit of its own.
-
-The failures are :class:`AnswerTooLarge` (an ``OSError``, so every transport-error handler sees it) and
-:class:`AnswerTooSlow` (a ``TimeoutError``); both say what was exceeded, in words a caller may read."""
+A broken or hostile server can send a body with no end, trickle a byte under every per-read timeout, or send
+a gzip bomb although ``identity`` was asked. Each read here counts bytes after decoding, stops at a limit and
+holds the whole answer to a deadline; lines (an SSE stream's) are split in linear time, each held to a limit.
+The failures, :class:`AnswerTooLarge` (an ``OSError``) and :class:`AnswerTooSlow` (a ``TimeoutError``), say
+what was exceeded in words a caller may read."""
 
 from __future__ import annotations
 
@@ -91,9 +86,8 @@ class Decoder:
 
 
 class Lines:
-    """Bytes fed as they arrive, whole lines out (``\\n``-ended, a ``\\r`` before it removed). Each byte is
-    looked at once, whatever the pieces' sizes (joining a growing line on every piece is quadratic: one long
-    line then costs seconds of CPU on the event loop), and a line longer than ``limit`` raises."""
+    """Bytes fed as they arrive, whole lines out (``\\r`` removed), each byte looked at once (joining a growing
+    line per piece is quadratic); a line longer than ``limit`` raises."""
 
     def __init__(self, limit: int, what: str) -> None:
         self._pending = bytearray()
@@ -163,8 +157,8 @@ async def read_async(raw: AsyncIterator[bytes], encoding: str, limit: int, deadl
 
 
 def declared_too_large(length: str | None, limit: int, what: str) -> None:
-    """Raise :class:`AnswerTooLarge` at once when a ``Content-Length`` header already says the body is over the
-    limit (no byte of it read); a length that is not a whole number of at least 0 is a broken answer."""
+    """Raise :class:`AnswerTooLarge` at once when ``Content-Length`` already says the body is over the limit;
+    a length that is not a whole number of at least 0 is a broken answer."""
     if length is None:
         return
     text = length.strip()

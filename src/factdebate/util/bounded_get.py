@@ -1,10 +1,8 @@
 """httpx requests whose whole answer, head and body, is held to a size and a deadline (util/bounded_body.py):
 the search tools' (tools/http.py), which are tested against recorded answers through httpx's transports.
 
-httpx bounds each read in time but neither the answer's size nor its total time: a server that trickles a
-byte every second, or sends a gigabyte, is read to its end. These helpers send with ``stream=True``, read
-the raw body through :func:`~factdebate.util.bounded_body.read_async` and hand back a :class:`Fetched`: the
-status, the headers and the (decoded) body in memory, read as ``.status_code``, ``.text`` and ``.json()``."""
+httpx bounds each read in time but neither the answer's size nor its total time. These helpers stream the raw
+body through :func:`~factdebate.util.bounded_body.read_async` and hand back a :class:`Fetched` in memory."""
 
 from __future__ import annotations
 
@@ -56,9 +54,8 @@ class Fetched:
 
 async def fetch(client: httpx.AsyncClient, request: httpx.Request, *, limit: int, seconds: float, what: str,
                 follow_redirects: bool = False) -> Fetched:
-    """``request`` sent through ``client`` and its answer read whole: at most ``limit`` bytes (decoded) and
-    ``seconds`` from now to its last byte, else :class:`AnswerTooLarge` / :class:`AnswerTooSlow` (``what``
-    names the answer in their words). httpx's own errors pass as they are."""
+    """``request``'s answer read whole within ``limit`` decoded bytes and ``seconds``, else
+    :class:`AnswerTooLarge` / :class:`AnswerTooSlow` naming ``what``; httpx's own errors pass as they are."""
     deadline = Deadline(seconds, what)
     request.headers["Accept-Encoding"] = "identity"  # decoded here, within the limit, if a server ignores it
     try:

@@ -1,15 +1,10 @@
 """Whether the installed llama-cpp-python runs on other CPUs than the one that compiled it, and its rebuild.
 
-``pip install 'factdebate[all]'`` compiles llama-cpp-python from its sdist with llama.cpp's default,
-``GGML_NATIVE=ON`` (``-march=native``): the library then uses every instruction the building CPU has
-(AVX-512 on the development machine), and the environment copied to a CPU without them dies with SIGILL on
-import. The repository's setup script builds it with ``PORTABLE_CMAKE_ARGS`` (x86-64 with AVX2, FMA and
-F16C); ``factdebate setup`` rebuilds a wheel-installed one the same way (cli/setup.py).
-
-A build is told apart by what it says it was compiled with (``llama_print_system_info``): the portable flags
-enable at most ``PORTABLE_FEATURES``; a native build on a newer CPU adds AVX-512, AVX-VNNI or AMX. It is asked
-in a child process, since a library built for another CPU kills the process that loads it.
-"""
+``pip install 'factdebate[all]'`` compiles llama-cpp-python with ``-march=native``, so the environment copied
+to a CPU without the builder's instructions dies with SIGILL on import. Setup builds it with
+``PORTABLE_CMAKE_ARGS`` (x86-64 with AVX2, FMA and F16C) and rebuilds a native one (cli/setup.py), told apart by
+``llama_print_system_info`` (a native build adds AVX-512, AVX-VNNI or AMX), asked in a child process, since a
+library built for another CPU kills the process that loads it."""
 
 from __future__ import annotations
 
