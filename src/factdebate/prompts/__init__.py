@@ -66,10 +66,8 @@ def _env(fixed: bool = False) -> jinja2.Environment:
 class Prompt:
     name: str
     text: str
-    # The rendered prompt's own words with every value it was given left out (claims, passages, other agents'
-    # answers: :data:`VALUE_MARK` in their place), conditions and included templates resolved as in ``text``:
-    # what a reply that repeats its instructions copies (methods/kit/fields.instruction_echo). Empty for a
-    # prompt not rendered from a template.
+    # The prompt's own words, every value it was given replaced by :data:`VALUE_MARK`: what a reply that
+    # repeats its instructions copies (methods/kit/fields.instruction_echo). Empty when not from a template.
     fixed: str = field(default="", compare=False, repr=False)
 
     @property
@@ -78,10 +76,8 @@ class Prompt:
 
 
 def render(name: str, **variables: Any) -> Prompt:
-    """``two_labels`` is set for every template (unless given): whether the claim's task has two labels only,
-    so that a prompt that offers NOT ENOUGH INFO leaves it out there (core/claim_context.py); ``four_labels``
-    alike: whether the task has AVeriTeC's fourth label, CONFLICTING EVIDENCE/CHERRYPICKING, which a prompt
-    that lists the labels offers only then."""
+    """``two_labels`` and ``four_labels`` are set for every template unless given (core/claim_context.py), so
+    that a prompt offers NOT ENOUGH INFO or CONFLICTING EVIDENCE/CHERRYPICKING only where the task has it."""
     variables.setdefault("two_labels", binary_task())
     variables.setdefault("four_labels", four_label_task())
     text = _env().get_template(f"{name}.j2").render(**variables).strip()

@@ -1,12 +1,9 @@
 """The number note a debater reads under its documents: which of the claim's numbers no document writes, and
 the numbers the documents' closest sentences give instead.
 
-Small models compare numbers poorly: the offline model read "built the tower from 1887 to 1889" as agreeing
-with "finished in 1899", in both MADKE's and Tool-MAD's debates. The note compares the digits for it and
-leaves the verdict to the model: a number the documents do not write is no proof that the claim is false (the
-documents may say nothing on it), so the note only says what is and is not written. It is empty when every
-number of the claim is written somewhere in the documents, or the claim has none.
-"""
+Small models compare numbers poorly ("built from 1887 to 1889" read as agreeing with "finished in 1899"). The
+note compares the digits and leaves the verdict to the model: a number the documents do not write is no proof
+the claim is false, so it only says what is written. It is empty when every number of the claim is written."""
 
 from __future__ import annotations
 

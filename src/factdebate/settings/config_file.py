@@ -1,13 +1,11 @@
 """Which settings file a run reads, and how far it is trusted.
 
 A file named with ``--config`` or ``FACTDEBATE_CONFIG`` is the user's choice and is read whole. With neither,
-``factdebate.yaml`` in the current folder is still read (a project's own settings, the convenience), but that
-folder may be one someone sent, or a cloned repository: so the file is announced on stderr, recorded in the
-run's provenance, and refused if it sets what starts a program or receives the user's keys
-(:func:`~factdebate.settings.operator_paths.commands_and_endpoints`, the same rule as for a run folder's
-``run.json``) or names a file to open or create (a path setting, a ``llama-cpp:<file>`` model); the caller
-looks those up (:func:`~factdebate.settings.operator_paths.found_file_refuses`), as they are read off the
-settings model, which imports this module. Naming it with ``--config`` trusts it."""
+``factdebate.yaml`` in the current folder is still read, but that folder may be one someone sent: so the file is
+announced on stderr, recorded in the run's provenance, and refused if it sets what starts a program, receives
+the user's keys or names a file to open or create
+(:func:`~factdebate.settings.operator_paths.found_file_refuses`, looked up by the caller, since those are read
+off the settings model, which imports this module)."""
 
 from __future__ import annotations
 
@@ -42,9 +40,8 @@ class ConfigFile:
 
 
 def check_named(config_file: str | Path | None) -> None:
-    """Refuse a named settings file that cannot be read, in the words ``verify`` uses: a server that reads its
-    settings after it has started (``factdebate mcp``) calls this first, so that a mistyped path stops it at the
-    start rather than failing each request."""
+    """Refuse a named settings file that cannot be read, in ``verify``'s words: a server calls this first, so
+    that a mistyped path stops it at the start rather than failing each request."""
     if config_file:
         try:
             read_bounded(config_file, what="config file", limit=64 * 2**20, pipes=False)

@@ -1,13 +1,9 @@
 """The shared options as typed keywords of the Python API (``fd.verify(claim, llm=..., k=5)``).
 
-The option table (:mod:`factdebate.settings.options`) is built at run time from the settings' fields, which a
-type checker cannot see; these TypedDicts spell the same names and types out so that a misspelt option or a
-wrong type fails ``mypy`` in the user's script. ``tests/test_api_types.py`` checks that they stay equal to the
-table. Where evidence comes from (the table's ``evidence``) is each function's ``evidence_mode`` parameter,
-beside the passages themselves (``evidence``). Each method's own options go in ``method_options``
-(:mod:`factdebate.settings.method_keywords`). ``None`` is accepted everywhere and means "not given" (the
-config file's or the built-in default).
-"""
+The option table (:mod:`factdebate.settings.options`) is built at run time, which a type checker cannot see;
+these TypedDicts spell it out so that a misspelt option or a wrong type fails ``mypy`` in the user's script
+(``tests/test_api_types.py`` keeps them equal). The table's ``evidence`` is each function's ``evidence_mode``
+parameter; a method's own options go in ``method_options``. ``None`` everywhere means "not given"."""
 
 from __future__ import annotations
 

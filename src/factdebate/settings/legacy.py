@@ -1,7 +1,5 @@
-"""Users' settings written before the method plug-ins still load: old section and key names are moved to
-their new places before validation, in each layer on its own (a file, the environment, flags), so that
-the layers keep their order across old and new names. The package itself and its tests use the current
-names only; tests/settings/test_legacy.py is the one test of this upgrade.
+"""Users' settings written before the method plug-ins still load: old names are moved to their new places
+before validation, in each layer on its own, so that the layers keep their order across old and new names.
 
 - ``toolmad.<key>`` -> ``methods.tool-mad.<key>``, except ``k`` and ``max_doc_chars`` -> ``retrieval``
   (every method that retrieves shares them);

@@ -66,9 +66,8 @@ def load_settings(config_file: str | Path | None = None, overrides: dict[str, An
 
 
 def _offline_default(settings: Settings) -> None:
-    """No model configured (``llm.debater`` set by no flag, variable or file): verdicts use the offline model
-    ``factdebate setup`` installed in the data folder (hub/offline_model.py), where it is there; otherwise the
-    field's default, the tiny built-in model, stays. The tests' data folder never holds it."""
+    """No model configured: verdicts use the offline model ``factdebate setup`` installed, where it is there;
+    otherwise the tiny built-in model stays."""
     if "debater" in settings.llm.model_fields_set:
         return
     if (model := installed_default()) is not None:
@@ -76,8 +75,8 @@ def _offline_default(settings: Settings) -> None:
 
 
 def validation_problems(exc: ValidationError) -> str:
-    """Each error's place and message, never its input: pydantic's own text repeats the value that failed,
-    which for a section-wide check is the whole section (an operator's settings, shown to an API caller)."""
+    """Each error's place and message, never its input (pydantic's text would show a whole section of the
+    operator's settings to an API caller)."""
     return "; ".join(_problem(err) for err in exc.errors())
 
 

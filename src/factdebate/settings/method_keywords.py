@@ -1,15 +1,10 @@
 """Each built-in method's own options as a TypedDict: the type of the Python API's ``method_options``.
 
-The flat names are those of ``factdebate methods`` and the CLI's flags (``dpd_max_rounds``, Tool-MAD's
-unprefixed ``agents``); an old alias (MERMAID's ``memory``) still runs but is left out, so a type checker
-points new code at the current name. ``tests/test_api_types.py`` keeps every TypedDict equal to its method's
-settings model, name for name and type for type. cot, single and halueval-fewshot have no options.
-
-``method_options`` takes any one of them (:data:`MethodOptions`), so a misspelt key or a wrong value type
-fails ``mypy``. Which method the options belong to is not tied to ``method=``: the method may come from a
-config file, which a type checker cannot read; a method's option given to another method is a run-time
-warning instead. A plug-in's options are unknown here: ``typing.cast(MethodOptions, {...})``.
-"""
+The flat names are the CLI's (``dpd_max_rounds``); old aliases are left out, so a type checker points new code
+at the current name. ``tests/test_api_types.py`` keeps each TypedDict equal to its method's settings model.
+``method_options`` takes any of them (:data:`MethodOptions`), not tied to ``method=``, which may come from a
+config file: an option given to another method is a run-time warning. A plug-in's options:
+``typing.cast(MethodOptions, {...})``."""
 
 from __future__ import annotations
 

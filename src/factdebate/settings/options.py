@@ -1,13 +1,9 @@
 """Flat options (``verify(rounds=2)``, ``--rounds 2``, ``?rounds=2``) and where each lands in the settings.
 
 The table is read off the settings models' fields (:mod:`factdebate.core.fields`): a shared setting is an
-option when its ``Field`` names one (``offered("judge_llm")``), every method's fields are options as
-``<prefix><field>`` (see :class:`factdebate.methods.base.Method`). Name, title and help (the field's title
-and description), its group and importance, type and constraints, and whether callers of the service may set
-it all come from the field, so the CLI's
-``verify`` and ``eval``, the Python API, the service's request model and the web page's form offer exactly
-the same set, and a new setting is one ``Field``.
-"""
+option when its ``Field`` names one, every method's fields as ``<prefix><field>``. Everything about an option
+comes from its field, so the CLI, the Python API, the service and the web page's form offer the same set, and a
+new setting is one ``Field``."""
 
 from __future__ import annotations
 
@@ -150,9 +146,8 @@ def options_to_overrides(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def not_read_by(names: list[str], method: str) -> list[Option]:
-    """The options among ``names`` that belong to methods other than ``method`` (nor to a section it borrows,
-    as vote reads Tool-MAD's): set, they change nothing, which is worth a warning. An unknown method or name
-    is left to the settings' own errors."""
+    """The options among ``names`` of methods other than ``method`` (or a section it borrows): set, they
+    change nothing, which is worth a warning."""
     methods = all_methods()
     if method not in methods:
         return []

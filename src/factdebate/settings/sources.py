@@ -3,12 +3,9 @@ adds to the library's own:
 
 - :class:`YamlFile`: the library's YAML source, except that a file that was named but is missing,
   unreadable or not a mapping is a ``ConfigError`` naming the file (the library skips a missing file).
-- :class:`FactdebateEnv`: the library's environment source (``FACTDEBATE_`` prefix, ``__`` nesting, any
-  case) plus what it cannot express: values in YAML (``[rag, search]``, where the library wants JSON), one
-  bad value a one-line ``ConfigError`` naming the variable; the short names the fields declare
-  (``FACTDEBATE_LLM`` is ``llm.debater``, where the library would read it as the whole ``llm`` section);
-  ``FACTDEBATE_<X>__...`` for an ``X`` that is no field kept rather than dropped (old names for the
-  upgrade, typos for validation to refuse, as before); an explicit mapping in place of ``os.environ``.
+- :class:`FactdebateEnv`: the library's environment source plus values in YAML (``[rag, search]``), a bad
+  value as a one-line ``ConfigError`` naming the variable, the fields' short names (``FACTDEBATE_LLM`` is
+  ``llm.debater``), unknown sections kept for the upgrade or validation, and a mapping in place of ``os.environ``.
 - :class:`Layer`: one source's data prepared on its own (old names upgraded), so that the layers keep
   their order across old and new names.
 """
@@ -63,8 +60,7 @@ class YamlFile(YamlConfigSettingsSource):
 
 
 def yaml_problem(exc: yaml.YAMLError) -> str:
-    """What is wrong with a YAML text, and where, in one line. The parser's own message spans several lines,
-    shows the offending text with a caret and names the file ``"<unicode string>"``, since it parsed a string."""
+    """What is wrong with a YAML text, and where, in one line (the parser's own spans several lines)."""
     mark = getattr(exc, "problem_mark", None)
     problem = str(getattr(exc, "problem", None) or "not valid YAML").strip()
     where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
