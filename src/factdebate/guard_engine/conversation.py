@@ -1,9 +1,7 @@
 """What the checks of one conversation share: settled verdicts, and the method's evidence memory scope.
 
-Keyed by (caller, conversation id), never by the conversation id alone, so two API keys that happen to
-send the same id share nothing. In process and bounded (least recently used dropped): a guard restarted
-or scaled out starts conversations afresh, which costs calls, never correctness.
-"""
+Keyed by (caller, conversation id), so two API keys that send the same id share nothing. In process and
+bounded (least recently used dropped): a restarted guard starts afresh, which costs calls, never correctness."""
 
 from __future__ import annotations
 

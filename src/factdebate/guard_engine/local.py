@@ -1,7 +1,5 @@
-"""A Python caller's check (``factdebate.guard``/``aguard``/``aguard_stream``/``check_response``, api.py): its
-input read as every door reads one, and its host, a :class:`~factdebate.guard_engine.call.LocalHost` over the caller's
-settings and a session of resources (nothing admitted or kept). The public functions are api.py's only; this
-module holds no copy of them, so there is one definition to keep right."""
+"""A Python caller's check (api.py's ``guard`` and kin): its input read as every door reads one, and its host,
+a :class:`~factdebate.guard_engine.call.LocalHost` over the caller's settings and a session of resources."""
 
 from __future__ import annotations
 

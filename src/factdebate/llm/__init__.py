@@ -13,10 +13,8 @@ __all__ = ["LLM", "Backend", "Completion", "GenParams", "Message", "RetryPolicy"
 def make_backend(spec: str, *, timeout: float = 120.0, constrain: str = "auto", base_url: str | None = None,
                  reasoning_tokens: int | None = None, stream: StreamSetting = "auto") -> Backend:
     """``openai:<model>``, ``llama-cpp:<path.gguf>`` / ``llama-cpp:builtin``, ``scripted:<name>``. ``base_url``
-    picks the OpenAI-compatible server (default: ``OPENAI_BASE_URL``); ``reasoning_tokens`` is the room a
-    reasoning model gets for its hidden reasoning (default: the backend's); ``stream``: ask an OpenAI-compatible
-    server for streams, so that a call cut short stops at the server (auto: where the server is known to stop;
-    llm/openai_stream.py)."""
+    defaults to ``OPENAI_BASE_URL``; ``reasoning_tokens`` is a reasoning model's room for hidden reasoning;
+    ``stream``: see llm/openai_stream.py."""
     provider, _, target = spec.partition(":")
     if not target:
         raise ConfigError(f"model spec '{spec}' must look like provider:model "

@@ -1,9 +1,6 @@
-"""Output constraints spelled the ways backends understand them: GBNF grammars (llama.cpp, in process or
-as a server), JSON schemas (OpenAI-style ``response_format``) and vLLM's guided decoding fields.
-
-A request states its constraint once in :class:`~factdebate.llm.base.GenParams`; each backend picks the
-form it can enforce. What cannot be enforced is sent unconstrained and reported so (``constrained=False``).
-"""
+"""Output constraints spelled the ways backends understand them: GBNF grammars, JSON schemas and vLLM's
+guided decoding. A request states its constraint once in :class:`~factdebate.llm.base.GenParams`; what a
+backend cannot enforce is sent unconstrained and reported so (``constrained=False``)."""
 
 from __future__ import annotations
 
@@ -64,10 +61,8 @@ class Request:
         return bool(self.kwargs or self.extra_body)
 
 
-# Bounds on a string (its length, and a pattern that bounds it: DPD's ballot reason) keep a free-text field
-# from eating the token budget where a grammar enforces them (llama.cpp, vLLM); strict structured outputs
-# (OpenAI's) refuse lengths and differ on patterns, so they are left out there and the token cap alone
-# bounds the field.
+# Bounds on a string keep a free-text field from eating the token budget where a grammar enforces them; strict
+# structured outputs (OpenAI's) refuse lengths and differ on patterns, so there the token cap alone bounds it.
 _LENGTH_KEYS = ("minLength", "maxLength", "pattern")
 
 

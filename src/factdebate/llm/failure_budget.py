@@ -1,11 +1,9 @@
 """Failed tries shared by every model call of one piece of work (a guard's reply), so that a model server that
 fails every call is given up on once for the whole reply, not once for each of its calls.
 
-A reply's calls run in tasks of their own (its extraction, each claim's tiers, a stream's windows). With each
-call retrying on its own until the deadline, a checker answering 500 to everything was called 8 times for one
-plain reply and 15 times for the same reply streamed (two windows retrying side by side). Code that runs the
-calls enters :func:`sharing` with one :class:`FailureBudget`; ``llm/model.py`` counts each failed try against
-it, stops retrying once it is spent, and makes no further call of that work."""
+A reply's calls run in tasks of their own; each retrying alone, a checker answering 500 to everything was
+called many times for one reply. Code that runs the calls enters :func:`sharing` with one
+:class:`FailureBudget`; ``llm/model.py`` counts failed tries against it and stops once it is spent."""
 
 from __future__ import annotations
 

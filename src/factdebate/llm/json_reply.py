@@ -1,12 +1,8 @@
 """Reading JSON out of a model's reply: the one reader every parser of model replies uses.
 
-It reads what a constraint allowed. The JSON-schema grammars of llama.cpp (its server and the converter
-llama-cpp-python ships) admit raw control characters inside strings, so a reply the backend held to the
-schema can carry a newline inside a string; the standard library's strict mode rejects that ("Invalid
-control character"), which turned valid, constrained replies into re-asks. Here they are read with
-``strict=False``. Plain ``json`` only, never ``eval``; what is not JSON is ``None`` (or ``ValueError`` from
-:func:`loads`) and the caller re-asks.
-"""
+llama.cpp's JSON-schema grammars admit raw control characters inside strings, which the standard library's
+strict mode rejects, turning valid constrained replies into re-asks: so they are read with ``strict=False``.
+Plain ``json`` only, never ``eval``; what is not JSON is ``None`` (or ``ValueError``) and the caller re-asks."""
 
 from __future__ import annotations
 
@@ -37,9 +33,8 @@ def first_object(text: str) -> dict[str, Any] | None:
 
 
 def enclosed(text: str, opening: str = "{") -> Any:
-    """The JSON value from the first ``opening`` bracket (``{``, ``[`` or either, as ``"{["``) to the last
-    closing one (prose around it is dropped); raises ``json.JSONDecodeError`` (a ``ValueError``), with the
-    message the re-ask can quote, when there is none or it is malformed."""
+    """The JSON value from the first ``opening`` bracket (``"{["``: either) to the last closing one; raises
+    ``json.JSONDecodeError``, with a message the re-ask can quote, when there is none or it is malformed."""
     closing = "".join({"{": "}", "[": "]"}[c] for c in opening)
     start = min((i for i in (text.find(c) for c in opening) if i >= 0), default=-1)
     end = max(text.rfind(c) for c in closing)

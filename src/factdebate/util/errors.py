@@ -1,6 +1,5 @@
-"""The base of every error a user can act on, kept in the lowest layer so that ``util`` raises it too (the data
-folder's :class:`~factdebate.util.paths.DataDirError`): a caller's ``except factdebate.FactDebateError`` then
-catches every mistake of theirs. :mod:`factdebate.core.errors` holds the rest and names this one."""
+"""The base of every error a user can act on, in the lowest layer so that ``util`` raises it too;
+:mod:`factdebate.core.errors` holds the rest."""
 
 from __future__ import annotations
 

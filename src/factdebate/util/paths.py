@@ -9,9 +9,7 @@ from factdebate.util.errors import FactDebateError
 
 
 class DataDirError(FactDebateError, OSError):
-    """The data folder cannot be made or written: a usage error the command line reports in one line (exit 2)
-    naming the variable that moves it, never as an internal error; a Python caller's ``except
-    factdebate.FactDebateError`` catches it."""
+    """The data folder cannot be made or written: a usage error (exit 2) naming the variable that moves it."""
 
     __module__ = "factdebate.core.errors"  # where callers import it from, with the other errors
 
@@ -20,8 +18,7 @@ _writable: set[str] = set()  # folders found writable in this process: checked o
 
 
 def data_dir_path() -> Path:
-    """Where :func:`data_dir` is, without making it: for a question such as "is a model installed there?",
-    which must not create a folder or fail on a read-only one."""
+    """Where :func:`data_dir` is, without making it (a question must not create a folder)."""
     explicit = os.environ.get("FACTDEBATE_DATA_DIR")
     if explicit:
         return Path(explicit)

@@ -1,9 +1,7 @@
 """Concurrent work that ends together: when one part fails, the others are cancelled, not left running.
 
-``asyncio.gather`` hands back the first failure at once but lets the siblings run on: a DPD claim that
-fails on one judge would keep two others generating on the server for minutes more, writing into the
-failed claim's trace and holding the server's one slot. :func:`gather_all` cancels them, waits
-until they have ended, and raises the first failure."""
+``asyncio.gather`` lets the siblings of a failure run on, holding the server for minutes more; :func:`gather_all`
+cancels them, waits until they have ended, and raises the first failure."""
 
 from __future__ import annotations
 
