@@ -39,7 +39,7 @@ Settings and what the library offers:
 - ``Settings``, ``settings_from`` (flat options over the file and the environment), ``validation_problems`` (a
   validation error said without its values); ``Option``, ``all_options``, ``options_to_overrides`` (the flat
   options and their place in the settings); ``YamlFile`` (a settings file, read bounded: the service's too).
-- ``all_methods``, ``get_method``, ``method_class``, ``MethodView``: the methods and how the page draws each
+- ``all_methods``, ``get_method``, ``MethodView``: the methods and how the page draws each
   one's verdict; ``page_words``: the library's words the page shows (the labels' other spellings, how an
   answer's label was decided, the form's sections, the embedded model's caution).
 - ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names; ``MCPServerConfig`` and
@@ -126,7 +126,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.llm.breaker import down as models_down
     from factdebate.llm.in_flight import CallQueue, queues
     from factdebate.llm.transcript import DEFAULT_CHARS, transcribing
-    from factdebate.methods.base import all_methods, get_method, method_class
+    from factdebate.methods.base import all_methods, get_method
     from factdebate.methods.resources import Resources
     from factdebate.methods.view import MethodView
     from factdebate.prompts import render
@@ -170,12 +170,12 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "MAX_EV
            "Settings", "Span", "StreamingCheck", "Tier", "Verdict", "VerdictWarning", "Watcher", "YamlFile",
            "__version__", "all_methods", "all_options", "begin", "check_corpus_name", "check_one_claim",
            "check_replies", "check_response", "checked_tree", "close_session", "data_dir", "default_deadline_s",
-           "dumps_record", "finish", "get_method", "given_evidence", "hide_endpoints", "mcp_tool", "method_class",
-           "models_down", "needs_builtin", "no_text_result", "options_to_overrides", "overloaded_result",
-           "page_words", "parse_claim_lines", "passages", "prepare_builtin", "queues", "redact_text", "redact_url",
-           "redact_value", "relabelled", "remember_endpoints", "remember_secrets", "remember_settings", "render",
-           "request_clock", "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from",
-           "storage_problem", "transcribing", "upgrade", "validate_claim", "validate_question", "validate_response",
+           "dumps_record", "finish", "get_method", "given_evidence", "hide_endpoints", "mcp_tool", "models_down",
+           "needs_builtin", "no_text_result", "options_to_overrides", "overloaded_result", "page_words",
+           "parse_claim_lines", "passages", "prepare_builtin", "queues", "redact_text", "redact_url", "redact_value",
+           "relabelled", "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock",
+           "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from", "storage_problem",
+           "transcribing", "upgrade", "validate_claim", "validate_question", "validate_response",
            "validation_problems", "watched", "watching", "with_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
@@ -253,7 +253,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "given_evidence": ("factdebate.tools.given", "given_evidence"),
     "hide_endpoints": ("factdebate.util.scrub", "hide_endpoints"),
     "mcp_tool": ("factdebate.tools.registry", "mcp_tool"),
-    "method_class": ("factdebate.methods.base", "method_class"),
     "models_down": ("factdebate.llm.breaker", "down"),
     "needs_builtin": ("factdebate.scale.builtin_indexes", "needs_builtin"),
     "no_text_result": ("factdebate.guard_engine.policy", "no_text_result"),
