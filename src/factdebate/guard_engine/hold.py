@@ -74,8 +74,7 @@ class HeldText:
 
     @staticmethod
     def settle(part: Part, claims: list[Progress]) -> None:
-        """``part``'s claims are known (an empty list: none, or none could be extracted); its sentences are
-        gated by then."""
+        """``part``'s claims are known (maybe none); its sentences are gated by then."""
         if part.claims is None:
             part.claims = claims
             part.known.set()
@@ -127,16 +126,15 @@ class HeldText:
         return span is not None and (span.end > self.end or any(p.touches(claim) for p in self._parts[self._next:]))
 
     def _lost(self, part: Part, refuted: list[GuardClaim]) -> list[GuardClaim]:
-        """The claims of ``refuted`` that ``part`` states that are placed in no text still held and withheld
-        nowhere yet: its sentences (and the heading it was read under) are all that is known to state them."""
+        """The claims of ``refuted`` that ``part`` states, placed in no text still held and withheld nowhere
+        yet: only its sentences are known to state them."""
         own = {p.claim.index for p in part.claims or []}
         return [c for c in refuted if c.index in own and (c.index not in self._marked or c.index in part.shared)
                 and not self._held(c)]
 
     def _release(self, part: Part, readers: list[Part], wrong: Callable[[GuardClaim], bool],
                  claims: dict[int, GuardClaim] | None = None) -> None:
-        """Release ``part`` with the refuted text in it withheld (``wrong``: whether a claim is refuted, read on
-        ``claims``, every claim by index, or as the claims stand now). ``readers``: the parts read under its
+        """Release ``part`` with the text ``wrong`` calls refuted withheld; ``readers``: the parts read under its
         last heading."""
         claims = claims if claims is not None else self._claims()
         refuted = [c for c in claims.values() if wrong(c)]
@@ -191,8 +189,7 @@ class HeldText:
 
 
 def _withheld(part: Part, spans: Sequence[tuple[int, int]]) -> tuple[str, int]:
-    """``part``'s text with each of its sentences that one of ``spans`` (the answer's offsets) touches replaced
-    by :data:`~factdebate.guard_engine.policy.WITHHELD`, and how many were."""
+    """``part``'s text with each sentence one of ``spans`` touches withheld, and how many were."""
     hit = [s for s in part.pieces or [] if any(a < s.end and b > s.start for a, b in spans)]
     out, at = [], part.start
     for sentence in hit:

@@ -61,8 +61,7 @@ UNREADABLE_EXTRACTION = "the claims could not be read from the extractor's reply
 
 
 def response_options(settings: Settings, question: str | None) -> ResolvedGuardOptions:
-    """The check's options under this policy: the deep tier only (the configured method), no deadline
-    (``deadline_s`` 0), nothing given as evidence, the caller's own evidence setting, no policy text."""
+    """The check's options under this policy: the deep tier only, no deadline, no given evidence."""
     return ResolvedGuardOptions(policy="annotate", deadline_s=0.0, tier="deep", max_tier="deep", method=settings.method,
                                 evidence=[], evidence_mode=settings.retrieval.evidence, conversation_id=None,
                                 on_unchecked="pass", question=question)
@@ -77,8 +76,7 @@ def _context(context: str | None, settings: Settings) -> str | None:
 
 
 def _worthy(check: Check, text: str) -> Shown:
-    """The check-worthy sentences of ``text`` as the extractor is given them (each under its heading), the
-    others recorded by the check as skipped."""
+    """The check-worthy sentences of ``text`` as the extractor is given them, the others recorded as skipped."""
     worthy: list[Sentence] = check.skip(check.gate(text))
     return check.extractor_text(worthy, text, check.headings_in(0, len(text)))
 
@@ -88,8 +86,7 @@ async def _extract(check: Check, text: str, question: str | None, context: str |
     """The claims of ``text`` and what the extractor was shown of it (None: it was not asked)."""
     if given_claims is not None:
         return ClaimExtraction(claims=[c.strip() for c in given_claims if c.strip()], source="given"), None
-    # Only the sentences the check-worthiness gate passes are extracted from (no call is spent on the rest); they are
-    # listed as unchecked with the gate's reason. A long response is read in a worker thread.
+    # Only the sentences the gate passes are extracted from; a long response is read in a worker thread.
     worthy = await read_text(len(text), _worthy, check, text)
     if not worthy.strip():
         return ClaimExtraction(), None  # nothing states a fact (greetings, questions): no extractor call
@@ -101,8 +98,7 @@ async def _extract(check: Check, text: str, question: str | None, context: str |
 
 
 def _places(extraction: ClaimExtraction, shown: Shown | None, text: str) -> list[tuple[Span | None, str | None]]:
-    """Each claim's place in ``text``: in the sentence the extractor said it is drawn from (on its words when
-    the sentence writes them so), else where its words are (:func:`claim_spans`)."""
+    """Each claim's place in ``text``: the sentence the extractor named, else where its words are."""
     found = claim_spans(extraction.claims, text)
     if shown is None or extraction.subjective_removed:  # the filter's text is not what was shown numbered
         return found
@@ -136,8 +132,7 @@ def _dropped(extraction: ClaimExtraction, shown: Shown | None) -> list[list[Span
 
 
 async def _decide(check: Check, progress: Progress) -> Verdict | None:
-    """One claim decided by the check (the deep tier), and the method's whole verdict of it (None when its
-    check failed)."""
+    """One claim decided by the deep tier, and the method's whole verdict (None when its check failed)."""
     with sub_claim(progress.claim.index):
         await check.decide(progress)
     if progress.verdict is None:
@@ -148,8 +143,7 @@ async def _decide(check: Check, progress: Progress) -> Verdict | None:
 
 def _total(recorder: RunRecorder, verdicts: Sequence[Verdict]) -> tuple[Usage, dict[str, Usage],
                                                                        dict[str, ModelUsage]]:
-    """Extraction usage plus every claim's, by role and by model; seconds are the response's wall time
-    (claims overlap)."""
+    """Extraction and claim usage, by role and by model; seconds are wall time (claims overlap)."""
     by_role: dict[str, Usage] = {role: u.model_copy() for role, u in recorder.usage_by_role.items()}
     by_model: dict[str, ModelUsage] = {model: u.model_copy() for model, u in recorder.usage_by_model.items()}
     for verdict in verdicts:
@@ -238,9 +232,8 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
 
 async def check_one_claim(response: str, index: int, claim: str, settings: Settings, resources: Resources, *,
                           sinks: list[EventSink] | None = None) -> ClaimCheck:
-    """One claim of an already-checked ``response`` checked again on its own under this policy (a claim whose
-    check failed, retried alone: ``/v1/check-response/claim``), placed in the response as a whole check places
-    it, its run nested in its ``subclaim`` span as there."""
+    """One claim of an already-checked ``response`` checked again alone (``/v1/check-response/claim``), placed
+    and traced as a whole check would."""
     check = Check(settings, resources, response_options(settings, None), question=None, sinks=sinks,
                   reviser=None, caller=None)
     check.context.whole = True
@@ -252,8 +245,7 @@ async def check_one_claim(response: str, index: int, claim: str, settings: Setti
 
 
 class Runner:
-    """The run layer and this check as a :class:`factdebate.methods.base.ClaimRunner` (what ``eval`` hands to
-    methods)."""
+    """The run layer and this check as the :class:`factdebate.methods.base.ClaimRunner` ``eval`` hands on."""
 
     async def claim(self, claim: str, settings: Settings, resources: Resources, *,
                     sinks: list[EventSink] | None = None) -> Verdict:

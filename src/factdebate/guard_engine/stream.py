@@ -45,8 +45,8 @@ CONTEXT_CHARS = 2_000  # of the answer just before a part, shown to the extracto
 
 
 class AnswerSoFar:
-    """A streamed answer as it arrives: its text (kept in pieces, joined when read), where its sentences end
-    (found once each), and the part from ``cursor`` on that the checks have not been handed yet."""
+    """A streamed answer as it arrives, its sentence ends found once each; the checks have not been handed
+    the part from ``cursor`` on yet."""
 
     def __init__(self) -> None:
         self.index = TextIndex()  # the whole answer, also what its claims are placed in
@@ -61,8 +61,7 @@ class AnswerSoFar:
         return self._ends.cursor
 
     def add(self, delta: str, *, read: bool = True) -> tuple[int, int] | None:
-        """Add ``delta``; the last sentence end (gap) from the cursor on, if any. ``read``: False once the
-        answer is no longer checked (it is only kept)."""
+        """Add ``delta``; the last sentence end (gap) from the cursor on, if any (``read`` False: only kept)."""
         self.index.extend(delta)
         if not read:
             self._pending = []
@@ -72,9 +71,8 @@ class AnswerSoFar:
         return gaps[-1] if gaps else None
 
     def context(self, start: int) -> str | None:
-        """What the extractor is shown with the part starting at ``start``: the answer before it, or, when
-        that is longer than CONTEXT_CHARS, its opening sentence (which most often names what the answer is
-        about) and the sentences that start in its last CONTEXT_CHARS characters."""
+        """What the extractor is shown with the part starting at ``start``: the answer before it, or past
+        CONTEXT_CHARS its opening sentence (which most often names the subject) and its last sentences."""
         text = self.index.text
         if start <= CONTEXT_CHARS:
             return text[:start].strip() or None
@@ -109,24 +107,21 @@ class AnswerSoFar:
         self._pending = [text[self.cursor:]]
 
     def give_back(self, start: int, tail: str) -> None:
-        """Put the end of the part just taken (``tail``, from ``start``) back: it is taken again with what
-        follows it (a question is gated with its answer). Right after :meth:`take` only."""
+        """Right after :meth:`take`, put ``tail`` (from ``start``) back to be taken with what follows it."""
         self._pending = [tail + self._gap + "".join(self._pending)]
         self.held = self._ends.cursor
         self._ends.cursor = start
 
 
 def gated(part: str, start: int, *, asked: bool = False, fenced: bool = False) -> list[Sentence]:
-    """The sentences of ``part`` of the answer, gated (``asked``: in a person's message's context; ``fenced``:
-    the part starts inside a fenced code block), with their offsets in the answer (``part`` starts at
-    ``start``)."""
+    """The sentences of ``part`` gated as :func:`gate` does, with their offsets in the answer."""
     return [Sentence(s.start + start, s.end + start, s.text, s.reason)
             for s in gate(part, asked=asked, fenced=fenced)]
 
 
 def fenced_after_text(part: str, fenced: bool) -> bool:
-    """Whether the answer after ``part`` is inside a fenced code block (``fenced``: the part starts in one),
-    read without gating it (a long part is gated in a worker thread, after the next part may be)."""
+    """Whether the answer after ``part`` is inside a fenced code block, read without gating it (a long part is
+    gated later, in a worker thread)."""
     if "```" not in part and "~~~" not in part:
         return fenced
     return fenced_after((part[a:b] for a, b in sentences(part)), fenced)
@@ -134,9 +129,7 @@ def fenced_after_text(part: str, fenced: bool) -> bool:
 
 @dataclass
 class _Job:
-    """A part of the answer waiting for its window: its text from ``start``, its check-worthy sentences (None
-    until a long part is gated, in its window's task), where it goes out under hold, and whether it starts
-    inside a fenced code block."""
+    """A part of the answer waiting for its window (``worthy`` None until a long part is gated)."""
 
     part: str
     worthy: list[Sentence] | None
@@ -254,8 +247,7 @@ class StreamingCheck:
         self._registered = mine
         before, counted = self._counted, asyncio.Event()
         self._counted = counted
-        # Each window's task in a copy of the check's context: windows may run at once, and a variable one of
-        # them sets (the model call being made, the open span) must not be read by another.
+        # Each window's task in a copy of the check's context: a variable one sets must not be read by another.
         task = asyncio.create_task(self._run(jobs, previous, mine, (before, counted)), context=self._context.copy())
         self._window = task
         self._parts[task] = jobs
@@ -264,8 +256,7 @@ class StreamingCheck:
             task.add_done_callback(self._next_window)
 
     def _next_window(self, task: asyncio.Task[None]) -> None:
-        """The window's call is answered: the parts completed meanwhile go (while the answer streams: after
-        it, finish() sent them at once)."""
+        """The window's call is answered: the parts completed meanwhile go."""
         if not self._finished and not task.cancelled():
             self._open_window()
 
@@ -376,9 +367,7 @@ class StreamingCheck:
             return self._result
         self._finished = True
         check = self._check
-        # usage.seconds means what it means on a plain reply (guard_engine/clock.py): the request's time on the
-        # service less the wait for the upstream's answer, here the time it took to write it (not the whole
-        # request's, which would count the upstream's writing as the check's).
+        # usage.seconds as on a plain reply (guard_engine/clock.py): less the time the upstream took to write.
         check.started += time.perf_counter() - self._opened
         deadline = time.perf_counter() + check.options.deadline_s
         text = self._answer.index.text

@@ -1,10 +1,7 @@
 """One claim decided tier by tier: ``fast`` (one call over the passages), ``standard`` (one round of the
-method), ``deep`` (the full method). A tier that cannot settle the claim (REFUTES, NOT ENOUGH INFO, no
-readable label) hands it to the next, up to the operator's ``guard.max_tier``; SUPPORTS settles it. A
-later tier's label replaces an earlier one; one without a label does not. ``Progress`` holds the best
-verdict so far, so a claim whose escalation the deadline cuts keeps the verdict a lower tier reached and
-says so, and a claim with none is ``unchecked``: never a label it did not get.
-"""
+method), ``deep`` (the full method). SUPPORTS settles a claim; anything else goes to the next tier, up to
+``guard.max_tier``, whose label (if any) replaces the earlier one. ``Progress`` holds the best verdict so far,
+so a claim the deadline cuts keeps a lower tier's, and one with none is ``unchecked``, never labelled."""
 
 from __future__ import annotations
 
@@ -35,8 +32,7 @@ class Progress:
     claim: GuardClaim
     tiers_tried: list[Tier] = field(default_factory=list)
     done: bool = False
-    # The method's whole verdict from the last debate tier that ran, for the records a reader studies
-    # (check-response's policy, guard_engine/response_check.py); None while only the fast tier has spoken.
+    # The method's whole verdict from the last debate tier that ran (check-response's records).
     verdict: Verdict | None = None
     # Set once the first tier has spoken (or the claim is settled another way): what ``policy: hold`` waits
     # for before it shows the claim's sentence (guard_engine/hold.py); escalation goes on after it.
@@ -72,8 +68,7 @@ class Context:
     passages: list[Document]
     sinks: list[EventSink] | None
     scope: str | None
-    # The models a debate tier's verdicts were answered by (each ran under its own recorder): with the
-    # check's own, the models a guard result names, so a debate tier's model is never left out of it.
+    # The models a debate tier's verdicts were answered by (each ran under its own recorder), for the result.
     models: set[str] = field(default_factory=set)
     # Check-response's policy: the deep tier runs the method as ``factdebate verify`` does (its run directly in
     # the claim's span), and no correction is asked of a refuted claim.
@@ -135,8 +130,7 @@ def tiers_for(options: ResolvedGuardOptions) -> Sequence[Tier]:
 
 
 def begin_fast(claim: str, ctx: Context) -> asyncio.Task[TierOutcome]:
-    """The fast tier's outcome for ``claim``, begun now, before the claim is known to be one
-    (guard_engine/head_start.py): handed to :func:`decide` as its ``head`` when it is, cancelled when it is not."""
+    """The fast tier's outcome for ``claim``, begun before it is known to be one (guard_engine/head_start.py)."""
 
     async def run() -> TierOutcome:
         with span("fast tier begun before extraction", "guard_head", claim=claim[:300]):

@@ -55,15 +55,14 @@ class CallQueue:
         return len(self._since)
 
     def held_s(self) -> float:
-        """The seconds a call holds its slot, as far as is known: the moving average, or before any call has
-        ended, how long the oldest call in flight has held its own (a call takes at least that); 0: none yet."""
+        """The seconds a call holds its slot: the moving average, else how long the oldest call in flight has
+        held its own (a call takes at least that); 0: none yet."""
         if self.call_s is not None:
             return self.call_s
         return time.perf_counter() - min(self._since.values()) if self._since else 0.0
 
     def wait_s(self) -> float:
-        """The seconds a call asking now would wait for a slot: the calls ahead of it, served ``slots`` at a
-        time at :meth:`held_s` each (0 while a slot is free)."""
+        """The seconds a call asking now would wait for a slot (0 while one is free)."""
         ahead = self.waiting + self.running + 1 - self.slots
         return 0.0 if ahead <= 0 else ahead * self.held_s() / self.slots
 
@@ -139,8 +138,7 @@ def remember(endpoint: str, said: Slots | None) -> None:
 
 
 def wants_asking(endpoint: str, setting: int | None) -> bool:
-    """Whether a model's first request should ask its server first: the operator set no limit, the server is on
-    this machine, and it has not been asked in this process."""
+    """Whether a model's first request should ask a local server first (no limit set, not asked yet)."""
     return not setting and bool(endpoint) and is_loopback(endpoint) and _key(endpoint) not in _learned
 
 
@@ -176,8 +174,7 @@ def limit_for(endpoint: str, setting: int | None) -> int | None:
 
 
 def slot(endpoint: str, limit: int | None) -> AbstractAsyncContextManager[object]:
-    """What a request to ``endpoint`` holds while in flight. The first limit asked for an endpoint on this
-    loop is the one kept (a process has one ``llm.max_in_flight``)."""
+    """What a request to ``endpoint`` holds while in flight; the first limit asked for on this loop is kept."""
     if limit is None:
         return contextlib.nullcontext()
     per_loop = _slots.setdefault(asyncio.get_running_loop(), {})

@@ -31,8 +31,7 @@ class ThreadChoice:
 
 
 def threads_for(cores: float, busy: float, cap: int = MAX_THREADS) -> int:
-    """Threads for a model given the cores this process may use and how many of them other processes keep
-    busy: the cores left free, rounded to the nearest, at least 1 and at most ``cap``."""
+    """The cores left free, rounded, at least 1 and at most ``cap``."""
     return max(1, min(cap, math.floor(cores - busy + 0.5)))
 
 
@@ -92,8 +91,7 @@ def _others_running() -> float | None:
 
 def busy_cores(cores: float) -> tuple[float, str]:
     """How many of this process's cores other processes keep busy, and how that was read: the median runnable
-    count (the load average would still count a command that ended a minute ago), scaled to this process's
-    share of the machine."""
+    count (the load average still counts a command that ended a minute ago), scaled to this process's share."""
     samples = []
     for n in range(SAMPLES):
         found = _others_running()

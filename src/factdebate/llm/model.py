@@ -59,8 +59,7 @@ class RetryPolicy:
         return None
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
-        """The wait before try ``attempt + 1``: the server's ``Retry-After`` when it gives one (it knows
-        best), else exponential backoff with jitter."""
+        """The wait before try ``attempt + 1``: the server's ``Retry-After``, else jittered backoff."""
         if retry_after is not None and retry_after >= 0:
             return retry_after
         step = min(self.base_delay * 2 ** (attempt - 1), self.max_delay)
@@ -69,8 +68,7 @@ class RetryPolicy:
 
 @dataclass
 class _Tries:
-    """One call's tries so far: how many, the seconds the retries spent (waits and the tries after the first),
-    and how many were given up early as hung while other calls waited (hung_calls.py)."""
+    """One call's tries so far: how many, the retries' seconds, and how many were given up as hung."""
 
     attempt: int = 0
     spent: float = 0.0
@@ -202,8 +200,7 @@ class LLM:
 
     async def _one_try(self, messages: list[Message], params: GenParams, who: CallInfo,
                        tries: _Tries) -> tuple[Completion, int, float]:
-        """One request, past the role's concurrency and the server's in-flight limit: the circuit breaker told
-        of its outcome, a fatal failure said as the package's error (not retried)."""
+        """One request past the concurrency limits, its outcome told to the circuit breaker."""
         endpoint = self.backend.endpoint
         breaker.before_call(endpoint, self.model)  # a server that is down: no call, no wait (llm/breaker.py)
         token = set_call(who)
@@ -227,15 +224,13 @@ class LLM:
 
     async def _sent(self, messages: list[Message], params: GenParams, who: CallInfo,
                     tries: _Tries) -> tuple[Completion, float]:
-        """The backend's answer and the seconds it took, once a slot is free; a try after the first counts
-        against the retry budget."""
+        """The backend's answer and the seconds it took, once a slot is free."""
         limited = self.cut_hung_calls and self.max_in_flight is not None
         state = hung_calls.endpoint(self.backend.endpoint) if limited else None
         in_flight = slot(self.backend.endpoint, self.max_in_flight)
         async with self._semaphore, (hung_calls.queued(state, in_flight) if state else in_flight):
             if tries.attempt == 1 and (run := current_run()) is not None and run.wants("llm_started"):
-                # Sent now, past the role's concurrency and the server's in-flight limit: a live view shows
-                # the call as running until its llm_call arrives (a retry is llm_retry).
+                # Sent now: a live view shows the call as running until its llm_call arrives.
                 run.emit("llm_started", model=self.backend.name, **who.as_dict())
             started = time.perf_counter()
             count_call(cached=False)  # sent: counted even when the deadline cuts it before its answer

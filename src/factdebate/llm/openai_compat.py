@@ -102,9 +102,8 @@ class OpenAIBackend:
         # What this model takes (token field, refused parameters), shared by the process's backends of it.
         self.params: ModelParams = model_params(self.endpoint, model)
         self.reasoning_tokens = reasoning_tokens
-        # Ask for answers as streams, so that a call cut short stops at the server (llm/openai_stream.py):
-        # always, never, or (auto) unless the server showed it takes none; a call offering tools is asked
-        # plainly (its calls arrive in pieces a stream would have to join).
+        # Streams, so that a call cut short stops at the server (llm/openai_stream.py); a call offering tools is
+        # asked plainly (its calls arrive in pieces a stream would have to join).
         self.stream: StreamSetting = checked_setting(stream)
         self._owner: str | None = None  # GET /models' owned_by, once asked ("" if it said nothing)
         # No retries below this: the LLM wrapper owns retrying, so attempts are capped once.
@@ -163,8 +162,7 @@ class OpenAIBackend:
         return not params.tools and streams(self.stream, self.endpoint)
 
     def _plainly_from_now_on(self, exc: Exception, cut: bool) -> TransientLLMError:
-        """Under ``llm.stream: auto``, the server took no stream (``cut`` it, or refused the parameters): noted
-        once, and the request tried again at once, plainly (a retried error: both requests are counted)."""
+        """Under ``llm.stream: auto``, the server took no stream: noted once, and the request retried plainly."""
         note = asked_plainly(self.endpoint, cut)
         self.constraint_notes.append(note)
         emit("streams_off", model=self.name, note=note)
@@ -258,9 +256,8 @@ class OpenAIBackend:
 
 
     def _status_failure(self, exc: StatusError, streamed: bool, sent: dict[str, Any]) -> Exception:
-        """An answer with an error status, as the LLM layer's error: rate limits, server errors, 408 and 409
-        are tried again; a 400 naming a parameter is learnt from (or, under ``llm.stream: auto``, a refused
-        stream is asked plainly); anything else is fatal."""
+        """An error status as the LLM layer's error: 429, 5xx, 408 and 409 are retried, a 400 naming a
+        parameter is learnt from, anything else is fatal."""
         if exc.status == 429:
             return TransientLLMError(f"429 rate limited: {exc.message}", exc.retry_after, self.endpoint)
         if exc.status == 400:
@@ -274,8 +271,8 @@ class OpenAIBackend:
 
 
 def never_connected(exc: BaseException) -> bool:
-    """Whether ``exc`` (or what caused it) is a connection that could not be opened at all: refused, no such
-    host, or no handshake in time. A server that took the connection and then failed or went quiet is running."""
+    """Whether ``exc`` (or its cause) is a connection never opened: refused, no such host, no handshake in
+    time (a server that took the connection is running)."""
     seen: BaseException | None = exc
     for _ in range(8):  # the transport's error, the client's, aiohttp's, the socket's: a short chain
         if seen is None:

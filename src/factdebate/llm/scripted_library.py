@@ -136,7 +136,7 @@ def unsure_responder() -> Responder:
 
 def conflicting_responder() -> Responder:
     """``scripted:conflicting``: the ``agree`` replies with every label answered CONFLICTING EVIDENCE/
-    CHERRYPICKING (outside a four-label task that answer names no label, and is re-asked)."""
+    CHERRYPICKING (re-asked outside a four-label task)."""
     agree = protocol_responder(False)
 
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
