@@ -59,8 +59,7 @@ class CheckCall:
 
 @dataclass
 class Reply:
-    """One reply to check: its text, what of it passes unchecked (tool calls, non-text parts), and whether it
-    holds a tool or function call (a reply that is only a call has nothing to check and passes)."""
+    """One reply to check: its text, what of it passes unchecked, and whether it holds a tool call."""
 
     text: str
     passed: list[str] = field(default_factory=list)
@@ -69,8 +68,7 @@ class Reply:
 
     @classmethod
     def of_message(cls, message: Any) -> Reply:
-        """An assistant message (OpenAI's shape) as the reply to check: its text, and what of it passes
-        unchecked worded one way for every door (the chat proxy's choices, ``factdebate.guard(messages=...)``)."""
+        """An assistant message as the reply to check, worded one way for every door."""
         message = message if isinstance(message, dict) else {}
         passed: list[str] = []
         calls = message.get("tool_calls") or []
@@ -105,14 +103,12 @@ class Admission:
 
 
 class Host:
-    """Where a check runs. The plain host needs its settings and resources given; the service's and the MCP
-    server's override what they do otherwise (server/guard/host.py)."""
+    """Where a check runs; the service's and the MCP server's override it (server/guard/host.py)."""
 
     caller: str | None = None  # who asks: the model cache and a conversation's state are never shared past it
 
     async def settings(self, options: GuardOptions) -> Settings:
-        """The caller's settings for ``options``, and the host's own checks of the input against them (a
-        host does per-message work off the event loop)."""
+        """The caller's settings for ``options``, after the host's own checks of the input."""
         raise NotImplementedError  # abstract: every host says how it resolves settings
 
     def admit(self, settings: Settings) -> Admission:
@@ -135,8 +131,7 @@ class Host:
 
 
 class LocalHost(Host):
-    """A Python caller's check: its settings and resources (a session opened per call, or the caller's
-    ``backends``), its reviser, its sinks; nothing admitted or kept."""
+    """A Python caller's check: its settings, resources, reviser and sinks; nothing admitted or kept."""
 
     def __init__(self, settings: Settings,
                  session: Callable[[Settings], AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]], *,
@@ -154,8 +149,8 @@ class LocalHost(Host):
 
 
 def kept_chars(settings: Settings) -> int:
-    """How much of a streamed answer is kept: twice ``guard.max_message_chars`` (the check reads the first half
-    at most; the rest is unchecked, kept to be shown by the policies that show the answer after its check)."""
+    """How much of a streamed answer is kept: twice what the check reads (``guard.max_message_chars``), for the
+    policies that show the answer after its check."""
     return 2 * settings.guard.max_message_chars
 
 
@@ -225,8 +220,7 @@ async def finish(begun: Begun, result: GuardResult, calls: Any, first: bool) -> 
 
 
 def failed(exc: FactDebateError) -> FactDebateError:
-    """A check's failure as a caller reads it: the same error, its message without an operator's address (the
-    log keeps the whole)."""
+    """A check's failure as a caller reads it: its message without an operator's address."""
     message = str(exc)
     if (shown := hide_endpoints(message)) != message:
         log.warning("a guard check failed: %s", message)

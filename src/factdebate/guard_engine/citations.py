@@ -1,9 +1,6 @@
-"""Which of the passages a debate read its verdict cites, so a claim's evidence is called cited only when it
-is (a passage retrieved for "completed in 1889" about another building was shown as "Evidence cited").
-
-The deciding answers are the final judges' and the last round's turns'. A passage counts as cited when one of
-them names it by its number in that turn's own evidence ("[2]", "passage 2"), quotes at least twelve
-characters of it, or repeats six of its words in a row. Anything else was read, not cited."""
+"""Which of the passages a debate read its verdict cites, so a claim's evidence is called cited only when it is.
+A passage is cited when a deciding answer (the final judges', the last round's) names it by its number in that
+turn's evidence ("[2]"), quotes twelve characters of it, or repeats six of its words in a row."""
 
 from __future__ import annotations
 

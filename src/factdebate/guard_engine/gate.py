@@ -48,8 +48,7 @@ def runs_on(sentence: Sentence, gap: str) -> bool:
 
 
 def fenced_after(sentences: Iterable[str], fenced: bool = False) -> bool:
-    """Whether the text after ``sentences`` (those of a part of a reply, cut as :func:`gate` cuts them) is inside
-    a fenced code block, ``fenced`` telling whether they start in one."""
+    """Whether the text after ``sentences`` (cut as :func:`gate` cuts them) is inside a fenced code block."""
     for sentence in sentences:
         if FENCE.match(sentence):
             fenced = not fenced
@@ -57,8 +56,7 @@ def fenced_after(sentences: Iterable[str], fenced: bool = False) -> bool:
 
 
 def _item(sentence: Sentence) -> bool:
-    """A list item that is no heading itself (or a JSON member, or the brackets between them): the extractor
-    reads it under the heading above the list (or the key that opens the object)."""
+    """A list item or JSON member, which the extractor reads under the heading or key above it."""
     return sentence.reason != "heading" and (list_item(sentence.text) or json_line(sentence.text)
                                              or punctuation(sentence.text))
 
@@ -74,6 +72,5 @@ def reads_on(pieces: Sequence[Sentence]) -> bool:
 
 
 def ends_reach(pieces: Sequence[Sentence]) -> bool:
-    """Whether ``pieces``, coming right after a heading's reach (:func:`reads_on`), end it: one of them is not
-    a list item, so no sentence after them is read under that heading."""
+    """Whether ``pieces``, right after a heading's reach (:func:`reads_on`), end it: one is no list item."""
     return any(not _item(sentence) for sentence in pieces)

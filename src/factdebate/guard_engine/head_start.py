@@ -1,6 +1,5 @@
-"""A head start for a streamed sentence's fast verdict (``policy: hold``): when a part of the answer is one
-sentence that reads as one claim on its own, the fast tier is asked about the sentence as written while the
-extractor is still reading it, instead of after.
+"""A head start for a streamed sentence's fast verdict (``policy: hold``): a part that is one sentence reading
+as one claim goes to the fast tier as written while the extractor still reads it.
 
 The verdict is used only when the extractor returns that sentence word for word as the part's one claim
 (:func:`same_claim`); otherwise it is cancelled. So the claims checked are always the extractor's, and a wrong
@@ -51,6 +50,5 @@ def stands_alone(sentence: str) -> bool:
 
 
 def same_claim(claim: str, sentence: str) -> bool:
-    """Whether the extractor's ``claim`` is ``sentence`` as written (spacing aside): only then does the verdict
-    begun on the sentence stand for the claim's."""
+    """Whether the extractor's ``claim`` is ``sentence`` as written, spacing aside."""
     return " ".join(claim.split()) == " ".join(sentence.split())

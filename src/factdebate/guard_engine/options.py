@@ -1,5 +1,4 @@
-"""A request's guard options with the operator's defaults and caps applied, and the evidence a
-conversation already carries (its ``role: "tool"`` messages).
+"""A request's guard options with the operator's defaults and caps applied, and a conversation's own evidence.
 
 What a caller sends in ``evidence`` is held to ``guard.max_evidence_items`` and ``guard.max_evidence_chars``
 (over them: a 422); the conversation's own tool results are never refused, since refusing a long agent
@@ -38,9 +37,8 @@ def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardO
         raise InputError(f"tier '{tier}' is above the max_tier '{max_tier}' asked for: ask for a tier at or below it")
     tier = TIERS[min(TIERS.index(tier), TIERS.index(max_tier))]
     if local and options.max_tier is None and "max_tier" not in guard.model_fields_set:
-        # An in-process checker climbs no tier unless asked: a debate round of the offline model did not end
-        # within the deadline after its fast call, and its verdict read the evidence worse than the fast tier's
-        # quoted one (docs/guard.md, "What the guard catches").
+        # An in-process checker's debate round did not end within the deadline, and read the evidence worse than
+        # the fast tier (docs/guard.md, "What the guard catches").
         max_tier = tier
     evidence = list(options.evidence or [])
     if len(evidence) > guard.max_evidence_items:

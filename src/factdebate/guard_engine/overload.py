@@ -1,6 +1,5 @@
-"""A reply the service had no room to check (``guard.on_overload: pass``): passed at once, its text one
-unchecked claim whose reason says why, ``degraded`` and said, the policy applied as to any unchecked claim
-(``on_unchecked: block`` still refuses it). No model is asked: the point is to spend nothing."""
+"""A reply the service had no room to check (``guard.on_overload: pass``): passed at once as one unchecked
+claim, ``degraded``, the policy applied as to any unchecked claim. No model is asked."""
 
 from __future__ import annotations
 

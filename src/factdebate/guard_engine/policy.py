@@ -42,8 +42,7 @@ _TECHNICAL = re.compile(r"https?://|\battempt\(s\)|\brefused\b|\bis down\b|could
 
 
 def for_reader(reason: str, unavailable: str = CHECKER_UNAVAILABLE) -> str:
-    """``reason`` as the reply's reader gets it: one about a server (core/errors.py's and llm/breaker.py's words)
-    becomes ``unavailable``; the others (the deadline, the claim cap) are written for a reader already."""
+    """``reason`` as the reply's reader gets it: one about a server becomes ``unavailable``."""
     return unavailable if _TECHNICAL.search(reason) else reason
 
 

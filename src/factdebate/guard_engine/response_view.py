@@ -16,8 +16,7 @@ from factdebate.response_level.aggregate import factual, response_label
 
 def response_verdict(result: GuardResult) -> ResponseVerdict:
     """``result`` as check-response's verdict: each claim with its label, span and (for an error) why; the
-    sentences the gate left out, and those of undecided claims, in ``unchecked``; the label by the same rule.
-    A result with its record (check-response's policy) is given whole from it."""
+    sentences the gate left out, and those of undecided claims, in ``unchecked``."""
     if result.record is not None:
         return _recorded(result, result.record)
     checks = [ClaimCheck(index=c.index, claim=c.claim, span=c.span, span_note=c.span_note, label=c.label,
@@ -41,8 +40,7 @@ def response_verdict(result: GuardResult) -> ResponseVerdict:
 
 
 def claim_check(claim: GuardClaim, verdict: Verdict | None = None, gold: str | None = None) -> ClaimCheck:
-    """One claim of the check as check-response gives it: its label, place and (for one whose check failed)
-    why, with the method's whole verdict where it was kept."""
+    """One claim as check-response gives it, with the method's whole verdict where it was kept."""
     return ClaimCheck(index=claim.index, claim=claim.claim, span=claim.span, span_note=claim.span_note,
                       label=claim.label, verdict=verdict, gold=gold,
                       error=claim.reason if claim.status == "error" else None)

@@ -1,5 +1,4 @@
-"""The guard's contract: what a face (the ``/v1/chat/completions`` proxy, the Python API, the MCP tools) hands
-the checking module and what it gets back.
+"""The guard's contract: what a face hands the checking module and what it gets back.
 
 A face turns its request into :class:`GuardOptions` (checked here, with the same bounds for every face),
 :func:`factdebate.guard_engine.options.resolve_options` applies the operator's defaults and caps, and
@@ -108,8 +107,7 @@ class GuardOptions(_Strict):
     # The conversation's tool results (set by the faces, never by a caller's JSON): never refused for size,
     # unlike ``evidence``, but ranked per claim and trimmed.
     _conversation: list[GuardEvidence] = PrivateAttr(default_factory=list)
-    # The conversation's turns before the reply, (role, text), set with them: what the claim extractor reads a
-    # reply in (guard_engine/window.py).
+    # The conversation's turns before the reply, (role, text), for the extractor (guard_engine/window.py).
     _dialogue: list[tuple[str, str]] = PrivateAttr(default_factory=list)
 
     @field_validator("question")

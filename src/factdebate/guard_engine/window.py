@@ -122,9 +122,8 @@ def window(turns: Sequence[tuple[str, str]], question: str | None) -> Window:
 
 
 def _recent(earlier: Sequence[tuple[str, str]]) -> tuple[list[str], list[tuple[str, str]], int]:
-    """(the lines of the newest turns that fit :data:`TURNS_CHARS`, newest first; the parts of them cut off, to
-    read for subjects; how many turns from the end they span). Only the last turns are looked at; a turn
-    holding text no prompt should carry is skipped, and counted among those shown so it is not read again."""
+    """(the lines of the newest turns that fit :data:`TURNS_CHARS`, newest first; the parts cut off, read for
+    subjects; how many turns from the end they span). A turn no prompt should carry counts as shown, unread."""
     lines: list[str] = []
     cut_off: list[tuple[str, str]] = []
     used = spanned = 0
@@ -172,8 +171,7 @@ _NOT_NAMES = frozenset((
 
 def names_in(sentence: str) -> Iterator[str]:
     """The names ``sentence`` writes, in order: runs of capitalised words, without a leading word that names
-    nothing ("The", "Tell", "I'm") and without the opening word when it is an ordinary word there by position
-    (it is written in lower case elsewhere in the sentence, or ends like one: "Gladly", "Writing")."""
+    nothing ("The", "I'm") or an opening word capitalised only by position ("Gladly", "Writing")."""
     opening = len(sentence) - len(sentence.lstrip(" \"'“‘(*-#>"))
     lower = {w.casefold() for w in re.findall(r"\b[a-z][\w'’-]*", sentence)}
     for match in _NAME_RUN.finditer(sentence):
@@ -251,9 +249,8 @@ def _around(sentence: str, name: str) -> str:
     return (ELLIPSIS if start else "") + piece + (ELLIPSIS if start + len(piece) < len(sentence) else "")
 
 
-# A claim's subject that is still a pronoun or a pointing word ("It was finished in 1931.", "This tower ...",
-# "I opened my doors ..."): whom it means was not resolved. "It" that stands for nothing ("It is said that",
-# "It takes two hours to") is no subject.
+# A subject that is still a pronoun or a pointing word was not resolved; "It" that stands for nothing ("It is
+# said that", "It takes two hours to") is no subject.
 _UNRESOLVED = re.compile(r"^[\"'“‘(]*(it|its|he|his|him|she|her|they|their|them|this|that|these|those|i|my|we|our)\b"
                          r"(?!['’-]\w*\d)", re.I)
 _EMPTY_IT = re.compile(r"^[\"'“‘(]*it\s+(?:(?:is|was|has been|had been)\s+(?:\w+\s+)?(?:that|to)\b|takes|took|"
@@ -261,8 +258,7 @@ _EMPTY_IT = re.compile(r"^[\"'“‘(]*it\s+(?:(?:is|was|has been|had been)\s+(?
 
 
 def unresolved(claim: str) -> str | None:
-    """The pronoun a claim still opens with ("It", "She", "This"), when the extractor resolved whom it means
-    neither from the reply nor from the conversation; None for a claim that names its subject."""
+    """The pronoun a claim still opens with ("It", "She", "This") when the extractor did not resolve it."""
     if (match := _UNRESOLVED.match(claim)) is None or _EMPTY_IT.match(claim):
         return None
     return match.group(1)
