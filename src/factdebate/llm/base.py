@@ -34,9 +34,8 @@ class GenParams:
     choices: tuple[str, ...] | None = None
     # A GBNF grammar the answer must follow, e.g. a bracketed query on a re-ask.
     grammar: str | None = None
-    # A JSON schema. Alone: the answer is a JSON document of that schema. With ``grammar`` and
-    # ``json_template``: the same text format spelled as JSON, for servers that take schemas but no
-    # grammars; the backend turns the JSON object back into text with ``json_template.format(**obj)``.
+    # A JSON schema. With ``grammar`` and ``json_template``: the grammar's text format spelled as JSON, for
+    # servers without grammars, turned back into text with ``json_template.format(**obj)``.
     json_schema: dict[str, Any] | None = None
     json_template: str | None = None
     # Tools the model may call instead of answering (see ``Completion.tool_calls``).
@@ -102,8 +101,7 @@ class FatalLLMError(Exception):
 
 
 class BrokenAnswer(FatalLLMError):
-    """The model server answered, but its answer can never be used (too large, not text, nested past the JSON
-    parser): the server's failure, which the service reports as a 502, not as its own."""
+    """The model server's answer can never be used (too large, not text): a 502, the server's failure."""
 
 
 @runtime_checkable

@@ -49,8 +49,7 @@ class ResponseCache:
             "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
             " prompt_tokens INTEGER, completion_tokens INTEGER)"
         )
-        # Added later: whether the answer was constrained (verdicts record it) and a reasoning model's hidden
-        # reasoning tokens (usage counts them). Older files gain the columns.
+        # Columns added later; older files gain them.
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(responses)")}
         if "constrained" not in columns:
             self._db.execute("ALTER TABLE responses ADD COLUMN constrained INTEGER DEFAULT 0")
@@ -111,8 +110,7 @@ class ResponseCache:
         STORAGE.wrote(PART)
 
     def _skipped(self, exc: sqlite3.Error, how: str) -> None:
-        """A cache entry that could not be ``how`` (read, written): skipped when storage is the cause, with a
-        warning the first time; any other database error is a fault and raised."""
+        """A cache entry not ``how`` (read, written): skipped when storage is the cause, else raised."""
         reason = storage_problem(exc)
         if reason is None:
             raise exc

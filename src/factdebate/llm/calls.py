@@ -55,8 +55,7 @@ def current_cache_scope() -> str:
 
 @contextlib.contextmanager
 def cache_scope(scope: str) -> Iterator[None]:
-    """Cached answers of the calls made inside are shared only with calls in the same ``scope`` (the guard:
-    one conversation of one API key); the empty scope is everyone's, as before."""
+    """Cached answers of the calls made inside are shared only within ``scope`` ("": everyone's)."""
     token = _cache_scope.set(scope)
     try:
         yield
@@ -65,8 +64,7 @@ def cache_scope(scope: str) -> Iterator[None]:
 
 
 def caller_scope(caller: str | None) -> str:
-    """The cache scope of one caller (an API key's id): its answers are never another key's; no caller (a
-    local user), everyone's."""
+    """The cache scope of one caller (an API key's id); no caller (a local user): everyone's."""
     return "caller-" + hashlib.sha256(caller.encode()).hexdigest()[:20] if caller else ""
 
 

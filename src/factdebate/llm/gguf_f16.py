@@ -1,10 +1,7 @@
 """A once-made F16 copy of a small quantized GGUF model.
 
-On the 2-core development machine llama.cpp evaluates prompts 2.2x faster from F16 weights (with flash
-attention) than from the Q4_1 ones the built-in model ships with, and generates 0.74x as fast
-(benchmarks/embedded_model.py); prompts dominate a debate's cost. The copy holds the same weights,
-dequantized and rounded to F16, so answers barely change.
-"""
+llama.cpp evaluates prompts about twice as fast from F16 weights as from the shipped Q4_1 ones, and prompts
+dominate a debate's cost (docs/configuration.md). The copy holds the same weights, so answers barely change."""
 
 from __future__ import annotations
 

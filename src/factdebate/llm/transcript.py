@@ -17,11 +17,9 @@ from typing import Any
 from factdebate.llm.base import Completion, Message
 from factdebate.util.scrub import redact_text
 
-# Longest text of one message or reply in a transcript: a long prompt quotes several passages, and the page
-# folds each text, so this keeps nearly every prompt whole while bounding a pathological one.
+# Longest text of one message or reply: nearly every prompt whole, a pathological one bounded.
 DEFAULT_CHARS = 12_000
-# Most characters of one call's texts together (its messages and its reply): a ReAct agent's tenth step
-# resends the nine before it, so without a total one call could carry a hundred bounded texts.
+# Most characters of one call's texts together: a ReAct agent's tenth step resends the nine before it.
 DEFAULT_CALL_CHARS = 48_000
 # A message cut to fewer characters than this to fit the total is left out instead: a stub says nothing.
 _SHORTEST_PART = 200
@@ -31,8 +29,7 @@ _bounds: ContextVar[tuple[int, int]] = ContextVar("factdebate_transcript_bounds"
 
 @contextlib.contextmanager
 def transcribing(chars: int = DEFAULT_CHARS, call_chars: int = DEFAULT_CALL_CHARS) -> Iterator[None]:
-    """The model calls made inside (and by the tasks started inside) carry their text in ``llm_call``:
-    each text at most ``chars`` characters, one call's texts together at most ``call_chars``."""
+    """The model calls made inside (and by the tasks started inside) carry their text in ``llm_call``."""
     if chars < 1:
         raise ValueError("a transcript keeps at least 1 character of each text")
     if call_chars < chars:

@@ -1,5 +1,5 @@
 """Prompt templates, one Jinja2 file per prompt, rendered with StrictUndefined so a missing input fails
-loudly. Each rendering carries the template name and a short hash for traces.
+loudly. Each rendering carries its template's name for usage and traces.
 
 Shared prompts (re-asks, scoring, claim extraction) live beside this module; a method family keeps its own
 in ``methods/<family>/prompts/``, and a method registered from elsewhere adds its folder with
@@ -7,7 +7,6 @@ in ``methods/<family>/prompts/``, and a method registered from elsewhere adds it
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -69,10 +68,6 @@ class Prompt:
     # The prompt's own words, every value it was given replaced by :data:`VALUE_MARK`: what a reply that
     # repeats its instructions copies (methods/kit/fields.instruction_echo). Empty when not from a template.
     fixed: str = field(default="", compare=False, repr=False)
-
-    @property
-    def hash(self) -> str:
-        return hashlib.sha256(self.text.encode()).hexdigest()[:12]
 
 
 def render(name: str, **variables: Any) -> Prompt:

@@ -1,7 +1,6 @@
 """One settings model: every setting is a ``Field`` whose description is its help text and whose metadata
-(:mod:`factdebate.core.fields`) says how it is offered: flat option, operator only, short environment name.
-Where the values come from is settings/load.py. Secrets (API keys) are read from the environment only,
-never from the YAML file."""
+(:mod:`factdebate.core.fields`) says how it is offered. Values come from settings/load.py; secrets (API keys)
+from the environment only."""
 
 from __future__ import annotations
 
@@ -189,8 +188,7 @@ class RetrievalSettings(_Strict):
 
 
 class ScaleSettings(_Strict):
-    """Where batch claims and index builds run (factdebate docs scale): in this process, or over a pool of Ray
-    workers."""
+    """Where batch claims and index builds run: in this process, or over Ray workers (factdebate docs scale)."""
 
     executor: Literal["local", "ray"] = Field(default="local", description="Where batch claims and index builds run: "
                                               "local (this process) or ray (a pool of Ray workers).",
@@ -452,8 +450,8 @@ class Settings(_Strict):
 
 
 def normalised(data: dict[str, Any]) -> dict[str, Any]:
-    """One layer of settings data with method sections named as registered (``tool_mad``, the only spelling
-    an environment variable has, is ``tool-mad``) and old names upgraded (settings/legacy.py)."""
+    """One layer of settings data with method sections named as registered (``tool_mad`` is ``tool-mad``) and
+    old names upgraded (settings/legacy.py)."""
     methods = data.get("methods")
     if isinstance(methods, dict) and any("_" in str(key) for key in methods):
         data = {**data, "methods": {str(key).replace("_", "-"): value for key, value in methods.items()}}

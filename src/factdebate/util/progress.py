@@ -7,8 +7,7 @@ in between, so that a long build or a slow claim does not look hung.
   time left. The estimate counts encoder work (:func:`factdebate.corpus.milvus.encoding_costs`), not
   passages: passages go longest first, so passages/s climbs through a build and would overstate the time left.
 * :class:`ShardLines`, a build spread over Ray workers: lines as its shards finish.
-* :class:`EveryLine`, progress told through a callback: a line at most every :data:`EVERY_S` seconds, and the
-  last one always.
+* :class:`EveryLine`, progress told through a callback: a line at most every :data:`EVERY_S` seconds.
 * :func:`download_bar`, a Hub download as a :class:`Counter` of bytes."""
 
 from __future__ import annotations
@@ -85,8 +84,7 @@ def plain_lines(console: Console, enabled: bool) -> bool:
 
 
 class Counter:
-    """Items of a known count: the bar on a terminal, a :class:`Ticker` line elsewhere, nothing when not
-    ``enabled``."""
+    """Items of a known count: the bar on a terminal, a :class:`Ticker` line elsewhere."""
 
     def __init__(self, label: str, total: int, describe: Callable[[], str], *, console: Console | None = None,
                  enabled: bool = True, completed: int = 0, status: str = "", time_left: bool = False,
@@ -289,8 +287,8 @@ class Silent:
 
 
 class EveryLine:
-    """Lines for progress told through a callback: one at most every ``every`` seconds (:data:`EVERY_S` by
-    default), and the last one (``last``) always; the text is made only when a line is printed."""
+    """Lines for progress told through a callback: one at most every ``every`` seconds, and the ``last`` one
+    always; the text is made only when a line is printed."""
 
     def __init__(self, console: Console | None = None, every: float | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -398,8 +396,7 @@ class ShardLines:
 
 def download_bar(label: str) -> type:
     """The tqdm class huggingface_hub drives a download's bar through, drawn as a :class:`Counter` of bytes
-    named ``label`` (the library's own bar names the cache's blob); nothing with
-    ``HF_HUB_DISABLE_PROGRESS_BARS=1``."""
+    named ``label`` (the library's own bar names the cache's blob)."""
     import os
 
     from tqdm.auto import tqdm
