@@ -86,11 +86,8 @@ class LLMSettings(_Strict):
         "papers' prompts, documents only.")
     stream: bool | Literal["auto"] = Field(
         default="auto", description="Ask OpenAI-compatible servers for answers as streams, so that a call cut "
-        "short (a deadline, a try given up, a failed sibling, a client that left) stops generating at the server: "
-        "true, false, or auto (streams from every server, named by GET /models or not; one that cuts a stream, "
-        "as llama-cpp-python does when another request arrives unless started with --interrupt_requests False, "
-        "or refuses the stream parameters with HTTP 400 is asked plainly from then on; factdebate docs "
-        "robustness).")
+        "short stops generating at the server: true, false, or auto (streams, except from a server that cut one "
+        "or refused the stream parameters; factdebate docs robustness).")
     base_urls: list[str] = Field(default_factory=list, json_schema_extra=offered(reaches="endpoint"),
                                  description="OpenAI-compatible servers of the same model "
                                  "(vLLM replicas): Ray workers take one each, round-robin; the local executor "
@@ -341,23 +338,17 @@ class GuardSettings(_Strict):
         "OpenAI client retries) or pass (the reply passed at once, unchecked: overloaded, said).")
     checks_at_once: int = Field(
         default=0, ge=0, le=100_000, description="Guard checks one service process runs at full speed at once; "
-        "past it each check is reckoned to slow in proportion, and a request whose check would not end within "
-        "its deadline is answered at once as on_overload says, unless its key holds less than its share of them "
-        "(divided among the keys holding checks) while another key holds more: the heavier key's new requests "
-        "are the ones refused. 0: 8 per CPU core.")
+        "past it a request whose check would not end within its deadline is answered as on_overload says, the "
+        "heavier API key's first (factdebate docs service). 0: 8 per CPU core.")
     max_loop_lag_ms: float = Field(
         default=0, ge=0, le=60_000, description="With at least a quarter of checks_at_once running, a request "
-        "is answered at once as on_overload says while the service process's event loop runs more than this "
-        "many milliseconds late (out of CPU: every stream admitted would slow; "
-        "factdebate docs service#past-capacity-shedding-load). 0: not watched (the default).")
+        "is answered as on_overload says while the event loop runs more than this many milliseconds late "
+        "(factdebate docs service#past-capacity-shedding-load). 0: not watched (the default).")
     max_cpu_share: float = Field(
-        default=0, ge=0, le=64, description="An operator's cap on the guard's CPU: a request is answered at once "
-        "as on_overload says when the checks running plus it would use more than this share of one core, "
-        "forecast from the service process's CPU per check in flight over the last quarter seconds (0.5: the "
-        "loop stays idle half the time, so a stream's next chunk does not queue behind the checks' work, at the "
-        "cost of most of the capacity; the process's CPU counts every thread, an in-process checker model's too; "
-        "factdebate docs service#past-capacity-shedding-load). 0: not watched (the default: the adaptive limit "
-        "on checks in flight sheds by what the service serves now).")
+        default=0, ge=0, le=64, description="An operator's cap on the guard's CPU: a request is answered as "
+        "on_overload says when the checks running plus it would use more than this share of one core, forecast "
+        "from the process's recent CPU per check (factdebate docs service#past-capacity-shedding-load). 0: not "
+        "watched (the default: the adaptive limit on checks in flight sheds load).")
 
     @field_validator("upstream")
     @classmethod
