@@ -2,11 +2,9 @@
 
 - ``annotate``: the reply unchanged; the verdicts travel beside it.
 - ``flag``: the reply with footnotes on its refuted claims (with their correction) and the unchecked ones.
-- ``rewrite``: the reviser (the upstream model) revises its answer from the refuted claims, their evidence
-  and corrections; the revision is checked again at the tier that refuted them and goes out only if nothing
-  in it is refuted or unchecked. Otherwise (or with no revision at all) the reply gets the operator's
-  ``guard.rewrite_fallback``, ``flag`` or ``block``, and ``action_reason`` says why. Nothing revised goes out
-  unchecked, and nothing goes out as ``rewritten`` that was not revised.
+- ``rewrite``: the upstream model revises its answer from the refuted claims, their evidence and corrections;
+  the revision goes out only if a check at the tier that refuted them finds nothing refuted or unchecked.
+  Otherwise the reply gets ``guard.rewrite_fallback`` (``flag`` or ``block``), ``action_reason`` saying why.
 - ``hold``: each sentence that states a refuted claim replaced by :data:`WITHHELD`, plus ``flag``'s footnotes;
   a refuted claim placed in no sentence withholds the whole reply. Streamed, a sentence goes out once its
   claims are decided at the first tier (guard_engine/hold.py); one refuted only later is footnoted.
@@ -172,9 +170,7 @@ def apply_policy_unrevised(result: GuardResult) -> GuardResult:
 
 async def apply_policy(result: GuardResult, reviser: Reviser | None, recheck: Recheck | None = None,
                        fallback: Fallback = "flag") -> GuardResult:
-    """``result`` with ``text`` and ``action_taken`` set from its policy (``original_text`` untouched). Under
-    ``rewrite`` the revision goes out only when ``recheck`` found nothing refuted or unchecked in it; otherwise
-    (and without a reviser or a recheck) the reply gets ``fallback``, said in ``action_reason``."""
+    """``result`` with ``text`` and ``action_taken`` set from its policy, as the module docstring says."""
     if must_block(result) or not (result.policy == "rewrite" and refuted(result.claims)):
         return apply_policy_unrevised(result)
     if reviser is None:

@@ -1,6 +1,5 @@
-"""What a policy does to a streamed reply, for any face: :class:`GuardedStream` (the chat proxy's relay uses
-it) and :func:`guard_stream`, the same for an async iterator of text deltas (``factdebate.aguard_stream`` is it
-behind the one call, for a Python caller).
+"""What a policy does to a streamed reply, for any face: :class:`GuardedStream` (the chat proxy's relay) and
+:func:`guard_stream` over an async iterator of text deltas (``factdebate.aguard_stream`` through the one call).
 
 - ``annotate``: every delta is shown as it comes; the verdicts come beside it.
 - ``flag``: the same, and the footnotes after the last delta, once the check is done.
@@ -76,8 +75,7 @@ class GuardedStream:
         return self.last_text(result), result
 
     def cut(self, result: GuardResult) -> GuardResult:
-        """``result`` saying what of the answer was not kept, if anything (and, where the policy shows the answer
-        only now, as a notice after it)."""
+        """``result`` saying what of the answer was not kept, if anything."""
         if not self.dropped:
             return result
         shown = self.mode in ("pass", "footnote")
@@ -115,8 +113,7 @@ class StreamOut:
 async def guard_stream(deltas: AsyncIterable[str], settings: Settings, resources: Resources, *,
                        options: GuardOptions, question: str | None = None, sinks: list[EventSink] | None = None,
                        reviser: Reviser | None = None, caller: str | None = None) -> AsyncIterator[StreamOut]:
-    """Check a reply while it streams and yield what its policy lets the reader see, each verdict as it is
-    decided, and the result last. Leaving early (closing the generator) stops the check."""
+    """Yield what the policy lets the reader see, each verdict, and the result last; closing early stops it."""
     check = StreamingCheck(settings, resources, options=options, question=question, sinks=sinks, reviser=reviser,
                            caller=caller)
     async for out in check_outs(check, deltas, settings):
@@ -155,8 +152,7 @@ async def check_outs(check: StreamingCheck, deltas: AsyncIterable[str], settings
     """``deltas`` fed to ``check`` under its policy: what to show, each verdict, and the result last."""
     stream = GuardedStream(check, keep=kept_chars(settings))
     queue: asyncio.Queue[StreamOut | BaseException] = asyncio.Queue()
-    # One window over all the text shown: the deltas under annotate and flag; the parts a hold releases (each
-    # ends at a sentence's end) and the text shown last, each scrubbed whole with what the window held.
+    # One scrub window over all the text shown, whichever policy releases it.
     window = ScrubWindow()
 
     def whole(text: str) -> str:

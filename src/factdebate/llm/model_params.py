@@ -32,8 +32,7 @@ _REASONING_FAMILY = re.compile(r"(o[1-9]\d*|gpt-5)([-.:_]|$)")
 
 
 def reasoning_family(model: str) -> bool:
-    """A model named like OpenAI's reasoning models: it takes ``max_completion_tokens`` and reasons
-    before it answers."""
+    """A model named like OpenAI's reasoning models, which take ``max_completion_tokens``."""
     return bool(_REASONING_FAMILY.match(model.rsplit("/", 1)[-1].lower()))
 
 
@@ -54,8 +53,7 @@ class Adjustment:
 
 
 class ModelParams:
-    """What one model on one server is sent: which token field, how much room for hidden reasoning, and
-    which sampling parameters are left out. Shared by every backend of the process naming that model."""
+    """What one model on one server is sent, shared by every backend of the process naming that model."""
 
     def __init__(self, model: str) -> None:
         self.reasoning = reasoning_family(model)
@@ -73,8 +71,8 @@ class ModelParams:
         self.starved = False  # a reply came back empty with the whole budget spent (logged once)
 
     def arguments(self, params: GenParams, reasoning_tokens: int) -> dict[str, Any]:
-        """The sampling and length arguments of one request. A reasoning model's cap also covers its
-        hidden reasoning, so it gets ``reasoning_tokens`` more than the visible answer needs."""
+        """The sampling and length arguments of one request; a reasoning model's cap gets ``reasoning_tokens``
+        more for its hidden reasoning."""
         cap = params.max_tokens + (reasoning_tokens if self.reasoning else 0)
         arguments: dict[str, Any] = {"temperature": params.temperature, self.token_field: cap}
         return {name: value for name, value in arguments.items() if name not in self.dropped}

@@ -30,8 +30,7 @@ class Fields(dict[str, Any]):
 
 
 class UnreadableAnswer(json.JSONDecodeError):
-    """An answer no try will read: bytes that are not UTF-8 text (an encoding applied twice, a binary body) or
-    JSON nested deeper than Python's parser goes."""
+    """An answer no try will read: not UTF-8 text, or JSON nested deeper than Python's parser goes."""
 
 
 def parsed(text: str | bytes) -> Any:
@@ -104,8 +103,7 @@ def _seconds(value: str | None) -> float | None:
 
 
 class ChunkStream:
-    """A streamed reply's chunks, each parsed as attributes; leaving ``async with`` before the end closes the
-    connection, so the server stops writing."""
+    """A streamed reply's chunks; leaving ``async with`` early closes the connection, so the server stops."""
 
     def __init__(self, lines: AsyncIterator[str], close: Callable[[bool], Awaitable[None]]) -> None:
         self._lines, self._close = lines, close

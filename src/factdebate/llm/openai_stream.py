@@ -4,11 +4,9 @@ A request that is not streamed runs to its end at the server whatever the client
 (docs/robustness.md has the figures). Asked as a stream, closing the connection (a deadline, a given-up try,
 a client that left) tells the server, which stops generating between tokens.
 
-The answer is still used whole: the chunks' text is joined, and the last chunk's ``finish_reason`` and usage
-are read as from a plain reply. A server that sends no usage in a stream is counted one completion token a
-chunk with text and no prompt tokens, and the completion says its usage is not known (``usage_known``) rather
-than show 0 prompt tokens as measured. A stream that ends without a ``finish_reason`` was cut by the server
-(llama-cpp-python's ``--interrupt_requests``): a transient error, never a short answer read as complete.
+The answer is still used whole, read as a plain reply is; without usage in the stream, completion tokens are
+counted one a chunk and ``usage_known`` is False. A stream that ends without a ``finish_reason`` was cut by
+the server (llama-cpp-python's ``--interrupt_requests``): a transient error, never a short answer.
 
 ``llm.stream: auto`` (the default) asks every server for streams. A server that cuts a stream or answers 400
 naming ``stream`` or ``stream_options`` is asked plainly for the rest of the process (a ``streams_off`` trace

@@ -1,17 +1,10 @@
 """How many requests a model server on this machine says it serves at once, so that ``llm.max_in_flight`` left
 unset follows the server rather than a guess from its address (llm/in_flight.py).
 
-Unset, the limit for a server on loopback is 1, which any local server survives; but a vLLM or a
-``llama-server -np 4`` then gets one request at a time too, and checks wait on each other. So a server on
-this machine is asked, once per process:
-
-- ``GET /v1/models``' ``owned_by``: vLLM and SGLang batch whatever they are sent, so they get a remote
-  server's limit (64);
-- ``GET /props``' ``total_slots`` (llama.cpp's ``llama-server -np N``), asked of every other local server but
-  llama-cpp-python's (``owned_by: me``, one at a time);
-- no usable answer: the default stands.
-
-A server elsewhere keeps its default (64). What the operator sets always wins, and nothing is asked then."""
+Unset, the limit for a server on loopback is 1, so a vLLM or a ``llama-server -np 4`` would get one request at
+a time too. So a local server is asked once per process: vLLM and SGLang (``owned_by``) batch whatever they
+are sent and get a remote server's limit (64); any other but llama-cpp-python is asked ``GET /props``'
+``total_slots``; no usable answer leaves the default. What the operator sets always wins, unasked."""
 
 from __future__ import annotations
 

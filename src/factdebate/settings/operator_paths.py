@@ -27,8 +27,7 @@ RERUN_OWN: tuple[SettingPath, ...] = (
 
 
 def marked(kinds: Iterable[str]) -> tuple[SettingPath, ...]:
-    """The settings marked as reaching one of ``kinds``: the shared ones, then each registered method's
-    (``("methods", "mermaid", "memory_path")``), in declaration order."""
+    """The settings marked as reaching one of ``kinds``: the shared ones, then each registered method's."""
     wanted = set(kinds)
     return tuple(path for path, reach in _reaches(tuple(all_methods())) if reach in wanted)
 
@@ -42,15 +41,13 @@ def _reaches(names: tuple[str, ...]) -> tuple[tuple[SettingPath, str], ...]:
     return tuple((path, reach) for path, info in fields if (reach := exposure(info).get("reaches")))
 
 
-# Model specs that name a file rather than a model: ``llama-cpp:/path/model.gguf`` (``builtin`` is shipped,
-# the catalogued offline models are assembled by setup into the data folder: named, not paths).
+# Model specs that name a file rather than a model (``builtin`` and the catalogued models are names).
 MODEL_FILE_PROVIDERS = ("llama-cpp:", "llamacpp:", "llama_cpp:")
 SHIPPED_MODELS = ("", "builtin", "builtin-q4", *(model.name for model in OFFLINE_MODELS))
 
 
 def commands_and_endpoints() -> tuple[SettingPath, ...]:
-    """What a ``factdebate.yaml`` found in the current folder may not set: commands, endpoints, keys and the
-    executor."""
+    """What a ``factdebate.yaml`` found in the current folder may not set: commands, endpoints, keys, the executor."""
     return marked(STARTS_OR_SENDS)
 
 
@@ -60,16 +57,14 @@ def path_settings() -> tuple[SettingPath, ...]:
 
 
 def operator_paths() -> tuple[SettingPath, ...]:
-    """Always the user's in a rerun: :func:`commands_and_endpoints` and :data:`RERUN_OWN`, each path once
-    (one inside a section already listed, ``scale.executor`` in ``scale``, is left to its section)."""
+    """Always the user's in a rerun: :func:`commands_and_endpoints` and :data:`RERUN_OWN`, each path once."""
     paths = [*commands_and_endpoints(), *RERUN_OWN]
     return tuple(dict.fromkeys(path for path in paths
                                if not any(path[:len(other)] == other and path != other for other in paths)))
 
 
 def model_files(value: Any, where: str = "") -> list[tuple[str, str]]:
-    """``(setting, spec)`` for every model spec in ``value`` (settings data, or a part of it named ``where``)
-    that names a model file: ``("llm.roles.judge", "llama-cpp:/tmp/x.gguf")``."""
+    """``(setting, spec)`` for every model spec in settings data ``value`` that names a model file."""
     if isinstance(value, str):
         provider, _, target = value.partition(":")
         named_file = value.startswith(MODEL_FILE_PROVIDERS) and target not in SHIPPED_MODELS

@@ -65,8 +65,7 @@ class Decoder:
         return b"".join(self.pieces(data))
 
     def pieces(self, data: bytes) -> Iterator[bytes]:
-        """``data`` decoded, a mebibyte at most a piece: a reader that stops early (one event over its limit)
-        has inflated no more than it read, and no piece is larger than that."""
+        """``data`` decoded, a mebibyte at most a piece, so a reader that stops early inflated no more."""
         if self._zlib is None:
             yield self._counted(data)
             return
@@ -136,8 +135,7 @@ class Deadline:
 
 
 async def read_async(raw: AsyncIterator[bytes], encoding: str, limit: int, deadline: Deadline) -> bytes:
-    """A body from ``raw`` (its bytes as they came, still encoded: httpx's ``aiter_raw``) decoded and joined,
-    within ``limit`` bytes and ``deadline``."""
+    """A body from ``raw`` (still encoded) decoded and joined, within ``limit`` bytes and ``deadline``."""
     import asyncio
 
     decoder = Decoder(encoding, limit, deadline.what)

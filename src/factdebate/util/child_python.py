@@ -41,8 +41,7 @@ def python_path(value: str, cwd: str | None = None) -> str:
 
 
 def python_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``env`` (default: this process's environment) for a child Python: safe path on, ``PYTHONPATH``
-    cleaned of what names the current folder."""
+    """``env`` (default: this process's) for a child Python, as the module docstring says."""
     out = dict(os.environ if env is None else env)
     out[SAFE_PATH_VARIABLE] = "1"
     if "PYTHONPATH" in out:
@@ -55,8 +54,7 @@ def python_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def protect_spawned_children() -> None:
-    """Give this process's environment :func:`python_env`'s rules, for children a library starts (uvicorn's
-    workers)."""
+    """Give this process's environment :func:`python_env`'s rules, for children a library starts."""
     safe = python_env()
     os.environ[SAFE_PATH_VARIABLE] = "1"
     if "PYTHONPATH" in safe:
@@ -75,6 +73,5 @@ def ray_working_dir() -> str:
 
 
 def ray_runtime_env() -> dict[str, Any]:
-    """The runtime environment for ``ray.init``: with a ``working_dir`` set, Ray adds neither the driver's
-    current folder nor its script's to the workers' import path."""
+    """The runtime environment for ``ray.init``; with a ``working_dir`` Ray adds no driver folder to the path."""
     return {"working_dir": ray_working_dir()}
