@@ -4,11 +4,12 @@ package or llama-cpp-python is not installed, which scripts/setup.sh always inst
 from __future__ import annotations
 
 import importlib.util
+import json
 from typing import Any
 
 import pytest
 
-from factdebate.llm.base import GenParams
+from factdebate.llm.base import GenParams, Message
 from factdebate.llm.llama_cpp import LlamaCppBackend, builtin_model_path
 from factdebate.methods.kit.common import LABEL_CHOICES
 from factdebate.run.build import build_resources
@@ -190,6 +191,29 @@ def test_a_greedy_grammar_call_writes_what_the_full_vocabulary_check_writes(monk
     json.loads(answers[0])
     # Both ways were taken: the best token accepted as it is, and a rejected one replaced by the grammar's.
     assert True in picks and False in picks
+
+
+async def test_a_reply_ends_where_the_caller_says_and_the_rest_is_never_written() -> None:
+    schema = {"type": "object", "additionalProperties": False, "required": ["claims"],
+              "properties": {"claims": {"type": "array", "minItems": 3, "maxItems": 3, "items": {
+                  "type": "object", "additionalProperties": False, "required": ["claim"],
+                  "properties": {"claim": {"type": "string", "maxLength": 40}}}}}}
+    seen: list[str] = []
+
+    def ended(text: str) -> str | None:
+        seen.append(text)
+        # The list closed after the first claim's object.
+        return text[:text.index("}") + 1] + "]}" if text.count("}") == 1 else None
+
+    backend = LlamaCppBackend("builtin")
+    messages: list[Message] = [{"role": "user", "content": "List three facts about Paris as JSON claims."}]
+    whole = await backend.complete(messages, GenParams(max_tokens=200, json_schema=schema))
+    cut = await backend.complete(messages, GenParams(max_tokens=200, json_schema=schema, ended=ended))
+    assert len(json.loads(whole.text)["claims"]) == 3
+    assert cut.finish_reason == "ended" and len(json.loads(cut.text)["claims"]) == 1
+    assert whole.text.startswith(cut.text[:-2])  # the same tokens, up to where it ended
+    assert 0 < cut.completion_tokens < whole.completion_tokens and cut.prompt_tokens == whole.prompt_tokens
+    assert seen and all("}" in s for s in seen)
 
 
 async def test_reasoning_and_verdict_come_in_one_held_generation() -> None:

@@ -54,6 +54,7 @@ from factdebate.response_level.extract import (
     numbered,
     parse_claims,
 )
+from factdebate.response_level.repeats import end_when_repeating
 from factdebate.tools.given import current_evidence, given_evidence
 
 AGENT = "guard-fast"
@@ -260,7 +261,8 @@ class WindowCall:
                 [{"role": "user", "content": prompt.text}],
                 GenParams(temperature=0.0, max_tokens=max_tokens,
                           json_schema=window_schema(room, len(units), most, len(shown),
-                                                    LOCAL_QUOTE_CHARS if self.local else QUOTE_CHARS)),
+                                                    LOCAL_QUOTE_CHARS if self.local else QUOTE_CHARS),
+                          ended=end_when_repeating([text[a:b] for a, b in units])),
                 agent=AGENT, prompt=prompt.name)
         items, _ = parse_claims(reply.text, len(units))
         if items is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
@@ -40,6 +41,10 @@ class GenParams:
     json_template: str | None = None
     # Tools the model may call instead of answering (see ``Completion.tool_calls``).
     tools: tuple[ToolSchema, ...] = ()
+    # Where a reply may end before the model ends it: given the text so far (each time it closes a "}"), the
+    # whole reply to keep instead, or None to go on. Backends that write a token at a time on this machine
+    # (llama.cpp in process) ask it; others write the whole reply, which the caller reads the same way.
+    ended: Callable[[str], str | None] | None = field(default=None, compare=False)
 
     def key(self) -> dict[str, object]:
         key: dict[str, object] = {"temperature": self.temperature, "max_tokens": self.max_tokens,
@@ -50,6 +55,8 @@ class GenParams:
             key["json_template"] = self.json_template
         if self.tools:
             key["tools"] = [t.as_dict() for t in self.tools]
+        if self.ended is not None:  # a reply ended early is not the whole reply another backend cached
+            key["ended"] = getattr(self.ended, "__qualname__", "ended")
         return key
 
     @property

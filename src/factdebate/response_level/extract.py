@@ -25,6 +25,7 @@ from factdebate.llm.model import LLM
 from factdebate.prompts import render
 from factdebate.response_level.grounding import among, content_words, forms, grounded, in_english, uncovered_places
 from factdebate.response_level.offload import read_text
+from factdebate.response_level.repeats import end_when_repeating
 from factdebate.response_level.room import claim_room, filled
 from factdebate.response_level.spans import sentences
 from factdebate.response_level.worthiness import short_answer
@@ -292,7 +293,8 @@ async def ask_for_claims(llm: LLM, text: str, units: Sequence[tuple[int, int]], 
     asked = await ask(llm, render("claims_extract", text=numbered(text, units), question=question, context=context,
                                   max_claims=room), read, what="claims", agent=AGENT,
                       params=GenParams(temperature=0.0, max_tokens=max_tokens,
-                                       json_schema=claims_schema(room, len(units), item_chars)),
+                                       json_schema=claims_schema(room, len(units), item_chars),
+                                       ended=end_when_repeating([text[a:b] for a, b in units])),
                       reask=Reask(template="claims_reask", variables={"max_claims": room}))
     return ClaimsReply(asked.value, asked.retries, asked.raw)
 
