@@ -29,8 +29,7 @@ NO_TEXT = "the reply holds no text to check (its content was empty, missing or n
 # A revision checked again: the revised text and the claims it was to correct -> that text's check.
 Recheck = Callable[[str, list[GuardClaim]], Awaitable[GuardResult]]
 Fallback = Literal["flag", "block"]
-# What a policy does to a streamed reply (guard_engine/hold.py's GuardedStream): pass every piece as it comes, pass
-# it and add the footnotes at the end, release each sentence once it is decided, or send it whole after the check.
+# What a policy does to a streamed reply (guard_engine/stream_policy.py's GuardedStream).
 StreamMode = Literal["pass", "footnote", "hold_back", "whole"]
 WITHHELD = "[Withheld: a fact check found this sentence contradicted by the evidence; see the fact check below.]"
 # What the reader is told when the checker failed: the reason itself (addresses, attempts) is the operator's.
@@ -97,8 +96,7 @@ def footnotes(result: GuardResult, note: str | None = None) -> str:
     lines = []
     for claim in refuted(result.claims):
         line = f"- {_quoted(claim)} is contradicted by the evidence"
-        # Only a passage the verdict rests on is quoted as its evidence (at the debate tiers a passage read
-        # but not cited is filed by the check's page under "Retrieved, not cited", and is no evidence).
+        # Only a passage the verdict rests on is quoted: at the debate tiers one read but not cited is no evidence.
         if (first := next((e for e in claim.evidence if e.cited), None)) is not None:
             marked = "; the passage holds an instruction to the model, read as data only" if first.injection else ""
             line += f" ({first.title}: \"{first.quote}\"{marked})"

@@ -233,8 +233,7 @@ class StreamingCheck:
             if self.held is not None:
                 held = self.held.add(start, shown, None, waiting=True)
         self._pending.append(_Job(part, worthy, start, held, fenced))
-        # With the window call, one call at a time: the parts completed while it runs wait and go together
-        # in the next (a stream's window); without it, or once the answer has ended, each goes at once.
+        # With the window call, one call at a time (the module docstring); once the answer has ended, at once.
         if final or self._check.window_call is None or self._window is None or self._window.done():
             self._open_window()
 

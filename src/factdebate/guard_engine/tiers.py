@@ -166,8 +166,7 @@ async def decide(progress: Progress, ctx: Context, head: asyncio.Future[TierOutc
         claim.status, claim.reason = "checked", None
         progress.first.set()  # the label is in: a held sentence may go (its correction comes after)
         if label == Label.REFUTES and claim.correction is not None:
-            # A correction made at a lower tier stays only with the passage it quotes, so a reader never sees
-            # a fix whose source the claim does not list.
+            # A lower tier's correction stays only with the passage it quotes, whose source the claim lists.
             source = [e for e in earlier if e.quote == claim.correction.quote_source]
             if source and not any(e.quote == claim.correction.quote_source for e in claim.evidence):
                 claim.evidence = [*claim.evidence, source[0]]

@@ -94,8 +94,7 @@ class LlamaCppBackend:
     endpoint = ""
     max_parallel = 1  # one context, one sequence at a time
 
-    # One loaded model (and one lock: a llama context is not thread-safe) per file, shared by every
-    # backend instance that names it.
+    # One loaded model and one lock (a llama context is not thread-safe) per file, shared by its backends.
     _models: ClassVar[dict[tuple[str, int], Any]] = {}
     _locks: ClassVar[dict[tuple[str, int], threading.Lock]] = {}
     _choices: ClassVar[dict[tuple[str, int], ThreadChoice]] = {}  # the thread count each model loaded with
@@ -229,8 +228,7 @@ class LlamaCppBackend:
         try:
             return await asyncio.to_thread(self._complete_sync, messages, params, abandoned)
         except asyncio.CancelledError:
-            # The caller is gone (its deadline passed, its client left): the thread stops at its next token
-            # rather than holding the model for calls that are still wanted.
+            # The caller is gone: the thread stops at its next token rather than hold the model for others.
             abandoned.set()
             raise
 

@@ -93,17 +93,14 @@ class LLM:
     ) -> None:
         self.backend = backend
         self.role = role
-        # The settings' name of the model (``openai:gpt-4o-mini``, what ``--price`` names), which the usage
-        # by model is kept under; the backend's name adds the endpoint.
+        # The settings' name of the model (what ``--price`` names and usage is kept under), without the endpoint.
         self.model = model or backend.name
-        # Ask for reasoning and verdict in one constrained generation (settings.llm.one_call_verdict).
         self.one_call_verdict = one_call_verdict
         self.retry = retry or RetryPolicy()
         self.cache = cache
         limit = concurrency or backend.max_parallel
         # Roles that share one backend should share its semaphore; the factory passes it in.
         self._semaphore = semaphore or asyncio.Semaphore(limit)
-        # Requests in flight to the backend's server, shared by every wrapper of the process (in_flight.py).
         self.max_in_flight = limit_for(backend.endpoint, max_in_flight)
         self._set_in_flight = max_in_flight  # the operator's; unset, a local server is asked first (below)
         self._slots_asked = False

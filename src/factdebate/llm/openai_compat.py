@@ -222,8 +222,7 @@ class OpenAIBackend:
             self._answered = True
             raise self._status_failure(exc, streamed, sent) from exc
         except Unanswered as exc:
-            # Until the server has answered once, a refused connection is likely a wrong URL: a few tries,
-            # not the whole time budget.
+            # Until the server has answered once, a refused connection is likely a wrong URL: a few tries only.
             refused = never_connected(exc)
             timed_out = exc.timed_out and not refused
             text = f"timeout: no answer within {self.timeout:g} s" if timed_out else \
@@ -243,8 +242,7 @@ class OpenAIBackend:
             self._answered = True
             raise BrokenAnswer(f"unusable response body: {exc.msg} (from {self.endpoint})") from exc
         except json.JSONDecodeError as exc:
-            # A 200 whose body is not a chat completion (a proxy's error page, a truncated body): the next
-            # try usually gets a real one.
+            # A 200 whose body is no chat completion (a proxy's error page): the next try usually gets one.
             raise TransientLLMError(f"unusable response body: {type(exc).__name__}", None, self.endpoint) from exc
         self._answered = True
         completion = _completion(response, self.endpoint)
