@@ -36,9 +36,9 @@ Claims and answers (run/, core/):
 
 Settings and what the library offers:
 
-- ``Settings``, ``settings_from`` (flat options over the file and the environment), ``validation_problems`` (a
-  validation error said without its values); ``Option``, ``all_options``, ``options_to_overrides`` (the flat
-  options and their place in the settings); ``YamlFile`` (a settings file, read bounded: the service's too).
+- ``Settings``, ``settings_from`` (flat options over the file and the environment), ``settings_over`` (a
+  request's options over the operator's settings, what is wrong said without the values); ``Option`` and
+  ``all_options`` (the flat options); ``YamlFile`` (a settings file, read bounded: the service's too).
 - ``all_methods``, ``get_method``, ``MethodView``: the methods and how the page draws each
   one's verdict; ``page_words``: the library's words the page shows (the labels' other spellings, how an
   answer's label was decided, the form's sections, the embedded model's caution).
@@ -137,9 +137,9 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.run.response import validate_question, validate_response
     from factdebate.scale.builtin_indexes import needs_builtin, prepare_builtin
     from factdebate.scale.resource_pool import ResourcePool
-    from factdebate.settings.load import settings_from, validation_problems
+    from factdebate.settings.load import settings_from, settings_over
     from factdebate.settings.model import Settings
-    from factdebate.settings.options import Option, all_options, options_to_overrides
+    from factdebate.settings.options import Option, all_options
     from factdebate.settings.sources import YamlFile
     from factdebate.tools.given import given_evidence
     from factdebate.tools.mcp_config import MCPServerConfig
@@ -171,12 +171,12 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "MAX_EV
            "__version__", "all_methods", "all_options", "begin", "check_corpus_name", "check_one_claim",
            "check_replies", "check_response", "checked_tree", "close_session", "data_dir", "default_deadline_s",
            "dumps_record", "finish", "get_method", "given_evidence", "hide_endpoints", "mcp_tool", "models_down",
-           "needs_builtin", "no_text_result", "options_to_overrides", "overloaded_result", "page_words",
-           "parse_claim_lines", "passages", "prepare_builtin", "queues", "redact_text", "redact_url", "redact_value",
-           "relabelled", "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock",
-           "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from", "storage_problem",
-           "transcribing", "upgrade", "validate_claim", "validate_question", "validate_response",
-           "validation_problems", "watched", "watching", "with_claim"]
+           "needs_builtin", "no_text_result", "overloaded_result", "page_words", "parse_claim_lines", "passages",
+           "prepare_builtin", "queues", "redact_text", "redact_url", "redact_value", "relabelled",
+           "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock",
+           "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from", "settings_over",
+           "storage_problem", "transcribing", "upgrade", "validate_claim", "validate_question", "validate_response",
+           "watched", "watching", "with_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -256,7 +256,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "models_down": ("factdebate.llm.breaker", "down"),
     "needs_builtin": ("factdebate.scale.builtin_indexes", "needs_builtin"),
     "no_text_result": ("factdebate.guard_engine.policy", "no_text_result"),
-    "options_to_overrides": ("factdebate.settings.options", "options_to_overrides"),
     "overloaded_result": ("factdebate.guard_engine.overload", "overloaded_result"),
     "page_words": ("factdebate.run.page_words", "page_words"),
     "parse_claim_lines": ("factdebate.run.batch", "parse_claim_lines"),
@@ -277,13 +276,13 @@ _WHERE: dict[str, tuple[str, str]] = {
     "safe_value": ("factdebate.core.textsafe", "safe_value"),
     "scrub_known": ("factdebate.util.scrub", "scrub_known"),
     "settings_from": ("factdebate.settings.load", "settings_from"),
+    "settings_over": ("factdebate.settings.load", "settings_over"),
     "storage_problem": ("factdebate.core.storage_full", "storage_problem"),
     "transcribing": ("factdebate.llm.transcript", "transcribing"),
     "upgrade": ("factdebate.core.schema", "upgrade"),
     "validate_claim": ("factdebate.run.claim", "validate_claim"),
     "validate_question": ("factdebate.run.response", "validate_question"),
     "validate_response": ("factdebate.run.response", "validate_response"),
-    "validation_problems": ("factdebate.settings.load", "validation_problems"),
     "watched": ("factdebate.core.observe", "watched"),
     "watching": ("factdebate.core.observe", "watching"),
     "with_claim": ("factdebate.response_level.recheck", "with_claim"),

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
 from factdebate.engine import (
@@ -26,9 +26,8 @@ from factdebate.engine import (
     checked_tree,
     get_method,
     hide_endpoints,
-    options_to_overrides,
     settings_from,
-    validation_problems,
+    settings_over,
 )
 from factdebate.engine import PATTERN as CORPUS_PATTERN
 from factdebate.server.caps import SpendingCaps, check_caps
@@ -124,13 +123,6 @@ class VerifyRequest(VerifyOptions, TranscriptChoice, EvidenceChoice):
     claim: str = Field(description="The claim to check (one sentence or a short paragraph).")
 
 
-def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in extra.items():
-        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
-
-
 class SettingsResolver:
     """Reads the operator's settings once and applies each request's options on top of them. Every setting a
     caller's run gets comes from here, so what callers may reach is narrowed here once: the MCP servers (and
@@ -188,13 +180,7 @@ class SettingsResolver:
             if model is not None and not self.any_llm and model not in self.llms:
                 raise ConfigError(_not_offered(model, self.llms))
         self.check_tools(chosen)
-        data = _merge(self._base_data, options_to_overrides(chosen) if overrides is None else overrides)
-        try:
-            settings = Settings.model_validate(data)
-        except ValidationError as exc:  # its str() would quote the operator's section the check failed on
-            raise ConfigError(f"invalid options: {validation_problems(exc)}") from None
-        except ValueError as exc:
-            raise ConfigError(f"invalid options: {exc}") from exc
+        settings = settings_over(self._base_data, chosen, nested=overrides)  # a ConfigError never quotes the values
         get_method(settings.method)  # unknown method -> ConfigError now, not mid-stream
         self.corpora.check(settings.retrieval.corpus, caller)
         if self.caps is not None:

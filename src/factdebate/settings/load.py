@@ -74,6 +74,27 @@ def _offline_default(settings: Settings) -> None:
         settings.llm.debater = model.spec
 
 
+def settings_over(base: dict[str, Any], options: dict[str, Any] | None = None, *,
+                  nested: dict[str, Any] | None = None) -> Settings:
+    """Settings from a settings dump ``base`` (``Settings.model_dump(mode="json")``) with flat ``options``
+    (``rounds=2``), or ``nested`` overrides, over it: a request's choices over the operator's settings. What is
+    wrong is a ``ConfigError`` that says where and why, never the values (:func:`validation_problems`)."""
+    data = _merged(base, options_to_overrides(options or {}) if nested is None else nested)
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid options: {validation_problems(exc)}") from None
+    except ValueError as exc:
+        raise ConfigError(f"invalid options: {exc}") from exc
+
+
+def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
 def validation_problems(exc: ValidationError) -> str:
     """Each error's place and message, never its input (pydantic's text would show a whole section of the
     operator's settings to an API caller)."""
