@@ -10,10 +10,9 @@ verdict starts beside its extraction: guard_engine/head_start.py). Claims are nu
 ``verdicts`` yields each claim when decided; ``finish`` checks the rest and waits within ``deadline_s`` from
 the answer's end; a part not extracted by then is unchecked sentence by sentence, said why.
 
-Each delta is read once, so a long stream costs in proportion to its length: the answer is kept in pieces, and
-the search for sentence ends goes on from where it stopped. A part ending in a question keeps it back for the
-next ("Is it in Berlin? Yes." is one statement), and ``response.max_claims`` holds for the whole answer, as in
-a whole check (``Check.take``): sentences past it are unchecked, said so (guard_engine/coverage.py)."""
+Each delta is read once, so a long stream costs in proportion to its length. A part ending in a question keeps
+it back for the next ("Is it in Berlin? Yes."), and ``response.max_claims`` holds for the whole answer, as in a
+whole check: sentences past it are unchecked, said so (guard_engine/coverage.py)."""
 
 from __future__ import annotations
 

@@ -10,10 +10,8 @@ the extractor is shown, beside the person's question (``Check.question``):
 - **the subjects named earlier**, each once with the sentence that first named it, most recent first, at most
   :data:`MOST_SUBJECTS` names in :data:`SUBJECTS_CHARS` characters: a subject set at turn 2 of 40 is still known.
 
-So a long chat costs a bounded prompt and a bounded scan (:data:`SCAN_CHARS`); what is left out is said in
-``passed_through``. No claim is taken from any of it. A turn is the person's own words (guard_engine/messages.py),
-an assistant's text, or a system or developer message; tool results are evidence, not conversation, and a turn
-holding text no prompt should carry is left out."""
+So a long chat costs a bounded prompt and scan (:data:`SCAN_CHARS`); what is left out is said in
+``passed_through``, and no claim is taken from any of it. Tool results are evidence, not conversation."""
 
 from __future__ import annotations
 

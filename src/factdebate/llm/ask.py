@@ -7,11 +7,9 @@ stays unreadable is ``value=None`` plus a ``parse_failure`` :class:`~factdebate.
 a default; a re-ask that worked is a ``parse_recovered``. Both are traced here and nowhere else, and every reply
 is counted in the run's ``parse_counts`` (asked, re-asked, recovered, lost, cut, by ``what``).
 
-A reply that only copies its format's placeholders (``echoes``) or the problem it was told is no answer; one
-cut at the token limit is reported as cut. A re-ask quotes the reply it replaces (:func:`brief`) so the model
-sees what not to write again: re-asked with the problem alone, small models wrote it again word for word. A
-parser that finds the whole reply unusable names its own re-ask (``Unreadable.reask``). Free text, which
-nothing re-asks, goes through :func:`say` so that its cut replies are counted too."""
+A reply that only copies its format's placeholders (``echoes``) or the problem it was told is no answer. A
+re-ask quotes the reply it replaces (:func:`brief`): re-asked with the problem alone, small models wrote it
+again word for word. Free text goes through :func:`say` so that its cut replies are counted too."""
 
 from __future__ import annotations
 

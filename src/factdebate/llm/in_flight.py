@@ -1,13 +1,9 @@
 """How many requests may be in flight to one model server at once, for the whole process.
 
-A local server often serves one request at a time and queues the rest, and a queued request's timeout runs
-while it waits, so a method that fans out timed out on requests the server had not started. The limit makes
-them wait here, where no timeout runs: one limit per endpoint, shared by every role, claim and set of
-resources of the process, one per event loop.
-
-``llm.max_in_flight`` sets it; unset, it is 1 for a server on loopback and 64 for any other, unless a local
-server says how many it serves at once (llm/server_slots.py, learned once by :func:`learn`). Each model's
-``llm.concurrency`` still applies under it.
+A local server often serves one request at a time and queues the rest while their timeouts run, so a method
+that fans out timed out on requests not yet started. The limit makes them wait here, where no timeout runs:
+one per endpoint and event loop, shared by every role and claim. ``llm.max_in_flight`` sets it; unset, it is
+1 on loopback and 64 elsewhere, unless a local server says otherwise (llm/server_slots.py, :func:`learn`).
 
 A request holds a :class:`CallQueue`'s turn, which also keeps what the service's admission reads of each server
 (server/ops/shedding.py): its slots, the calls in flight and waiting, and how long a call holds its slot, so

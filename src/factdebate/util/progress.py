@@ -1,6 +1,5 @@
-"""Progress on stderr, drawn in one place: rich's live bar on a terminal; anywhere else (logs, CI, journals,
-where a redrawn bar is a mess of control codes) plain lines at an interval, whether or not anything finished
-in between, so that a long build or a slow claim does not look hung.
+"""Progress on stderr, drawn in one place: rich's live bar on a terminal; anywhere else plain lines at an
+interval, whether or not anything finished, so that a long build or a slow claim does not look hung.
 
 * :class:`Counter`, items of a known count: the bar, or a :class:`Ticker` line every :data:`EVERY_S` seconds.
 * :func:`stage_display`, an index build's stages: the bar, or lines with the count, the recent speed and the
