@@ -41,8 +41,7 @@ from factdebate.settings.model import Settings
 from factdebate.util.scrub import hide_endpoints
 
 log = logging.getLogger("factdebate.guard_engine")
-# A conversation of more messages is read (its tool results, its turns) in a worker thread: 50,000 messages read
-# on the event loop held every other request, /v1/health too.
+# A conversation of more messages is read in a worker thread: read on the event loop, it held every request.
 LONG_CONVERSATION = 200
 T = TypeVar("T")
 

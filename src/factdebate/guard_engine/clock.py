@@ -21,8 +21,7 @@ class RequestClock:
         return self.arrived + self.waited
 
 
-# A ContextVar: a request's clock starts at the door and is read by every deadline beneath it (extraction,
-# each claim's check, the reviser) in the tasks the request starts; a nested check may start its own.
+# A ContextVar: a request's clock starts at the door and is read by every deadline beneath it, in its tasks.
 _clock: ContextVar[RequestClock | None] = ContextVar("factdebate_request_clock", default=None)
 
 

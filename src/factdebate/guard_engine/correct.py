@@ -29,8 +29,7 @@ AGENT = "guard-corrector"
 SCHEMA = {"type": "object", "additionalProperties": False, "required": ["sentence"],
           "properties": {"sentence": {"type": "string", "minLength": 1, "maxLength": 500}}}
 _WORD = re.compile(r"[^\W_]+")
-# The example the prompt shows (guard_correct.j2), about a place that does not exist so that no true correction
-# is ever the example: a reply that repeats it has not read the quote.
+# The prompt's example (guard_correct.j2) names no real place: a reply that repeats it has not read the quote.
 EXAMPLE_SENTENCE = "The Old Mill Bridge crosses the river at Kessington."
 EXAMPLE = json.dumps({"sentence": EXAMPLE_SENTENCE})
 

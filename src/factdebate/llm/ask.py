@@ -57,8 +57,7 @@ class Parsed(Generic[T]):
     constrained: bool  # the last reply was held to the format by the backend
     first: str = ""  # the first reply (the same as ``raw`` when it was readable)
     problem: ParseProblem | None = None  # set when the first reply could not be read
-    # The re-ask asked for the whole reply again (the parser's own re-ask, ``Unreadable.reask``): ``raw`` is the
-    # answer, not a part of it to read beside ``first``.
+    # The parser's own re-ask asked for the whole reply again: ``raw`` is the answer, not a part beside ``first``.
     replaced: bool = False
 
     @property
@@ -188,7 +187,6 @@ async def ask(llm: LLM, prompt: Prompt, parse: Callable[[str], T | None], *, wha
     if value is not None:
         return Parsed(value, reply.text, reply.constrained, reply.text)
     reask = own or reask or Reask()
-    # The failed reply is quoted as what not to write: with the problem alone, small models wrote it again.
     again_prompt = render(reask.template, problem=why, failed=brief(reply.text), **reask.variables)
     messages = [*messages, {"role": "assistant", "content": reply.text},
                 {"role": "user", "content": again_prompt.text}]

@@ -25,8 +25,8 @@ class CallInfo:
                 "sample": self.sample, "draw": self.draw}
 
 
-# ContextVars, not arguments: set where a claim's work starts, read in the backend many layers down, and
-# each concurrent claim's task has its own values.
+# ContextVars, not arguments (these and those below): set where a claim's work starts, read in the backend many
+# layers down, and each concurrent claim's task has its own values.
 _call: ContextVar[CallInfo] = ContextVar("factdebate_call", default=CallInfo())
 _sample: ContextVar[str] = ContextVar("factdebate_sample", default="")
 
@@ -45,7 +45,6 @@ def evaluating(sample_id: str) -> Iterator[None]:
         _sample.reset(token)
 
 
-# A ContextVar for the reason given above `_call`.
 _cache_scope: ContextVar[str] = ContextVar("factdebate_cache_scope", default="")
 
 
@@ -85,7 +84,6 @@ class CallCount:
             count = count.parent
 
 
-# A ContextVar for the reason given above `_call`.
 _count: ContextVar[CallCount | None] = ContextVar("factdebate_call_count", default=None)
 
 

@@ -11,9 +11,8 @@ from typing import Any
 from factdebate.llm.base import GenParams, ToolSchema
 from factdebate.llm.json_reply import loads
 
-# How an OpenAI-compatible server is asked to constrain: ``grammar`` (llama.cpp servers: a GBNF ``grammar``
-# field), ``guided`` (vLLM: ``guided_choice``/``guided_grammar``/``guided_json``), ``json_schema``
-# (``response_format``: OpenAI, Ollama and most others), ``none``; ``auto`` asks the server what it is.
+# How an OpenAI-compatible server is asked to constrain: ``grammar`` (llama.cpp servers), ``guided`` (vLLM),
+# ``json_schema`` (``response_format``: OpenAI, Ollama and most others), ``none``; ``auto`` asks the server.
 CONSTRAIN_MODES: tuple[str, ...] = ("auto", "grammar", "guided", "json_schema", "none")
 # What to try next when a server rejects a constrained request.
 FALLBACK: dict[str, str] = {"grammar": "json_schema", "guided": "json_schema", "json_schema": "none"}

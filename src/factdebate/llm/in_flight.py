@@ -93,8 +93,7 @@ class _Turn:
 
 _slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, CallQueue]] = (
     weakref.WeakKeyDictionary())
-# What each server on this machine said of itself (None: asked, and it said nothing usable), for the process:
-# a count holds on every loop, and a server is asked once.
+# What each local server said of itself (None: nothing usable), once per process, for every loop.
 _learned: dict[str, Slots | None] = {}
 _asking: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Future[None]]] = (
     weakref.WeakKeyDictionary())

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-# The built-in methods and search engines, so that a misspelt name fails a type check (tests/test_api_types.py
-# keeps them equal to the method registry and to tools.registry.SEARCH_ENGINES). A plug-in's method is not
-# here: name it with ``typing.cast(MethodName, "my-method")``, or through a config file.
+# The built-in methods and search engines, so that a misspelt name fails a type check (kept equal to the
+# registries by tests/test_api_types.py); a plug-in's method: ``typing.cast(MethodName, "my-method")``.
 MethodName = Literal["cot", "dpd", "factool", "halueval-fewshot", "mad", "madke", "mermaid", "react", "selfcheck",
                      "single", "tool-mad", "vote", "wecheck"]
 SearchEngineName = Literal["auto", "local", "tavily", "wikipedia"]

@@ -42,8 +42,7 @@ class YamlFile(YamlConfigSettingsSource):
         return [files] if files else []  # named: it must be there (the library skips a missing file)
 
     def _read_file(self, file_path: Any) -> Data:
-        # Read bounded: a settings file named /dev/zero, a FIFO or a sparse file of gigabytes is one line, where
-        # the library's open() reads it whole or waits for a writer for ever.
+        # Read bounded: a file named /dev/zero or a FIFO is one line here, not read whole or waited on for ever.
         try:
             raw = read_bounded(file_path, what=self.what, limit=MAX_SETTINGS_BYTES, pipes=False)
         except InputError as exc:

@@ -24,8 +24,7 @@ SDIST_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e
 # The setup script's flags, word for word (tests/cli/test_setup.py holds the two together).
 PORTABLE_CMAKE_ARGS = "-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 LEAN_HOOK = "llama_lean.cmake"  # beside this module; the setup script names it too
-# What a build with those flags reports as on (GGML_NATIVE=OFF also turns BMI2 on, measured on this machine's
-# setup-built library: "SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1").
+# What a build with those flags reports as on (GGML_NATIVE=OFF also turns BMI2 on, as measured here).
 PORTABLE_FEATURES = frozenset({"SSE3", "SSSE3", "AVX", "AVX2", "F16C", "FMA", "BMI2"})
 _X86_FEATURE_ON = re.compile(r"\b(SSE\w*|SSSE3|AVX\w*|F16C|FMA|BMI2|AMX\w*)\s*=\s*1\b")
 _ASK = "import llama_cpp; print(llama_cpp.llama_print_system_info().decode())"
