@@ -30,8 +30,7 @@ def conversation_of(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]
 def local_host(options: dict[str, Any], config_file: str | Path | None, trace: str | Path | None,
                on_event: EventSink | None, backends: dict[str, Backend] | None,
                reviser: Reviser | None = None) -> tuple[GuardOptions, LocalHost]:
-    """The guard's options (``GUARD_OPTIONS`` taken out of ``options``) and the caller's host (the rest of
-    ``options`` are its settings, as for ``verify``)."""
+    """The guard's options (``GUARD_OPTIONS`` of ``options``) and the caller's host over the rest."""
     chosen = {name: options.pop(name) for name in list(options) if name in GUARD_OPTIONS}
     guard_options = GuardOptions.model_validate(chosen)
     settings = settings_from(options, config_file)

@@ -1,10 +1,9 @@
 """A circuit breaker per model server: a server that refuses connections is not called again for a while.
 
 Without it, a dead checker cost every guarded reply its whole deadline in retries. A refused connection is no
-hiccup (a busy server still accepts and answers late), so after :data:`REFUSALS_TO_OPEN` refusals in a row
-across the process the server is *down*: calls fail at once with :class:`ModelServerDown` for a pause from
-:data:`FIRST_PAUSE_S`, doubling up to :data:`LONGEST_PAUSE_S`; then the next call goes through, and an answer
-closes the breaker. :func:`down` lists it (``/v1/health``) under its models' names, never its address.
+hiccup (a busy server still accepts), so after :data:`REFUSALS_TO_OPEN` in a row the server is *down*: calls
+fail at once with :class:`ModelServerDown` for a pause that doubles from :data:`FIRST_PAUSE_S` to
+:data:`LONGEST_PAUSE_S`, until an answer closes the breaker. :func:`down` lists it under its models' names.
 Timeouts and error answers do not count: a slow server is not a dead one."""
 
 from __future__ import annotations

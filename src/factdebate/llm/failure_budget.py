@@ -1,9 +1,6 @@
-"""Failed tries shared by every model call of one piece of work (a guard's reply), so that a model server that
-fails every call is given up on once for the whole reply, not once for each of its calls.
-
-A reply's calls run in tasks of their own; each retrying alone, a checker answering 500 to everything was
-called many times for one reply. Code that runs the calls enters :func:`sharing` with one
-:class:`FailureBudget`; ``llm/model.py`` counts failed tries against it and stops once it is spent."""
+"""Failed tries shared by every model call of one piece of work (a guard's reply), so that a server that fails
+every call is given up on once for the reply, not once for each of its calls (each retrying alone in its own
+task). Code enters :func:`sharing` with one :class:`FailureBudget`; ``llm/model.py`` spends it."""
 
 from __future__ import annotations
 

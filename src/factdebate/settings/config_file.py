@@ -53,8 +53,7 @@ def check_named(config_file: str | Path | None) -> None:
 
 
 def find_config(config_file: str | Path | None, environ: dict[str, str]) -> ConfigFile | None:
-    """The file the settings come from: the one named, else ``FACTDEBATE_CONFIG``, else ``factdebate.yaml``
-    in the current folder if there is one."""
+    """The file named, else ``FACTDEBATE_CONFIG``, else ``factdebate.yaml`` in the current folder, if any."""
     if config_file:
         return ConfigFile(Path(config_file), "named")
     if environ.get("FACTDEBATE_CONFIG"):
@@ -64,8 +63,7 @@ def find_config(config_file: str | Path | None, environ: dict[str, str]) -> Conf
 
 
 def check_found(config: ConfigFile, refused: list[str]) -> None:
-    """Refuse a file found in the current folder that sets commands, endpoints or file paths (``refused``: the
-    dotted names of those it sets); say that it is read."""
+    """Refuse a file found in the current folder that sets any of ``refused``; else say that it is read."""
     if config.how != "found":
         return
     where = config.path.resolve()

@@ -1,14 +1,11 @@
 """The pydantic-settings sources both loaders use (verification settings, service settings), and what each
 adds to the library's own:
 
-- :class:`YamlFile`: the library's YAML source, except that a file that was named but is missing,
-  unreadable or not a mapping is a ``ConfigError`` naming the file (the library skips a missing file).
+- :class:`YamlFile`: a named file that is missing, unreadable or not a mapping is a ``ConfigError``.
 - :class:`FactdebateEnv`: the library's environment source plus values in YAML (``[rag, search]``), a bad
   value as a one-line ``ConfigError`` naming the variable, the fields' short names (``FACTDEBATE_LLM`` is
   ``llm.debater``), unknown sections kept for the upgrade or validation, and a mapping in place of ``os.environ``.
-- :class:`Layer`: one source's data prepared on its own (old names upgraded), so that the layers keep
-  their order across old and new names.
-"""
+- :class:`Layer`: one source's data upgraded from old names on its own, so the layers keep their order."""
 
 from __future__ import annotations
 

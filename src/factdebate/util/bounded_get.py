@@ -1,5 +1,5 @@
-"""httpx requests whose whole answer, head and body, is held to a size and a deadline (util/bounded_body.py):
-the search tools' (tools/http.py), which are tested against recorded answers through httpx's transports.
+"""httpx requests whose whole answer is held to a size and a deadline (util/bounded_body.py): the search
+tools', tested against recorded answers through httpx's transports.
 
 httpx bounds each read in time but neither the answer's size nor its total time. These helpers stream the raw
 body through :func:`~factdebate.util.bounded_body.read_async` and hand back a :class:`Fetched` in memory."""
@@ -19,8 +19,7 @@ from factdebate.util.bounded_body import AnswerTooSlow, Deadline, declared_too_l
 
 
 async def raw_bytes(response: httpx.Response) -> AsyncIterator[bytes]:
-    """``response.aiter_raw()``; for an answer already read whole (an ``httpx.MockTransport``'s, made with
-    its content), that content, already within the size it was made with."""
+    """``response.aiter_raw()``, or the content of an answer already read whole (``httpx.MockTransport``)."""
     try:
         async for data in response.aiter_raw():
             yield data
