@@ -48,8 +48,7 @@ T = TypeVar("T")
 
 @dataclass
 class CheckCall:
-    """What a door read from its input: the conversation before the reply (OpenAI messages), the options,
-    and the question when the caller named it."""
+    """What a door read from its input: the conversation before the reply, the options, the question."""
 
     messages: Sequence[Any] = ()
     options: GuardOptions = field(default_factory=GuardOptions)
@@ -148,8 +147,7 @@ class LocalHost(Host):
 
 
 def kept_chars(settings: Settings) -> int:
-    """How much of a streamed answer is kept: twice what the check reads (``guard.max_message_chars``), for the
-    policies that show the answer after its check."""
+    """How much of a streamed answer is kept: twice what the check reads (``guard.max_message_chars``)."""
     return 2 * settings.guard.max_message_chars
 
 
@@ -200,8 +198,7 @@ def collector_paused(work: Callable[..., T], *args: Any) -> T:
 
 
 async def begin(call: CheckCall, host: Host) -> Begun:
-    """Options, settings and admission, in that order, so that a refused request paid only for its reading;
-    an ``InputError`` for options out of bounds."""
+    """Options, settings and admission, in that order, so that a refused request paid only for its reading."""
     long = len(call.messages) > LONG_CONVERSATION  # its per-message reading in a worker thread, not on the loop
     options = (await asyncio.to_thread(collector_paused, with_conversation, call.options, call.messages) if long
                else with_conversation(call.options, call.messages))
@@ -325,8 +322,7 @@ def hidden_claim(claim: GuardClaim) -> GuardClaim:
 
 
 def hidden_result(result: GuardResult) -> GuardResult:
-    """The result as a caller reads it, from any door: no endpoint's address in what went wrong (the log keeps
-    it); the texts and the evidence's own URLs are not the operator's, and stay."""
+    """The result as a caller reads it, from any door: no endpoint's address in what went wrong."""
     reason = result.degraded_reason
     if reason and hide_endpoints(reason) != reason:
         log.warning("a guard check was degraded: %s", reason)

@@ -22,8 +22,7 @@ GUARD_ROLES = ("extractor", "debater")
 
 
 def default_deadline_s(settings: Settings) -> float:
-    """``guard.deadline_s`` when set; else ``guard.max_deadline_s`` for a local checker, 20 s (capped) for a
-    hosted one."""
+    """``guard.deadline_s``; unset, ``guard.max_deadline_s`` for a local checker, 20 s for a hosted one."""
     guard = settings.guard
     if guard.deadline_s is not None:
         return guard.deadline_s
@@ -31,8 +30,7 @@ def default_deadline_s(settings: Settings) -> float:
 
 
 def checker_runs_here(settings: Settings) -> bool:
-    """Whether any model the guard's check calls runs on this machine: the extractor's, the fast tier's, or
-    one of the roles of the method its standard and deep tiers run (the slowest model sets the pace)."""
+    """Whether any model the guard's check calls runs on this machine (the slowest model sets the pace)."""
     from factdebate.methods.base import all_methods
 
     method = all_methods().get(settings.guard.method or settings.method)

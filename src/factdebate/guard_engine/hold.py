@@ -47,8 +47,7 @@ class Part:
 
 
 class HeldText:
-    """The parts of a streamed answer on their way out under ``hold``: ``released()`` yields each piece of
-    text to show, in order; ``close()`` (after the check) releases what is left."""
+    """The parts of a streamed answer on their way out under ``hold``, yielded in order by ``released()``."""
 
     def __init__(self) -> None:
         self._parts: list[Part] = []
@@ -134,8 +133,7 @@ class HeldText:
 
     def _release(self, part: Part, readers: list[Part], wrong: Callable[[GuardClaim], bool],
                  claims: dict[int, GuardClaim] | None = None) -> None:
-        """Release ``part`` with the text ``wrong`` calls refuted withheld; ``readers``: the parts read under its
-        last heading."""
+        """Release ``part`` with what ``wrong`` calls refuted withheld (``readers``: read under its heading)."""
         claims = claims if claims is not None else self._claims()
         refuted = [c for c in claims.values() if wrong(c)]
         if lost := self._lost(part, refuted):  # placed nowhere that can still be withheld: the whole part

@@ -44,8 +44,7 @@ def for_reader(reason: str, unavailable: str = CHECKER_UNAVAILABLE) -> str:
 
 
 def stream_mode(policy: str, on_unchecked: str, on_not_enough_info: str = "flag") -> StreamMode:
-    """How a reply under ``policy`` streams. Text shown cannot be taken back, so whatever may refuse or
-    rewrite the reply sends nothing before the check."""
+    """How a reply under ``policy`` streams: text shown cannot be taken back."""
     if policy in ("rewrite", "block") or on_unchecked == "block" or on_not_enough_info == "block":
         return "whole"
     return "hold_back" if policy == "hold" else "footnote" if policy == "flag" else "pass"
@@ -205,8 +204,7 @@ def revision_problem(again: GuardResult) -> str | None:
 
 def not_revised(result: GuardResult, fallback: Fallback, why: str, *, note: str | None = None,
                 revision: GuardResult | None = None) -> GuardResult:
-    """A rewrite that sends no revision: the original with the footnote (``flag``) or a refusal (``block``),
-    never the revision and never marked ``rewritten``."""
+    """A rewrite that sends no revision: the original with the footnote (``flag``) or a refusal (``block``)."""
     claims = revision.claims if revision is not None else []
     if fallback == "block":
         return result.model_copy(update={"text": refusal(result), "action_taken": "blocked", "revision_claims": claims,

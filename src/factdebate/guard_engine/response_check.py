@@ -232,8 +232,7 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
 
 async def check_one_claim(response: str, index: int, claim: str, settings: Settings, resources: Resources, *,
                           sinks: list[EventSink] | None = None) -> ClaimCheck:
-    """One claim of an already-checked ``response`` checked again alone (``/v1/check-response/claim``), placed
-    and traced as a whole check would."""
+    """One claim of an already-checked ``response`` checked again alone (``/v1/check-response/claim``)."""
     check = Check(settings, resources, response_options(settings, None), question=None, sinks=sinks,
                   reviser=None, caller=None)
     check.context.whole = True

@@ -44,8 +44,7 @@ CONTEXT_CHARS = 2_000  # of the answer just before a part, shown to the extracto
 
 
 class AnswerSoFar:
-    """A streamed answer as it arrives, its sentence ends found once each; the checks have not been handed
-    the part from ``cursor`` on yet."""
+    """A streamed answer as it arrives; the checks have not been handed the part from ``cursor`` on yet."""
 
     def __init__(self) -> None:
         self.index = TextIndex()  # the whole answer, also what its claims are placed in
@@ -119,8 +118,7 @@ def gated(part: str, start: int, *, asked: bool = False, fenced: bool = False) -
 
 
 def fenced_after_text(part: str, fenced: bool) -> bool:
-    """Whether the answer after ``part`` is inside a fenced code block, read without gating it (a long part is
-    gated later, in a worker thread)."""
+    """Whether the answer after ``part`` is inside a fenced code block, read without gating it."""
     if "```" not in part and "~~~" not in part:
         return fenced
     return fenced_after((part[a:b] for a, b in sentences(part)), fenced)

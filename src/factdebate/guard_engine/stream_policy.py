@@ -132,8 +132,7 @@ async def stream_outs(begun: Begun, deltas: AsyncIterable[str], resources: Resou
 
 
 async def check_stream(call: CheckCall, deltas: AsyncIterable[str], host: Host) -> AsyncIterator[StreamOut]:
-    """The one call for a reply that streams: begun, admitted, hidden and kept as a plain reply's check is, the
-    admission released however the stream ends (closing the generator early stops the check)."""
+    """The one call for a reply that streams, its admission released however the stream ends."""
     begun = await begin(call, host)
     claims = 0
     try:

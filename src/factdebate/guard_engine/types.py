@@ -205,9 +205,7 @@ class SkippedSentence(_Strict):
 
 
 class CheckRecord(BaseModel):
-    """What a check keeps beside its result for check-response's records (guard_engine/response_check.py),
-    never part of the guard's wire answer; :func:`factdebate.guard_engine.response_view.response_verdict` reads
-    a result with its record as a ``ResponseVerdict``."""
+    """What a check keeps beside its result for check-response's records, never part of the wire answer."""
 
     decided_by: str
     extraction: ClaimExtraction

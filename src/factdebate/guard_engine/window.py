@@ -35,8 +35,7 @@ ELLIPSIS = "\u2026"
 
 
 def turns_of(messages: Sequence[object]) -> list[tuple[str, str]]:
-    """The conversation's turns before the reply, in order, as (role, text), the last user turn included
-    (a ``developer`` message is a ``system`` one)."""
+    """The conversation's turns before the reply, in order, as (role, text), the last user turn included."""
     out: list[tuple[str, str]] = []
     for message in messages:
         if not isinstance(message, dict) or (role := ROLES.get(str(message.get("role")))) is None:
@@ -59,8 +58,7 @@ class Subject:
 
 @dataclass(frozen=True)
 class Window:
-    """What the extractor reads of the conversation: :attr:`text` as the prompt shows it, and its parts for
-    a prompt that shows them under headings of their own."""
+    """What the extractor reads of the conversation: :attr:`text` as the prompt shows it, and its parts."""
 
     system: str | None  # the system prompt's opening; None without one
     subjects: tuple[Subject, ...]  # named before the recent turns, most recent first

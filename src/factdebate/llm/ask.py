@@ -213,8 +213,7 @@ CHARS_PER_TOKEN = 2
 
 
 def part_chars(max_tokens: int, parts: int, fixed: int) -> int:
-    """The most characters each of ``parts`` free parts may hold when the format's fixed text (labels,
-    numbering, separators) takes ``fixed`` characters of a reply capped at ``max_tokens``."""
+    """The most characters each of ``parts`` free parts may hold beside ``fixed`` characters of fixed text."""
     return max(1, (max_tokens * CHARS_PER_TOKEN - fixed) // parts)
 
 

@@ -30,8 +30,7 @@ def choice_schema(choices: tuple[str, ...]) -> dict[str, Any]:
 
 
 def tool_call_schema(tools: tuple[ToolSchema, ...]) -> dict[str, Any]:
-    """One JSON object naming a tool and its arguments: how a backend without native tool calling (the
-    in-process llama.cpp) is held to a well-formed call."""
+    """One JSON object naming a tool and its arguments, for a backend without native tool calling."""
     return {"anyOf": [{"type": "object",
                        "properties": {"name": {"const": t.name}, "arguments": t.parameters},
                        "required": ["name", "arguments"]} for t in tools]}
@@ -66,8 +65,7 @@ _LENGTH_KEYS = ("minLength", "maxLength", "pattern")
 
 
 def without_lengths(schema: Any) -> Any:
-    """``schema`` without ``minLength``/``maxLength``/``pattern`` on any string in it (a property that
-    happens to be named so is kept)."""
+    """``schema`` without ``minLength``/``maxLength``/``pattern`` on any string in it."""
     if isinstance(schema, dict):
         string = schema.get("type") == "string"
         return {k: without_lengths(v) for k, v in schema.items() if not (string and k in _LENGTH_KEYS)}

@@ -234,16 +234,14 @@ class LlamaCppBackend:
 
 
 class GenerationAbandoned(Exception):
-    """A generation whose caller is gone, stopped at its next step (raised in the model's thread, and seen by
-    no one but that thread)."""
+    """A generation whose caller is gone, stopped at its next step (seen only in the model's thread)."""
 
 
 _call = threading.local()  # the generation running in this thread: whether its caller is gone
 
 
 def _before_step() -> None:
-    """Before each prompt batch and each generated token: stop when the process was told to (Ctrl-C, SIGTERM)
-    or the call's caller is gone."""
+    """Before each prompt batch and token: stop on Ctrl-C or SIGTERM, or when the call's caller is gone."""
     raise_if_stopped()
     abandoned: threading.Event | None = getattr(_call, "abandoned", None)
     if abandoned is not None and abandoned.is_set():

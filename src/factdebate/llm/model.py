@@ -160,8 +160,7 @@ class LLM:
     async def _call_with_retries(
         self, messages: list[Message], params: GenParams, who: CallInfo
     ) -> tuple[Completion, int, float]:
-        """The completion, the attempts it took and the seconds the backend spent on it (not counting time
-        queued behind the concurrency limits)."""
+        """The completion, its attempts and the backend's seconds (not the time queued behind the limits)."""
         if not self._slots_asked:
             await self._ask_server_slots()
         shared = current_budget()
@@ -251,8 +250,7 @@ class LLM:
             return completion, time.perf_counter() - started
 
     async def _ask_server_slots(self) -> None:
-        """Before the first request, what a local server says it serves at once (llm/server_slots.py), asked
-        once per process; the limit follows it unless the operator set one."""
+        """Before the first request, what a local server says it serves at once (llm/server_slots.py)."""
         endpoint = self.backend.endpoint
         ask = getattr(self.backend, "server_slots", None)
         if ask is not None and wants_asking(endpoint, self._set_in_flight):

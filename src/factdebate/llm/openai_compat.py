@@ -117,8 +117,7 @@ class OpenAIBackend:
         await chat.aclose()
 
     def _new_chat(self) -> ChatTransport:
-        """The client the chat completions go through (not the SDK's, which costs several times aiohttp's CPU
-        per call: benchmarks/http_clients.py)."""
+        """The client the chat completions go through (llm/openai_http.py)."""
         return ChatTransport(self.endpoint, self._key, self.timeout)
 
     async def server_owner(self) -> str:
@@ -325,8 +324,7 @@ def _rejects_constraint(exc: Exception) -> bool:
 
 
 def _checked(completion: Completion, req: Request) -> Completion:
-    """A JSON answer is put back into the requested text form; an answer that breaks its constraint (a
-    server that ignored it) is reported as unconstrained, so nobody trusts it blindly."""
+    """A JSON answer put back into text form; one that breaks its constraint is reported unconstrained."""
     if not completion.constrained:
         return completion
     if req.template is not None:

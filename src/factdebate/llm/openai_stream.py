@@ -66,8 +66,7 @@ def asked_plainly(endpoint: str, cut: bool) -> str:
 
 
 async def read_stream(stream: Any, endpoint: str, timeout: float, sent_at: float) -> Completion:
-    """The whole answer of ``stream`` within ``timeout`` seconds of ``sent_at`` (``time.monotonic()`` when
-    the request was sent); the stream is closed on the way out, whatever ends the read."""
+    """The whole answer of ``stream`` within ``timeout`` seconds of ``sent_at``; the stream closed after."""
     parts: list[str] = []
     finish, usage, chunks_with_text = "", None, 0
     left = max(0.001, timeout - (time.monotonic() - sent_at))

@@ -150,8 +150,7 @@ BEHAVIOURS = ("agree", "disagree", "unsure", "conflicting")
 
 
 def scripted_backend(target: str) -> ScriptedBackend:
-    """``agree``, ``disagree``, ``unsure`` or ``conflicting``, optionally ``@<seconds>`` of latency per call
-    (``disagree@0.05``)."""
+    """``agree``, ``disagree``, ``unsure`` or ``conflicting``, optionally ``@<seconds>`` of latency a call."""
     name, _, latency = target.partition("@")
     if name not in BEHAVIOURS:
         raise ConfigError(f"unknown scripted behaviour '{name}'; use scripted:agree, scripted:disagree, "

@@ -255,8 +255,7 @@ class ResponseSettings(_Strict):
 
 
 class GuardSettings(_Strict):
-    """The fact-checking guard in front of a chat model (``POST /v1/chat/completions``, ``factdebate.guard``):
-    the operator's defaults and the caps no request may pass (factdebate docs guard)."""
+    """The guard's operator defaults and the caps no request may pass (factdebate docs guard)."""
 
     upstream: str | None = Field(
         title="Guard upstream", default=None,

@@ -166,8 +166,7 @@ _UNITS = {"_s": "s", "_days": "days", "_chars": "characters", "_tokens": "tokens
 
 
 def default_text(name: str, info: FieldInfo) -> str | None:
-    """The built-in default as --help shows it (``3``, ``on``, ``30 s``); None when there is none to show
-    (no value, or an empty list)."""
+    """The built-in default as --help shows it (``3``, ``on``, ``30 s``); None when there is none to show."""
     if info.default_factory is not None:
         value: Any = info.default_factory()  # type: ignore[call-arg]
     elif info.default is PydanticUndefined:

@@ -74,8 +74,7 @@ def rebuild_requirement() -> str:
 
 
 def rebuild_command(requirements: str) -> list[str]:
-    """pip's command line that compiles the pinned sdist again, whatever pip's cache holds (a cached wheel
-    is the native one being replaced)."""
+    """pip's command line that compiles the pinned sdist again, bypassing pip's cache (the native wheel)."""
     return python_command("-m", "pip", "install", "--no-deps", "--require-hashes", "--force-reinstall",
                           "--no-cache-dir", "--no-binary", DIST, "--disable-pip-version-check", "-r", requirements)
 

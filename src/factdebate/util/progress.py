@@ -394,8 +394,7 @@ class ShardLines:
 
 
 def download_bar(label: str) -> type:
-    """The tqdm class huggingface_hub drives a download's bar through, drawn as a :class:`Counter` of bytes
-    named ``label`` (the library's own bar names the cache's blob)."""
+    """The tqdm class for huggingface_hub's download bar: a :class:`Counter` of bytes named ``label``."""
     import os
 
     from tqdm.auto import tqdm
