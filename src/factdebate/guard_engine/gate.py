@@ -62,9 +62,8 @@ def _item(sentence: Sentence) -> bool:
 
 
 def reads_on(pieces: Sequence[Sentence]) -> bool:
-    """Whether a sentence after ``pieces`` may be read under a heading among them: the last heading is
-    followed by list items only, or by nothing. (A little wider than the extractor's reach: the first sentence
-    after a list counts as read too, which only makes ``hold`` wait for it.)"""
+    """Whether a sentence after ``pieces`` may be read under a heading among them (followed by list items only,
+    or nothing): a little wider than the extractor's reach, which only makes ``hold`` wait for one more."""
     reach = False
     for sentence in pieces:
         reach = sentence.reason == "heading" or (reach and _item(sentence))

@@ -33,9 +33,8 @@ MAX_WORDS = 30
 
 
 def stands_alone(sentence: str) -> bool:
-    """Whether ``sentence`` reads as one claim that needs nothing around it: a short statement whose subject
-    opens with a name, with no word that points elsewhere, no second clause or list and no quotation.
-    Conservative: a "no" costs only time."""
+    """Whether ``sentence`` is a short statement opening with a name, with no word pointing elsewhere, no
+    second clause and no quotation. Conservative: a "no" costs only time."""
     text = sentence.strip()
     if not text.endswith(".") or text.endswith("..") or _JOINS.search(text):
         return False

@@ -66,8 +66,7 @@ def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardO
 
 
 def reads_in_process(settings: Settings) -> bool:
-    """Whether the checker is an in-process GGUF model other than the embedded SmolLM2: it climbs no tier
-    unless asked. The embedded model only proves the pipeline, and keeps the operator's tiers."""
+    """Whether the checker is an in-process GGUF model other than the embedded one (which keeps the tiers)."""
     from factdebate.llm.near_chance import EMBEDDED_MODELS
 
     spec = settings.llm_for("debater")
@@ -81,8 +80,8 @@ def evidence_from_messages(messages: list[dict[str, Any]]) -> list[GuardEvidence
 
 
 def with_conversation(options: GuardOptions, messages: Sequence[Any]) -> GuardOptions:
-    """``options`` with the conversation before the reply read: its tool results as its own evidence, and its
-    turns for the extractor (guard_engine/window.py). Every door that has the conversation passes it here."""
+    """``options`` with the conversation's tool results as evidence and its turns for the extractor; every
+    door that has the conversation passes it here."""
     found = tool_evidence(messages)
     turns = turns_of(messages)
     if not found and not turns:

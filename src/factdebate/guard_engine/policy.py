@@ -52,9 +52,8 @@ def stream_mode(policy: str, on_unchecked: str, on_not_enough_info: str = "flag"
 
 def withhold(text: str, wrong: Sequence[GuardClaim], pieces: Sequence[tuple[int, int]],
              start: int = 0) -> tuple[str, int]:
-    """``text`` (the reply from offset ``start`` on) with each sentence of ``pieces`` that holds a claim of
-    ``wrong`` replaced by :data:`WITHHELD`, and how many were. A claim placed in none withholds all of ``text``:
-    no sentence that might state it may be shown."""
+    """``text`` (the reply from offset ``start`` on) with each sentence of ``pieces`` holding a claim of ``wrong``
+    withheld, and how many were; a claim placed in none withholds all of ``text``."""
     marked: set[int] = set()
     for claim in wrong:
         span = claim.span
@@ -217,17 +216,15 @@ def not_revised(result: GuardResult, fallback: Fallback, why: str, *, note: str 
 
 
 def recheck_options(options: ResolvedGuardOptions, claims: list[GuardClaim]) -> ResolvedGuardOptions:
-    """The options a revision is checked again with: annotated only, at the highest tier that refuted one of
-    ``claims`` and no higher (that tier's word is what the revision must satisfy)."""
+    """The options a revision is checked again with: annotated only, at the highest tier that refuted it."""
     tiers = [c.tier for c in claims if c.tier is not None] or [options.tier]
     tier = max(tiers, key=TIERS.index)
     return options.model_copy(update={"tier": tier, "max_tier": tier, "policy": "annotate", "on_unchecked": "pass"})
 
 
 def no_text_result(options: ResolvedGuardOptions, passed: list[str], *, called: bool) -> GuardResult:
-    """The result of a reply with no text to check, with the policy applied: a tool call alone (``called``) is
-    passed through; anything else (``content: 12345``, only image parts, empty) is ``degraded``, which
-    ``on_unchecked: block`` refuses."""
+    """The result of a reply with no text to check: a tool call alone (``called``) is passed through; anything
+    else (``content: 12345``, only images, empty) is ``degraded``."""
     result = GuardResult(passed_through=passed, policy=options.policy, on_unchecked=options.on_unchecked,
                          tier=options.tier, deadline_s=options.deadline_s, degraded=not called,
                          degraded_reason=None if called else NO_TEXT)

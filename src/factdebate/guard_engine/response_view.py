@@ -15,8 +15,7 @@ from factdebate.response_level.aggregate import factual, response_label
 
 
 def response_verdict(result: GuardResult) -> ResponseVerdict:
-    """``result`` as check-response's verdict: each claim with its label, span and (for an error) why; the
-    sentences the gate left out, and those of undecided claims, in ``unchecked``."""
+    """``result`` as check-response's verdict; undecided claims' sentences go in ``unchecked``."""
     if result.record is not None:
         return _recorded(result, result.record)
     checks = [ClaimCheck(index=c.index, claim=c.claim, span=c.span, span_note=c.span_note, label=c.label,

@@ -141,9 +141,8 @@ def begin_fast(claim: str, ctx: Context) -> asyncio.Task[TierOutcome]:
 
 async def decide(progress: Progress, ctx: Context, head: asyncio.Future[TierOutcome] | None = None,
                  proposed: str | None = None) -> None:
-    """Decide ``progress.claim`` in place, until settled or out of tiers (or cancelled by the deadline).
-    ``head``: the first tier's outcome for this claim, begun earlier (:func:`begin_fast` or the window's call);
-    ``proposed``: the correction the window's call wrote with it."""
+    """Decide ``progress.claim`` in place, until settled or out of tiers. ``head``: the first tier's outcome,
+    begun earlier; ``proposed``: the correction the window's call wrote with it."""
     claim = progress.claim
     for n, tier in enumerate(tiers_for(ctx.options)):
         progress.tiers_tried.append(tier)

@@ -187,9 +187,8 @@ def _ordinary(word: str) -> bool:
 
 
 def subjects(turns: Sequence[tuple[str, str]], known: str = "") -> tuple[Subject, ...]:
-    """The names ``turns`` (newest first) write, each once with the sentence that first named it, bounded as
-    the module docstring says. A name ``known`` already writes is not listed, nor a shorter form of one listed
-    ("Eiffel" beside "Eiffel Tower")."""
+    """The names ``turns`` (newest first) write, each once with the sentence that first named it; none that
+    ``known`` writes, nor a shorter form of one listed ("Eiffel" beside "Eiffel Tower")."""
     order: list[str] = []  # the names, most recently named first
     first: dict[str, Subject] = {}  # each name's earliest mention read so far
     passed: set[str] = set()  # names not listed (the prompt shows them, or the list was full): a chat repeats them

@@ -40,9 +40,8 @@ class Unreadable(ValueError):
 
 @dataclass(frozen=True)
 class Reask:
-    """How an unreadable reply is asked again: ``template`` is rendered with ``problem`` and ``variables``;
-    ``params`` None means the first ask's (changed by :func:`reask_params`); ``name`` None means
-    ``<first prompt>:reask``."""
+    """How an unreadable reply is asked again: ``template`` rendered with ``problem`` and ``variables``;
+    ``params`` None: the first ask's (:func:`reask_params`); ``name`` None: ``<first prompt>:reask``."""
 
     template: str = "reask_format"
     params: GenParams | None = None
@@ -97,8 +96,7 @@ QUOTE_CHARS = 160  # the most of a failed reply a re-ask quotes
 
 
 def brief(text: str, keep: int = QUOTE_CHARS) -> str:
-    """A failed reply on one line, its start and end where longer than ``keep`` (a format goes wrong at its
-    start, a missing label at the end)."""
+    """A failed reply on one line, its start and end where longer than ``keep`` (as :func:`clip` says why)."""
     flat = " ".join(text.split())
     if len(flat) <= keep:
         return flat
@@ -230,8 +228,7 @@ def verdict_lines_grammar(count: int) -> str:
 
 
 def verdict_lines_json(count: int) -> tuple[dict[str, Any], str]:
-    """The JSON twin of :func:`verdict_lines_grammar` (fixed keys, as strict schemas want) and the template
-    that turns the object back into the "1: yes" lines."""
+    """The JSON twin of :func:`verdict_lines_grammar` and the template that turns it back into its lines."""
     keys = [f"statement_{i}" for i in range(1, count + 1)]
     schema = {"type": "object", "properties": {key: {"type": "string", "enum": ["yes", "no"]} for key in keys},
               "required": keys, "additionalProperties": False}

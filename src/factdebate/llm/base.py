@@ -26,8 +26,7 @@ class ToolSchema:
 
 @dataclass(frozen=True)
 class GenParams:
-    """Sampling settings and an optional constraint, which backends that can enforce it say they did in
-    ``Completion.constrained``; the caller parses the text tolerantly either way."""
+    """Sampling settings and an optional constraint (enforced where ``Completion.constrained`` says so)."""
 
     temperature: float = 0.0
     max_tokens: int = 512

@@ -111,8 +111,7 @@ def openai_request(params: GenParams, mode: str) -> Request:
 
 
 def mode_from_owner(owned_by: str) -> str:
-    """``/v1/models``'s ``owned_by`` names the server: vLLM says ``vllm``, llama.cpp's server
-    ``llamacpp`` and llama-cpp-python's ``me``. Anything else gets the standard ``response_format``."""
+    """``/v1/models``' ``owned_by`` to a mode: guided (``vllm``), grammar (``llamacpp``, ``me``), else json_schema."""
     owner = owned_by.strip().lower()
     if owner == "vllm":
         return "guided"

@@ -36,8 +36,7 @@ def threads_for(cores: float, busy: float, cap: int = MAX_THREADS) -> int:
 
 
 def parse_cpu_max(text: str) -> float | None:
-    """A cgroup v2 ``cpu.max`` line (``"200000 100000"``: two CPUs' worth; ``"max 100000"``: no quota) as
-    CPUs, or None without a quota."""
+    """A cgroup v2 ``cpu.max`` line (``"200000 100000"``: two CPUs) as CPUs, or None without a quota."""
     parts = text.split()
     if len(parts) != 2 or parts[0] == "max":
         return None

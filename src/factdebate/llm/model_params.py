@@ -71,8 +71,7 @@ class ModelParams:
         self.starved = False  # a reply came back empty with the whole budget spent (logged once)
 
     def arguments(self, params: GenParams, reasoning_tokens: int) -> dict[str, Any]:
-        """The sampling and length arguments of one request; a reasoning model's cap gets ``reasoning_tokens``
-        more for its hidden reasoning."""
+        """The sampling and length arguments of one request (a reasoning model's cap has room to reason)."""
         cap = params.max_tokens + (reasoning_tokens if self.reasoning else 0)
         arguments: dict[str, Any] = {"temperature": params.temperature, self.token_field: cap}
         return {name: value for name, value in arguments.items() if name not in self.dropped}
@@ -81,8 +80,7 @@ class ModelParams:
         return param == self.token_field or (param in SAMPLING and param not in self.dropped)
 
     def learn(self, param: str | None, code: str | None, message: str, sent: dict[str, Any]) -> bool:
-        """Whether a 400 that says ``code`` about ``param`` of ``sent`` is worked around by sending it again
-        (the other token field, or without the sampling parameter); False: it stays an error."""
+        """Whether a 400 that says ``code`` about ``param`` of ``sent`` is worked around by sending it again."""
         if param not in (*TOKEN_FIELDS, *SAMPLING) or code not in REFUSAL_CODES or param not in sent:
             return False
         with self._lock:

@@ -45,8 +45,7 @@ SCRIPTED = "scripted:"  # a test's or a demo's script (llm/scripted_library.py):
 
 def model_warnings(models: Iterable[str], what: str = CLAIM,
                    embedded: Iterable[str] = EMBEDDED_MODELS) -> list[VerdictWarning]:
-    """The machine-readable cautions, one per model of ``models`` that needs one, which every verdict carries
-    in ``warnings`` so that a program can tell a real verdict from one of these."""
+    """The machine-readable cautions, one per model of ``models`` that needs one, for a verdict's ``warnings``."""
     found: list[VerdictWarning] = []
     kept = set(embedded)
     for model in sorted(set(models)):

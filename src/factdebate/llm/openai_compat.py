@@ -268,8 +268,7 @@ class OpenAIBackend:
 
 
 def never_connected(exc: BaseException) -> bool:
-    """Whether ``exc`` (or its cause) is a connection never opened: refused, no such host, no handshake in
-    time (a server that took the connection is running)."""
+    """Whether ``exc`` (or its cause) is a connection never opened: refused, no such host, no handshake."""
     seen: BaseException | None = exc
     for _ in range(8):  # the transport's error, the client's, aiohttp's, the socket's: a short chain
         if seen is None:
@@ -318,8 +317,7 @@ _CONSTRAINT_WORDS = ("response_format", "json_schema", "grammar", "guided", "sch
 
 
 def _rejects_constraint(exc: Exception) -> bool:
-    """An error that names a constraint field: the request was refused for its constraint (llama-cpp-python
-    answers an unknown ``response_format`` type with a 500 naming it). Other 4xx stay errors."""
+    """An error naming a constraint field (llama-cpp-python answers an unknown one with a 500 naming it)."""
     return any(word in str(exc).lower() for word in _CONSTRAINT_WORDS)
 
 

@@ -57,8 +57,7 @@ def _claim(messages: list[Message]) -> str:
 
 
 def protocol_responder(disagree: bool) -> Responder:
-    """The methods' own replies for their prompts (debaters agree on SUPPORTS; with ``disagree`` some
-    dissent, each method says how); scorers give well-formed, supportive output."""
+    """The methods' own replies (agreeing on SUPPORTS, some dissent with ``disagree``) and the scorers'."""
 
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         claim = _claim(messages)

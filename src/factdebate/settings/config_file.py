@@ -40,8 +40,7 @@ class ConfigFile:
 
 
 def check_named(config_file: str | Path | None) -> None:
-    """Refuse a named settings file that cannot be read, in ``verify``'s words: a server calls this first, so
-    that a mistyped path stops it at the start rather than failing each request."""
+    """Refuse a named settings file that cannot be read, so that a server stops at the start, not per request."""
     if config_file:
         try:
             read_bounded(config_file, what="config file", limit=64 * 2**20, pipes=False)

@@ -440,8 +440,7 @@ class Settings(_Strict):
 
 
 def normalised(data: dict[str, Any]) -> dict[str, Any]:
-    """One layer of settings data with method sections named as registered (``tool_mad`` is ``tool-mad``) and
-    old names upgraded (settings/legacy.py)."""
+    """One layer of settings data with method sections named as registered and old names upgraded."""
     methods = data.get("methods")
     if isinstance(methods, dict) and any("_" in str(key) for key in methods):
         data = {**data, "methods": {str(key).replace("_", "-"): value for key, value in methods.items()}}

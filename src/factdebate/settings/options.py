@@ -92,8 +92,7 @@ def _bare(annotation: Any) -> Any:
 
 
 def method_options() -> list[Option]:
-    """Each method's fields as ``<prefix><field>`` plus its declared aliases; a name two methods share
-    (``mad_rounds``) sets both."""
+    """Each method's fields as ``<prefix><field>`` plus its aliases; a name two methods share sets both."""
     merged: dict[str, Option] = {}
     for name, method in all_methods().items():
         for field_name, info in method.settings_model.model_fields.items():

@@ -155,8 +155,7 @@ async def read_async(raw: AsyncIterator[bytes], encoding: str, limit: int, deadl
 
 
 def declared_too_large(length: str | None, limit: int, what: str) -> None:
-    """Raise :class:`AnswerTooLarge` at once when ``Content-Length`` already says the body is over the limit;
-    a length that is not a whole number of at least 0 is a broken answer."""
+    """Raise :class:`AnswerTooLarge` at once when ``Content-Length`` says the body is over the limit."""
     if length is None:
         return
     text = length.strip()

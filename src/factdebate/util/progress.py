@@ -286,8 +286,7 @@ class Silent:
 
 
 class EveryLine:
-    """Lines for progress told through a callback: one at most every ``every`` seconds, and the ``last`` one
-    always; the text is made only when a line is printed."""
+    """Lines for progress told through a callback, at most every ``every`` seconds, the ``last`` one always."""
 
     def __init__(self, console: Console | None = None, every: float | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -334,9 +333,8 @@ class Shard(Protocol):
 
 
 class ShardLines:
-    """What the driver of an index build on Ray prints: a line at the start and one as shards finish, at most
-    every :data:`SHARD_EVERY_S` seconds. The rate includes Ray's start-up, so early figures are low. The time
-    left counts documents where each shard's count is known (JSONL, Parquet), shards otherwise."""
+    """What the driver of an index build on Ray prints as shards finish. The rate includes Ray's start-up; the
+    time left counts documents where each shard's count is known (JSONL, Parquet), shards otherwise."""
 
     def __init__(self, corpus: str, shards: Sequence[Shard], done: dict[str, Any], console: Console | None) -> None:
         self.corpus = corpus
