@@ -38,9 +38,8 @@ def gate(text: str, *, asked: bool = False, fenced: bool = False) -> list[Senten
 
 
 def runs_on(sentence: Sentence, gap: str) -> bool:
-    """Whether ``sentence``, the last of a streamed part, is prose wrapped before its end ("... completed
-    in\n1899.") that goes on past the line break ``gap``: the stream waits for the next line, never checking
-    the halves apart. Headings, list items, table rows, JSON members and code end at their line."""
+    """Whether ``sentence``, the last of a streamed part, is prose wrapped before its end that goes on past
+    the line break ``gap``: the stream waits, never checking the halves apart (headings, items, code do not)."""
     text = sentence.text.rstrip()
     if "\n" not in gap or "\n\n" in gap.replace("\r", "") or not text or sentence.reason in ("heading", "code"):
         return False

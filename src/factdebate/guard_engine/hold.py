@@ -125,8 +125,7 @@ class HeldText:
         return span is not None and (span.end > self.end or any(p.touches(claim) for p in self._parts[self._next:]))
 
     def _lost(self, part: Part, refuted: list[GuardClaim]) -> list[GuardClaim]:
-        """The claims of ``refuted`` that ``part`` states, placed in no text still held and withheld nowhere
-        yet: only its sentences are known to state them."""
+        """The claims of ``refuted`` that ``part`` states, placed in no text still held nor withheld yet."""
         own = {p.claim.index for p in part.claims or []}
         return [c for c in refuted if c.index in own and (c.index not in self._marked or c.index in part.shared)
                 and not self._held(c)]

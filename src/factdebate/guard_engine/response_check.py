@@ -161,9 +161,8 @@ async def check_response_text(response: str, settings: Settings, resources: Reso
                               question: str | None = None, given_claims: Sequence[str] | None = None,
                               gold_labels: Sequence[str | None] | None = None, sinks: list[EventSink] | None = None,
                               context: str | None = None) -> GuardResult:
-    """Check ``response`` under check-response's policy: the guard's result, with its :class:`CheckRecord`.
-    ``given_claims`` (with aligned ``gold_labels``) are checked instead of extracting; ``context`` (a dialogue's
-    history) is read by the extractor only. Raises ``InputError`` for input that cannot be checked."""
+    """Check ``response`` under check-response's policy. ``given_claims`` (with aligned ``gold_labels``) are
+    checked instead of extracting; ``context`` (a dialogue's history) is read by the extractor only."""
     text = validate_response(response, settings)
     question = validate_question(question, settings)
     context = _context(context, settings)

@@ -12,9 +12,8 @@ __all__ = ["LLM", "Backend", "Completion", "GenParams", "Message", "RetryPolicy"
 
 def make_backend(spec: str, *, timeout: float = 120.0, constrain: str = "auto", base_url: str | None = None,
                  reasoning_tokens: int | None = None, stream: StreamSetting = "auto") -> Backend:
-    """``openai:<model>``, ``llama-cpp:<path.gguf>`` / ``llama-cpp:builtin``, ``scripted:<name>``. ``base_url``
-    defaults to ``OPENAI_BASE_URL``; ``reasoning_tokens`` is a reasoning model's room for hidden reasoning;
-    ``stream``: see llm/openai_stream.py."""
+    """``openai:<model>``, ``llama-cpp:<path.gguf>`` / ``llama-cpp:builtin``, ``scripted:<name>``; ``base_url``
+    defaults to ``OPENAI_BASE_URL``."""
     provider, _, target = spec.partition(":")
     if not target:
         raise ConfigError(f"model spec '{spec}' must look like provider:model "

@@ -66,8 +66,7 @@ class Parsed(Generic[T]):
 
 def format_reask(max_tokens: int, grammar: str | None = None,
                  json: tuple[dict[str, Any], str] | None = None) -> Reask:
-    """The shared re-ask (``reask_format``) held to ``grammar`` on backends with grammars, or to ``json``
-    (a schema and the template that turns it into the same text) on servers that take schemas only."""
+    """The shared re-ask held to ``grammar``, or to ``json`` (schema, template) on servers without grammars."""
     schema, template = json if json and grammar else (None, None)
     return Reask(params=GenParams(temperature=0.0, max_tokens=max_tokens, grammar=grammar, json_schema=schema,
                                   json_template=template))

@@ -71,8 +71,7 @@ async def queued(state: Endpoint, slot: AbstractAsyncContextManager[object]) -> 
 
 
 async def watched(state: Endpoint, call: Awaitable[T], given_up: int, timeout: float | None = None) -> T:
-    """``call``'s result; :class:`HungCall` instead when it outlasts its patience while others wait, but
-    never before ``timeout``: a slow answer within the request's own timeout is not hung."""
+    """``call``'s result, or :class:`HungCall` when it outlasts its patience while others wait (not its timeout)."""
     task = asyncio.ensure_future(call)
     started = time.monotonic()
     try:

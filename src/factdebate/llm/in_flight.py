@@ -138,8 +138,7 @@ def wants_asking(endpoint: str, setting: int | None) -> bool:
 
 
 async def learn(endpoint: str, ask: Callable[[], Awaitable[Slots | None]]) -> None:
-    """Ask the server once per process (calls that start together wait for the one asking); one that did not
-    answer within :data:`ASK_WITHIN_S` is asked again by the next model's first call."""
+    """Ask the server once per process; one silent past :data:`ASK_WITHIN_S` is asked again later."""
     key = _key(endpoint)
     if key in _learned:
         return

@@ -35,10 +35,9 @@ from factdebate.util.scrub import redact_text
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Transient failures are retried until the retries (waits and tries after the first) have spent
-    ``budget`` seconds or the call has made ``attempts`` tries. A claim makes dozens of calls, so a small
-    attempt count turns a few faulty responses into failed claims; a time budget rides them out and still
-    ends a call against a dead server (benchmarks/faults.py)."""
+    """Transient failures are retried until the retries have spent ``budget`` seconds or the call has made
+    ``attempts`` tries: a time budget rides out a few faulty responses among a claim's dozens of calls, and
+    still ends a call against a dead server (benchmarks/faults.py)."""
 
     attempts: int = 16  # hard cap on tries, first one included
     budget: float = 120.0  # seconds one call may spend on tries and waits together

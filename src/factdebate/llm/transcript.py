@@ -69,9 +69,8 @@ def reply_text(completion: Completion) -> str:
 
 def call_text(messages: list[Message], completion: Completion, chars: int,
               call_chars: int | None = None) -> dict[str, Any]:
-    """The ``messages`` and ``reply`` fields of one ``llm_call``, URLs redacted (a passage may quote a link with
-    a key in it). Over ``call_chars`` the reply is kept first, then the first message and the latest ones,
-    each clipped to what is left; the messages cut (``messages_cut``) always sit just after the first."""
+    """The ``messages`` and ``reply`` fields of one ``llm_call``, URLs redacted. Over ``call_chars`` the reply is
+    kept first, then the first message and the latest ones; those cut (``messages_cut``) sit after the first."""
     reply = clip(redact_text(reply_text(completion)), chars)
     texts = [redact_text(m["content"]) for m in messages]
     kept = [min(len(t), chars) for t in texts]

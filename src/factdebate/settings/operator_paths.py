@@ -77,9 +77,8 @@ def model_files(value: Any, where: str = "") -> list[tuple[str, str]]:
 
 
 def found_file_refuses(data: dict[str, Any]) -> list[str]:
-    """The dotted names of what a ``factdebate.yaml`` found in the current folder sets and may not: commands,
-    endpoints, keys, the executor, and every file path (one could name a FIFO that holds the run, or create a
-    database anywhere)."""
+    """The dotted names of what a ``factdebate.yaml`` found in the current folder sets and may not, file paths
+    included (one could name a FIFO that holds the run, or create a database anywhere)."""
     files = [setting for setting, _ in model_files(data.get("llm"), "llm.") + model_files(data.get("methods"),
                                                                                             "methods.")]
     return list(dict.fromkeys([*set_in(data, commands_and_endpoints() + path_settings()), *files]))

@@ -127,9 +127,8 @@ WARM_UP_BATCHES = 4  # left out of the speed: see TimeLeft
 
 
 class TimeLeft:
-    """The time a stage has left, from the speed in work over its last ``window`` seconds; ``costs`` are the
-    passages' work in order (none: one each). The first ``warm_up`` batches of a new process run several times
-    slower for the same CPU time, so an estimate waits for one batch after them."""
+    """The time a stage has left, from the speed in work (``costs``; none: one each) over the last ``window``
+    seconds. A new process's first ``warm_up`` batches run several times slower, so they are left out."""
 
     def __init__(self, total: int, costs: Sequence[float] | None, now: float, window: float = EVERY_S,
                  warm_up: int = WARM_UP_BATCHES) -> None:
