@@ -51,8 +51,7 @@ class CallQueue:
         return len(self._since)
 
     def held_s(self) -> float:
-        """The seconds a call holds its slot: the moving average, else how long the oldest call in flight has
-        held its own (a call takes at least that); 0: none yet."""
+        """The seconds a call holds its slot: the moving average, else the oldest running call's time so far."""
         if self.call_s is not None:
             return self.call_s
         return time.perf_counter() - min(self._since.values()) if self._since else 0.0

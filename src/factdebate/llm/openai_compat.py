@@ -111,8 +111,7 @@ class OpenAIBackend:
         self._chat = self._new_chat()
 
     async def aclose(self) -> None:
-        """Let go of the HTTP session on the loop that used it: left to the garbage collector after
-        ``asyncio.run`` returned, each open connection prints a warning at exit."""
+        """Let go of the HTTP session on its loop (left to the collector, each connection warns at exit)."""
         chat, self._chat = self._chat, self._new_chat()
         await chat.aclose()
 

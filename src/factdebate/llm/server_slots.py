@@ -62,8 +62,7 @@ def from_props_reply(status: int, text: str) -> Slots | None:
 
 
 async def ask(endpoint: str, owner: str, key: str | None) -> Slots | None:
-    """What the server at ``endpoint`` (its ``owned_by``: ``owner``) says, None when nothing usable. No whole
-    answer within :data:`ASK_TIMEOUT_S` and :data:`PROPS_BYTES` raises ``OSError``, to be asked again later."""
+    """What the server at ``endpoint`` says, None when nothing usable; ``OSError`` when it does not answer."""
     said = from_owner(owner)
     if said is not None:  # its model list said it all: no /props to ask
         return said

@@ -40,9 +40,8 @@ def settings_from(options: dict[str, Any], config_file: str | Path | None = None
 
 def load_settings(config_file: str | Path | None = None, overrides: dict[str, Any] | None = None,
                   environ: dict[str, str] | None = None) -> Settings:
-    """Build settings from file, environment and explicit overrides (nested dicts, None values skipped). The
-    file: ``config_file``, else ``FACTDEBATE_CONFIG``, else ``factdebate.yaml`` in the current folder, which is
-    announced and trusted less (settings/config_file.py)."""
+    """Build settings from file, environment and explicit overrides (nested dicts, None values skipped); the
+    file is found, and trusted, as settings/config_file.py says."""
     environ = dict(os.environ) if environ is None else environ
     config = find_config(config_file, environ)
     from_file = Layer(YamlFile(_Loaded, config.path if config else None, "config file"), normalised)
@@ -66,8 +65,7 @@ def load_settings(config_file: str | Path | None = None, overrides: dict[str, An
 
 
 def _offline_default(settings: Settings) -> None:
-    """No model configured: verdicts use the offline model ``factdebate setup`` installed, where it is there;
-    otherwise the tiny built-in model stays."""
+    """No model configured: verdicts use the offline model ``factdebate setup`` installed, if it is there."""
     if "debater" in settings.llm.model_fields_set:
         return
     if (model := installed_default()) is not None:

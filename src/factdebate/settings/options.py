@@ -145,8 +145,7 @@ def options_to_overrides(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def not_read_by(names: list[str], method: str) -> list[Option]:
-    """The options among ``names`` of methods other than ``method`` (or a section it borrows): set, they
-    change nothing, which is worth a warning."""
+    """The options among ``names`` that ``method`` does not read: set, they change nothing (a warning)."""
     methods = all_methods()
     if method not in methods:
         return []
