@@ -69,8 +69,7 @@ class AnswerSoFar:
         return gaps[-1] if gaps else None
 
     def context(self, start: int) -> str | None:
-        """What the extractor is shown with the part starting at ``start``: the answer before it, or past
-        CONTEXT_CHARS its opening sentence (which most often names the subject) and its last sentences."""
+        """The answer before ``start``; past CONTEXT_CHARS, its opening sentence (the subject) and its last ones."""
         text = self.index.text
         if start <= CONTEXT_CHARS:
             return text[:start].strip() or None

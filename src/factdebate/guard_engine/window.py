@@ -166,8 +166,7 @@ _NOT_NAMES = frozenset((
 
 
 def names_in(sentence: str) -> Iterator[str]:
-    """The names ``sentence`` writes, in order: runs of capitalised words, without a leading word that names
-    nothing ("The", "I'm") or an opening word capitalised only by position ("Gladly", "Writing")."""
+    """The names ``sentence`` writes: capitalised runs less words naming nothing ("The") or capitalised by position."""
     opening = len(sentence) - len(sentence.lstrip(" \"'“‘(*-#>"))
     lower = {w.casefold() for w in re.findall(r"\b[a-z][\w'’-]*", sentence)}
     for match in _NAME_RUN.finditer(sentence):

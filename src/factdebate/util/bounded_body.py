@@ -46,8 +46,7 @@ class AnswerTooSlow(AnswerPastLimit, TimeoutError):
 
 
 class Decoder:
-    """A body's ``Content-Encoding`` undone a piece at a time, never producing more than ``limit`` bytes in
-    all: zlib's ``max_length`` stops a gzip bomb after the limit, not after it has inflated."""
+    """A body's ``Content-Encoding`` undone a piece at a time, zlib's ``max_length`` stopping a bomb at ``limit``."""
 
     def __init__(self, encoding: str, limit: int, what: str) -> None:
         coding = encoding.lower().strip()
