@@ -385,7 +385,7 @@ def python_reference() -> str:
 
 
 def engine_reference() -> str:
-    """The module the service reads the library through (factdebate/engine/__init__.py), its names grouped by what they do."""
+    """The module the service reads the library through (factdebate.engine), its names grouped by what they do."""
     return ("# The engine, as the service reads it\n\n"
             "The service (`factdebate serve`, `factdebate mcp`) imports the library through one module, "
             "`factdebate.engine`; import-linter holds it to that. [The architecture](../architecture.md) says why.\n\n"
