@@ -62,9 +62,9 @@ What the process holds, writes and reads:
   safe at the edges; ``upgrade``: a stored record in the current schema; ``data_dir``: the data folder;
   ``STORAGE`` and ``storage_problem``: the parts of storage that could not write lately, and why.
 - ``watched``, ``watching``, ``Watcher``: metrics and traces of what the library does.
-- ``Client``, ``HttpReply``, ``AnswerPastLimit``, ``close_session``: the process's pooled HTTP client (one
-  session per event loop, shared with the checker's model calls), its answer, an answer cut at its size or time
-  limit, and the session closed at shutdown.
+- ``Client``, ``HttpReply``, ``AnswerPastLimit``, ``size_words``, ``close_session``: the process's pooled HTTP
+  client (one session per event loop, shared with the checker's model calls), its answer, an answer cut at its
+  size or time limit, a size limit in the words its failures use, and the session closed at shutdown.
 - ``__version__``."""
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.tools.given import given_evidence
     from factdebate.tools.mcp_config import MCPServerConfig
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine, mcp_tool
-    from factdebate.util.bounded_body import AnswerPastLimit
+    from factdebate.util.bounded_body import AnswerPastLimit, size_words
     from factdebate.util.http_client import Client, close_session
     from factdebate.util.http_client import Reply as HttpReply
     from factdebate.util.paths import data_dir
@@ -175,8 +175,8 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "MAX_EV
            "prepare_builtin", "queues", "redact_text", "redact_url", "redact_value", "relabelled",
            "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock",
            "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from", "settings_over",
-           "storage_problem", "transcribing", "upgrade", "validate_claim", "validate_question", "validate_response",
-           "watched", "watching", "with_claim"]
+           "size_words", "storage_problem", "transcribing", "upgrade", "validate_claim", "validate_question",
+           "validate_response", "watched", "watching", "with_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -190,6 +190,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Admission": ("factdebate.guard_engine.call", "Admission"),
     "AgentTool": ("factdebate.tools.registry", "AgentTool"),
     "AnswerPastLimit": ("factdebate.util.bounded_body", "AnswerPastLimit"),
+    "size_words": ("factdebate.util.bounded_body", "size_words"),
     "Begun": ("factdebate.guard_engine.call", "Begun"),
     "CallQueue": ("factdebate.llm.in_flight", "CallQueue"),
     "CheckCall": ("factdebate.guard_engine.call", "CheckCall"),

@@ -28,6 +28,7 @@ from factdebate.engine import (
     redact_url,
     remember_endpoints,
     remember_secrets,
+    size_words,
     watched,
 )
 from factdebate.engine import (
@@ -35,8 +36,7 @@ from factdebate.engine import (
 )
 from factdebate.server.guard.revision import revision_request
 
-KIB = 1024
-MIB = 1024 * KIB
+MIB = 1024 * 1024
 MAX_EVENT_BYTES = 4 * MIB  # one event of the upstream's stream (a chunk is a few hundred bytes)
 WHAT = "the upstream model's answer"  # how the limits' failures name it to the caller
 MAX_ERROR_CHARS = 2000  # of each text in an upstream's error: enough to say what failed
@@ -207,7 +207,7 @@ async def sse_events(chunks: AsyncIterator[bytes], limit: int = MAX_EVENT_BYTES)
         searched = max(0, len(buffer) - 1)
         if len(buffer) > limit:
             raise UpstreamError(502, error_body(f"an event of the upstream model's stream is longer than "
-                                                f"{_size_words(limit)}", code="upstream_event_too_large"))
+                                                f"{size_words(limit)}", code="upstream_event_too_large"))
     if buffer.strip():
         yield _event(bytes(buffer) + b"\n\n")
 
@@ -241,13 +241,6 @@ def _failure_name(exc: Exception, sending: bool) -> str:
     return "ConnectError" if sending else "ReadError"
 
 
-def _size_words(limit: int) -> str:
-    """``limit`` bytes as a person reads it (``4 MiB``, ``4.9 KiB``), as the HTTP client's own limits say it."""
-    if limit >= MIB:
-        return f"{limit / MIB:.1f}".removesuffix(".0") + " MiB"
-    if limit >= KIB:
-        return f"{limit / KIB:.1f}".removesuffix(".0") + " KiB"
-    return f"{limit} bytes"
 
 
 class Upstream:
