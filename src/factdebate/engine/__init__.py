@@ -8,13 +8,12 @@ The check (guard_engine/), one call for every door:
 - ``CheckCall`` (a door's input: the conversation, its reply, the options, the caller), ``Reply`` (one reply),
   ``check_replies`` (the call for a chat reply), ``check_response`` (for a long answer, claim by claim),
   ``check_one_claim`` (one claim of a checked answer, checked again).
-- ``Host`` (what a door gives the call: admission, resources, keeping, the reviser), ``Admission`` (a check's hold
-  on the service's room); ``CallQueue`` and ``queues``: each model server's calls in flight and waiting on this
-  event loop, which admission reads.
-- ``begin``, ``Begun``, ``finish``: a streamed reply's check set up and admitted, then finished and kept;
-  ``StreamingCheck`` and ``GuardedStream``: the check of a reply while it streams, and its policy on the text;
-  ``no_text_result`` and ``overloaded_result``: the result of a reply with no text, and of one the service had no
-  room to check.
+- ``Host`` (what a door gives the call: admission, resources, keeping, the reviser; its ``begin`` sets up and
+  admits a streamed reply's check), ``Admission`` (a check's hold on the service's room); ``CallQueue`` and
+  ``queues``: each model server's calls in flight and waiting on this event loop, which admission reads.
+- ``Begun`` (a check set up and admitted: its result of a reply the service had no room to check, and its
+  ``finish``, which hides and keeps a result); ``GuardedStream``: a begun reply's check while it streams
+  (``GuardedStream.of``), its policy on the text, and the result of a reply that streamed no text.
 - ``request_clock`` (where a request's checks start their clock), ``default_deadline_s`` (a check's deadline).
 - ``GuardOptions``, ``resolve_options``, ``ResolvedGuardOptions``: what a caller asks, and the same within the
   operator's settings; ``Tier`` and ``EvidenceMode`` (option values), ``CONVERSATION_ID_PATTERN`` and
@@ -96,19 +95,14 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         CheckCall,
         Host,
         Reply,
-        begin,
         check_replies,
         check_response,
-        finish,
     )
     from factdebate.guard_engine.clock import request_clock
     from factdebate.guard_engine.deadline import default_deadline_s
     from factdebate.guard_engine.evidence import passages
     from factdebate.guard_engine.options import resolve_options
-    from factdebate.guard_engine.overload import overloaded_result
-    from factdebate.guard_engine.policy import no_text_result
     from factdebate.guard_engine.response_check import check_one_claim
-    from factdebate.guard_engine.stream import StreamingCheck
     from factdebate.guard_engine.stream_policy import GuardedStream
     from factdebate.guard_engine.types import (
         CONVERSATION_ID_PATTERN,
@@ -167,16 +161,15 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "MAX_EV
            "GuardOptions", "GuardResult", "GuardedStream", "Host", "HttpReply", "InputError", "Label", "Listener",
            "MCPServerConfig", "MethodView", "MissingDependencyError", "Option", "Reply", "ResolvedGuardOptions",
            "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser", "ScrubWindow", "SearchEngine",
-           "Settings", "Span", "StreamingCheck", "Tier", "Verdict", "VerdictWarning", "Watcher", "YamlFile",
-           "__version__", "all_methods", "all_options", "begin", "check_corpus_name", "check_one_claim",
-           "check_replies", "check_response", "checked_tree", "close_session", "data_dir", "default_deadline_s",
-           "dumps_record", "finish", "get_method", "given_evidence", "hide_endpoints", "mcp_tool", "models_down",
-           "needs_builtin", "no_text_result", "overloaded_result", "page_words", "parse_claim_lines", "passages",
-           "prepare_builtin", "queues", "redact_text", "redact_url", "redact_value", "relabelled",
-           "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock",
-           "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from", "settings_over",
-           "size_words", "storage_problem", "transcribing", "upgrade", "validate_claim", "validate_question",
-           "validate_response", "watched", "watching", "with_claim"]
+           "Settings", "Span", "Tier", "Verdict", "VerdictWarning", "Watcher", "YamlFile", "__version__", "all_methods",
+           "all_options", "check_corpus_name", "check_one_claim", "check_replies", "check_response", "checked_tree",
+           "close_session", "data_dir", "default_deadline_s", "dumps_record", "get_method", "given_evidence",
+           "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words", "parse_claim_lines", "passages",
+           "prepare_builtin", "queues", "redact_text", "redact_url", "redact_value", "relabelled", "remember_endpoints",
+           "remember_secrets", "remember_settings", "render", "request_clock", "resolve_options", "run_claim",
+           "safe_value", "scrub_known", "settings_from", "settings_over", "size_words", "storage_problem",
+           "transcribing", "upgrade", "validate_claim", "validate_question", "validate_response", "watched", "watching",
+           "with_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -230,7 +223,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "SearchEngine": ("factdebate.tools.registry", "SearchEngine"),
     "Settings": ("factdebate.settings.model", "Settings"),
     "Span": ("factdebate.core.types", "Span"),
-    "StreamingCheck": ("factdebate.guard_engine.stream", "StreamingCheck"),
     "Tier": ("factdebate.guard_engine.types", "Tier"),
     "Verdict": ("factdebate.core.types", "Verdict"),
     "VerdictWarning": ("factdebate.core.types", "VerdictWarning"),
@@ -239,7 +231,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "__version__": ("factdebate.core.version", "__version__"),
     "all_methods": ("factdebate.methods.base", "all_methods"),
     "all_options": ("factdebate.settings.options", "all_options"),
-    "begin": ("factdebate.guard_engine.call", "begin"),
     "check_corpus_name": ("factdebate.corpus.names", "check_corpus_name"),
     "check_one_claim": ("factdebate.guard_engine.response_check", "check_one_claim"),
     "check_replies": ("factdebate.guard_engine.call", "check_replies"),
@@ -249,15 +240,12 @@ _WHERE: dict[str, tuple[str, str]] = {
     "data_dir": ("factdebate.util.paths", "data_dir"),
     "default_deadline_s": ("factdebate.guard_engine.deadline", "default_deadline_s"),
     "dumps_record": ("factdebate.core.textsafe", "dumps_record"),
-    "finish": ("factdebate.guard_engine.call", "finish"),
     "get_method": ("factdebate.methods.base", "get_method"),
     "given_evidence": ("factdebate.tools.given", "given_evidence"),
     "hide_endpoints": ("factdebate.util.scrub", "hide_endpoints"),
     "mcp_tool": ("factdebate.tools.registry", "mcp_tool"),
     "models_down": ("factdebate.llm.breaker", "down"),
     "needs_builtin": ("factdebate.scale.builtin_indexes", "needs_builtin"),
-    "no_text_result": ("factdebate.guard_engine.policy", "no_text_result"),
-    "overloaded_result": ("factdebate.guard_engine.overload", "overloaded_result"),
     "page_words": ("factdebate.run.page_words", "page_words"),
     "parse_claim_lines": ("factdebate.run.batch", "parse_claim_lines"),
     "passages": ("factdebate.guard_engine.evidence", "passages"),

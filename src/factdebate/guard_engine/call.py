@@ -127,6 +127,20 @@ class Host:
         """Keep a finished (hidden) result; ``first``: the request's first, kept under its id."""
         return result
 
+    async def begin(self, call: CheckCall) -> Begun:
+        """``call``'s options, settings and admission, in that order, so that a refused request paid only for its
+        reading (a door that streams begins before it asks its upstream; the one call begins itself)."""
+        long = len(call.messages) > LONG_CONVERSATION  # its per-message reading in a worker thread, not on the loop
+        options = (await asyncio.to_thread(collector_paused, with_conversation, call.options, call.messages) if long
+                   else with_conversation(call.options, call.messages))
+        settings = await self.settings(options)
+        resolved = (await asyncio.to_thread(collector_paused, resolve_options, options, settings) if long
+                    else resolve_options(options, settings))
+        question = call.question or person_question(list(call.messages)) or None
+        admission = self.admit(settings)
+        return Begun(self, settings, options, resolved, question, admission, list(call.messages),
+                     self.reviser(resolved))
+
 
 class LocalHost(Host):
     """A Python caller's check: its settings, resources, reviser and sinks; nothing admitted or kept."""
@@ -153,7 +167,7 @@ def kept_chars(settings: Settings) -> int:
 
 @dataclass
 class Begun:
-    """A check set up and admitted (:func:`begin`): what its parts read."""
+    """A check set up and admitted (:meth:`Host.begin`): what its parts read, and how its result ends."""
 
     host: Host
     settings: Settings
@@ -177,6 +191,16 @@ class Begun:
         """The time spent inside is not the check's (a door's wait for its upstream's answer): clock.py."""
         return not_counted()
 
+    def overloaded_result(self, text: str, passed: list[str] | None = None) -> GuardResult:
+        """``text`` passed unchecked, as the host had no room for its check (:attr:`Admission.overloaded` says
+        why): guard_engine/overload.py."""
+        assert self.admission.overloaded is not None
+        return overloaded_result(text, self.resolved, self.admission.overloaded, passed)
+
+    async def finish(self, result: GuardResult, calls: Any, first: bool) -> GuardResult:
+        """A result as the caller gets it: hidden, then kept by the host."""
+        return await self.host.keep(hidden_result(result), calls, first, self.conversation_id)
+
 
 _PAUSED = threading.Lock()  # held by the one reading that paused the collector; the others read beside it
 
@@ -197,24 +221,6 @@ def collector_paused(work: Callable[..., T], *args: Any) -> T:
         _PAUSED.release()
 
 
-async def begin(call: CheckCall, host: Host) -> Begun:
-    """Options, settings and admission, in that order, so that a refused request paid only for its reading."""
-    long = len(call.messages) > LONG_CONVERSATION  # its per-message reading in a worker thread, not on the loop
-    options = (await asyncio.to_thread(collector_paused, with_conversation, call.options, call.messages) if long
-               else with_conversation(call.options, call.messages))
-    settings = await host.settings(options)
-    resolved = (await asyncio.to_thread(collector_paused, resolve_options, options, settings) if long
-                else resolve_options(options, settings))
-    question = call.question or person_question(list(call.messages)) or None
-    admission = host.admit(settings)
-    return Begun(host, settings, options, resolved, question, admission, list(call.messages), host.reviser(resolved))
-
-
-async def finish(begun: Begun, result: GuardResult, calls: Any, first: bool) -> GuardResult:
-    """A result as the caller gets it: hidden, then kept by the host."""
-    return await begun.host.keep(hidden_result(result), calls, first, begun.conversation_id)
-
-
 def failed(exc: FactDebateError) -> FactDebateError:
     """A check's failure as a caller reads it: its message without an operator's address."""
     message = str(exc)
@@ -232,7 +238,7 @@ async def check_one(begun: Begun, reply: Reply, resources: Resources | None, ses
     if reply.message and not reply.text.strip():
         result = no_text_result(begun.resolved, reply.passed, called=reply.called)
     elif begun.admission.overloaded is not None:
-        result = overloaded_result(reply.text, begun.resolved, begun.admission.overloaded, reply.passed)
+        result = begun.overloaded_result(reply.text, reply.passed)
     else:
         assert resources is not None
         with watched("guard_check", tier=begun.resolved.tier, policy=begun.resolved.policy):  # traces (observe.py)
@@ -242,7 +248,7 @@ async def check_one(begun: Begun, reply: Reply, resources: Resources | None, ses
                                       messages=begun.messages)
         if reply.passed:
             result = result.model_copy(update={"passed_through": [*result.passed_through, *reply.passed]})
-    return await finish(begun, result, calls, first)
+    return await begun.finish(result, calls, first)
 
 
 Replies = Sequence[Reply] | Callable[[Begun], Awaitable[Sequence[Reply]]]
@@ -252,7 +258,7 @@ async def check_replies(call: CheckCall, replies: Replies, host: Host) -> list[G
     """The one call: every reply checked within one admission, each with its own deadline and result (the
     first kept under the request's id). ``replies`` may be a coroutine function (the chat proxy's upstream),
     asked once admitted; its time is not the check's and its failure is raised as it came, charged nothing."""
-    begun = await begin(call, host)
+    begun = await host.begin(call)
     claims = 0
     try:
         if callable(replies):
@@ -285,7 +291,7 @@ async def check_response(call: CheckCall, text: str, host: Host, *,
     """The one call for a long answer checked claim by claim with the full method and no deadline: begun,
     admitted, scoped and hidden as a reply's check is, under check-response's policy
     (guard_engine/response_check.py), and given as a ``ResponseVerdict`` (guard_engine/response_view.py)."""
-    begun = await begin(call, host)
+    begun = await host.begin(call)
     claims = 0
     try:
         async with host.session(begun.settings) as (resources, session_sinks):

@@ -176,6 +176,11 @@ class StreamingCheck:
         with recording(self._check.recorder), cache_scope(self._check.cache_scope), counting(self._check.calls):
             self._context = contextvars.copy_context()  # tasks started by feed() record into the check's run
 
+    @property
+    def options(self) -> ResolvedGuardOptions:
+        """The options the check runs with, resolved within the operator's settings."""
+        return self._check.options
+
     def feed(self, delta: str) -> None:
         """Add ``delta`` to the answer; complete sentences start being checked now."""
         if self._finished:

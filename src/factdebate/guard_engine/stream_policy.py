@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from factdebate.core.runtime import EventSink
-from factdebate.guard_engine.call import Begun, CheckCall, Host, begin, finish, kept_chars
+from factdebate.guard_engine.call import Begun, CheckCall, Host, kept_chars
+from factdebate.guard_engine.policy import no_text_result
 from factdebate.guard_engine.stream import StreamingCheck
 from factdebate.guard_engine.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.methods.resources import Resources
@@ -50,6 +51,21 @@ class GuardedStream:
         self.keep = keep
         self.kept = 0  # characters of the answer handed to the check
         self.dropped = 0  # characters past ``keep``: counted only
+
+    @classmethod
+    def of(cls, begun: Begun, resources: Resources, sinks: list[EventSink]) -> GuardedStream:
+        """The streamed reply of a begun check (:meth:`~factdebate.guard_engine.call.Host.begin`): its check
+        (:attr:`check`) made with ``resources`` and ``sinks``, keeping what :func:`kept_chars` allows."""
+        check = StreamingCheck(begun.settings, resources, options=begun.resolved, question=begun.question,
+                               sinks=sinks or None, reviser=begun.reviser,
+                               caller=begun.host.caller, messages=begun.messages)
+        return cls(check, keep=begun.kept_chars)
+
+    def without_text(self, passed: list[str], *, called: bool) -> GuardResult:
+        """The result of a reply that streamed no text (a tool call alone passes): nothing was checked, and the
+        check is stopped."""
+        self.check.cancel()
+        return no_text_result(self.check.options, passed, called=called)
 
     def feed(self, delta: str) -> str:
         if isinstance(delta, str) and self.kept + len(delta) > self.keep:
@@ -122,25 +138,23 @@ async def guard_stream(deltas: AsyncIterable[str], settings: Settings, resources
 
 async def stream_outs(begun: Begun, deltas: AsyncIterable[str], resources: Resources,
                       sinks: list[EventSink]) -> AsyncIterator[StreamOut]:
-    """:func:`guard_stream` within the one call (guard_engine/call.py's ``begin``)."""
+    """:func:`guard_stream` within the one call (guard_engine/call.py's ``Host.begin``)."""
     host_sinks, _ = begun.host.sinks()
-    check = StreamingCheck(begun.settings, resources, options=begun.resolved, question=begun.question,
-                           sinks=[*sinks, *host_sinks] or None, reviser=begun.reviser,
-                           caller=begun.host.caller, messages=begun.messages)
-    async for out in check_outs(check, deltas, begun.settings):
+    async for out in check_outs(GuardedStream.of(begun, resources, [*sinks, *host_sinks]).check, deltas,
+                                begun.settings):
         yield out
 
 
 async def check_stream(call: CheckCall, deltas: AsyncIterable[str], host: Host) -> AsyncIterator[StreamOut]:
     """The one call for a reply that streams, its admission released however the stream ends."""
-    begun = await begin(call, host)
+    begun = await host.begin(call)
     claims = 0
     try:
         async with host.session(begun.settings) as (resources, sinks):
             async for out in stream_outs(begun, deltas, resources, sinks):
                 if out.result is not None:
                     claims = len(out.result.claims)
-                    out = StreamOut("result", result=await finish(begun, out.result, None, True))
+                    out = StreamOut("result", result=await begun.finish(out.result, None, True))
                 yield out
     finally:
         begun.admission.charge(claims)

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from factdebate.guard_engine.stream import StreamingCheck
 from factdebate.server.guard import upstream as guard_upstream
 from factdebate.server.guard.openai_chat import stream as guard_stream
 from factdebate.server.guard.upstream import scrubbed
@@ -123,7 +124,7 @@ def test_a_fault_in_the_relay_ends_the_stream_with_an_openai_error_and_frees_the
     def broken_feed(self: Any, delta: str) -> None:
         raise ValueError("the check could not take this")
 
-    monkeypatch.setattr(guard_stream.StreamingCheck, "feed", broken_feed)
+    monkeypatch.setattr(StreamingCheck, "feed", broken_feed)
     last = json.loads(stream_lines(server, {})[-1])
     assert last["error"]["code"] == "stream_failed" and last["error"]["type"] == "server_error"
     wait_idle(server)

@@ -34,7 +34,6 @@ from factdebate.engine import (
     Reviser,
     Settings,
     VerdictWarning,
-    begin,
     models_down,
 )
 from factdebate.server.admission import ServiceAdmission, admit_check
@@ -185,9 +184,9 @@ async def read_chat(request: Request, service: Service, who: str) -> ChatDoor | 
 
 
 async def prepare_stream(door: ChatDoor) -> Prepared:
-    """A streamed chat request's check begun (guard_engine/call.py's ``begin``: options, settings, admission) before
-    the upstream is asked; raises as the one call does (:func:`door_error` writes it)."""
-    return Prepared(door.body, door.upstream, door.host, await begin(door.call, door.host))
+    """A streamed chat request's check begun (the host's ``begin``: options, settings, admission) before the
+    upstream is asked; raises as the one call does (:func:`door_error` writes it)."""
+    return Prepared(door.body, door.upstream, door.host, await door.host.begin(door.call))
 
 
 def door_error(exc: Exception) -> JSONResponse | None:

@@ -24,13 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from factdebate.engine import (
-    GuardedStream,
-    GuardResult,
-    ResolvedGuardOptions,
-    StreamingCheck,
-    no_text_result,
-)
+from factdebate.engine import GuardedStream, GuardResult, ResolvedGuardOptions
 from factdebate.server.guard.openai_chat.chunk_scrub import ChunkScrub
 
 MAX_TOOL_NAMES = 64  # tool call names kept to say what passed unchecked (they are counted all the same)
@@ -178,7 +172,7 @@ class ChatChunks:
         self.role_sent = True
         return {**self.head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
 
-    async def finish(self, check: StreamingCheck) -> GuardResult:
+    async def finish(self) -> GuardResult:
         """The check's result after the last chunk, with what passed unchecked; :attr:`last` the text to show
         after everything released. An answer without text had nothing to check (a tool call alone passes)."""
         passed = sorted(self.passed)
@@ -188,9 +182,8 @@ class ChatChunks:
             passed.append(f"choices 2 to {self.choices}: the upstream model streamed more answers than asked for "
                           "(n = 1); they were left out, unchecked")
         if not self.spoke:
-            check.cancel()  # nothing to check, and nothing held to release
             called = bool(self.tool_calls) or "a function call in the reply, not checked" in self.passed
-            result = no_text_result(self.resolved, passed, called=called)
+            result = self.stream.without_text(passed, called=called)  # nothing to check, nothing held to release
             self.last = result.text if self.buffer else ""
             return result
         self.last, result = await self.stream.finish()

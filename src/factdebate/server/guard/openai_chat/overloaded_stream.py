@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from factdebate.engine import Begun, finish, overloaded_result
+from factdebate.engine import Begun
 from factdebate.server.guard.openai_chat.answer import result_view
 from factdebate.server.guard.openai_chat.chunks import AnswerTooLong
 from factdebate.server.guard.openai_chat.overloaded_chunks import OverloadedChunks
@@ -33,8 +33,6 @@ async def overloaded_frames(begun: Begun, events: asyncio.Queue[tuple[str, Any]]
 
 async def _frames(begun: Begun, events: asyncio.Queue[tuple[str, Any]], room: asyncio.Semaphore, quiet_s: float,
                   first: SSEEvent, frame: Any, done: bytes, ping: bytes) -> AsyncGenerator[bytes, None]:
-    why = begun.admission.overloaded
-    assert why is not None
     chunks = OverloadedChunks(begun.resolved, begun.kept_chars)
     held_end: list[dict[str, Any]] = []  # the upstream's closing chunks, as they came
     event: SSEEvent | None = first
@@ -79,9 +77,9 @@ async def _frames(begun: Begun, events: asyncio.Queue[tuple[str, Any]], room: as
         if kind != "end":
             event = None
             continue
-        result = overloaded_result(chunks.answer, begun.resolved, why)
+        result = begun.overloaded_result(chunks.answer)
         begun.admission.charge(len(result.claims))
-        result = await finish(begun, result, None, True)  # hidden, kept under the header's id
+        result = await begun.finish(result, None, True)  # hidden, kept under the header's id
         for sent in chunks.closing(result, held_end):
             yield frame(sent)
         yield frame({**chunks.head, "object": "chat.completion.chunk", "choices": [],

@@ -52,14 +52,7 @@ from prometheus_client import Histogram
 from starlette.requests import Request
 from starlette.responses import Response
 
-from factdebate.engine import (
-    GuardedStream,
-    GuardResult,
-    StreamingCheck,
-    finish,
-    hide_endpoints,
-    watched,
-)
+from factdebate.engine import GuardedStream, GuardResult, hide_endpoints, watched
 from factdebate.server.admission import SlotStream
 from factdebate.server.guard.host import Prepared
 from factdebate.server.guard.openai_chat.answer import result_view
@@ -178,20 +171,16 @@ class Relay:
         timeout would cut the answer."""
         loop = asyncio.get_running_loop()
         tasks: list[asyncio.Task[Any]] = [reader]
-        check: StreamingCheck | None = None
+        stream: GuardedStream | None = None
         try:
             prepared = self.prepared
             host, begun = prepared.host, self.begun
             sinks, calls = host.sinks()
-            check = StreamingCheck(begun.settings, host.service.resources(begun.settings), options=begun.resolved,
-                                   question=begun.question, sinks=sinks or None,
-                                   reviser=begun.reviser, caller=host.caller,
-                                   messages=begun.messages)
-            stream = GuardedStream(check, keep=begun.kept_chars)
+            stream = GuardedStream.of(begun, host.service.resources(begun.settings), sinks)
             self.chunks = chunks = ChatChunks(stream, begun.resolved,
                                               block_finish=begun.settings.guard.block_finish_reason,
                                               held_limit=4 * begun.kept_chars)
-            tasks.append(asyncio.create_task(self._verdicts(check)))
+            tasks.append(asyncio.create_task(self._verdicts(stream)))
             tasks.append(asyncio.create_task(self._stop_on_shutdown()))
             releases = asyncio.create_task(self._releases(stream))
             tasks.append(releases)
@@ -224,7 +213,7 @@ class Relay:
                     yield frame(item.body)  # OpenAI clients raise on a chunk that is an error
                     return
                 elif kind == "end":
-                    finishing = asyncio.create_task(chunks.finish(check))
+                    finishing = asyncio.create_task(chunks.finish())
                     finishing.add_done_callback(lambda task: self.queue.put_nowait(("finished", task)))
                     tasks.append(finishing)
                 elif kind == "finished":
@@ -248,7 +237,7 @@ class Relay:
                                 yield frame({**chunks.head, "choices": [], "factdebate_claim": item})
                             elif kind == "text":
                                 yield frame(chunks.text_chunk(item))
-                    result = await finish(self.begun, result, calls, True)  # hidden, kept under the header's id
+                    result = await self.begun.finish(result, calls, True)  # hidden, kept under the header's id
                     for chunk in chunks.closing(result):
                         yield frame(chunk)
                     yield frame({**chunks.head, "choices": [], "factdebate": result_view(result)})
@@ -261,8 +250,8 @@ class Relay:
             yield failure_frame(f"the guard's stream failed ({type(exc).__name__}); see the server log",
                                 "stream_failed")
         finally:
-            if check is not None:
-                check.cancel()  # a client gone (or an error) leaves nothing checking on; after finish() a no-op
+            if stream is not None:
+                stream.check.cancel()  # a client gone (or an error) leaves nothing checking on; after finish() a no-op
             # left before the end: the claims decided so far are paid (after the end: its claims, charged then)
             self.begun.admission.charge(self.decided)
             for task in tasks:
@@ -299,9 +288,9 @@ class Relay:
             except Exception as exc:  # closing a stream that failed: nothing more to stop
                 log.debug("closing the upstream's stream failed: %s", exc)
 
-    async def _verdicts(self, check: StreamingCheck) -> None:
+    async def _verdicts(self, stream: GuardedStream) -> None:
         """Counts each claim as it is decided; with ``X-Factdebate-Verdicts: each`` it goes out too."""
-        async for claim in check.verdicts():
+        async for claim in stream.check.verdicts():
             self.decided += 1
             if self.each:
                 # why a claim's check failed says what failed, not where the operator's model server is
