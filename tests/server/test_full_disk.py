@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from factdebate.core.storage_full import STORAGE, storage_problem
+from factdebate.core.storage_full import STORAGE
 from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.cache import ResponseCache
 from factdebate.llm.scripted import ScriptedBackend
@@ -69,10 +69,10 @@ def test_a_cache_that_cannot_grow_is_skipped_with_one_warning(tmp_path: Path,
 def test_only_storage_failures_are_skipped() -> None:
     import sqlite3
 
-    assert storage_problem(OSError(errno.ENOSPC, "No space left on device")) == "No space left on device"
-    assert storage_problem(sqlite3.OperationalError("attempt to write a readonly database"))
-    assert storage_problem(sqlite3.OperationalError("no such table: responses")) is None
-    assert storage_problem(ValueError("database or disk is full")) is None
+    assert STORAGE.problem(OSError(errno.ENOSPC, "No space left on device")) == "No space left on device"
+    assert STORAGE.problem(sqlite3.OperationalError("attempt to write a readonly database"))
+    assert STORAGE.problem(sqlite3.OperationalError("no such table: responses")) is None
+    assert STORAGE.problem(ValueError("database or disk is full")) is None
 
 
 def _fill(db: sqlite3.Connection) -> None:

@@ -17,27 +17,28 @@ _SQLITE_TEXTS = ("database or disk is full", "readonly database", "disk I/O erro
 _SQLSTATES = {"53100", "53200", "53300", "25006"}
 
 
-def storage_problem(exc: BaseException) -> str | None:
-    """Why a write failed, when storage cannot take it (a full or read-only disk); None for any other error."""
-    if isinstance(exc, OSError) and exc.errno in _FULL_ERRNOS:
-        return exc.strerror or str(exc)
-    if isinstance(exc, sqlite3.Error):
-        code = getattr(exc, "sqlite_errorcode", None)
-        text = str(exc)
-        if (isinstance(code, int) and code & 0xFF in _SQLITE_CODES) or any(t in text for t in _SQLITE_TEXTS):
-            return text
-        return None
-    if getattr(exc, "sqlstate", None) in _SQLSTATES:  # psycopg's errors carry the server's SQLSTATE
-        return str(exc).strip().splitlines()[0] if str(exc).strip() else "the database refused the write"
-    return None
-
-
 class StorageNotes:
-    """Which parts of the storage could not be written lately, and why; cleared by the next good write."""
+    """Which parts of the storage could not be written lately, and why; cleared by the next good write.
+    :meth:`problem` says whether a failed write is one storage could not take."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._problems: dict[str, str] = {}
+
+    @staticmethod
+    def problem(exc: BaseException) -> str | None:
+        """Why a write failed, when storage cannot take it (a full or read-only disk); None for any other error."""
+        if isinstance(exc, OSError) and exc.errno in _FULL_ERRNOS:
+            return exc.strerror or str(exc)
+        if isinstance(exc, sqlite3.Error):
+            code = getattr(exc, "sqlite_errorcode", None)
+            text = str(exc)
+            if (isinstance(code, int) and code & 0xFF in _SQLITE_CODES) or any(t in text for t in _SQLITE_TEXTS):
+                return text
+            return None
+        if getattr(exc, "sqlstate", None) in _SQLSTATES:  # psycopg's errors carry the server's SQLSTATE
+            return str(exc).strip().splitlines()[0] if str(exc).strip() else "the database refused the write"
+        return None
 
     def failed(self, part: str, reason: str) -> bool:
         """Note that ``part`` could not write; True the first time (the caller warns once, not per call)."""

@@ -18,14 +18,14 @@ The check (guard_engine/), one call for every door:
 - ``GuardOptions``, ``resolve_options``, ``ResolvedGuardOptions``: what a caller asks, and the same within the
   operator's settings; ``Tier`` and ``EvidenceMode`` (option values), ``CONVERSATION_ID_PATTERN`` and
   ``MAX_EVIDENCE_ITEMS`` (a request's bounds); ``GuardEvidence`` and ``passages`` (the caller's passages).
-- ``GuardResult``, ``GuardClaim``, ``ClaimEvidence``: a check's result, its claims, a claim's evidence;
+- ``GuardResult`` and ``GuardClaim``: a check's result and its claims;
   ``Reviser`` (what rewrites an answer under the ``rewrite`` policy).
 
 Claims and answers (run/, core/):
 
 - ``run_claim`` (one claim checked by a method), ``validate_claim``, ``validate_question``, ``validate_response``
   (the inputs checked first), ``given_evidence`` (the caller's passages for a run).
-- ``Verdict``, ``ResponseVerdict``, ``ClaimCheck``, ``Label``, ``Span``, ``VerdictWarning``, ``Document``: the
+- ``Verdict``, ``ResponseVerdict``, ``ClaimCheck``, ``Label``, ``VerdictWarning``, ``Document``: the
   results; ``relabelled`` and ``with_claim``: an answer's label and verdict after one of its claims is checked
   again.
 - ``Resources`` (what a run is built from), ``ResourcePool`` (built per settings, models and indexes shared).
@@ -41,8 +41,8 @@ Settings and what the library offers:
 - ``all_methods``, ``get_method``, ``MethodView``: the methods and how the page draws each
   one's verdict; ``page_words``: the library's words the page shows (the labels' other spellings, how an
   answer's label was decided, the form's sections, the embedded model's caution).
-- ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names; ``MCPServerConfig`` and
-  ``mcp_tool``: MCP servers and a tool's name on one.
+- ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names; ``mcp_tool``: a tool's name
+  on an MCP server.
 - ``BUILTIN_CORPUS``, ``PATTERN``, ``check_corpus_name``: corpora; ``needs_builtin`` and ``prepare_builtin``: the
   built-in indexes a run opens, built in the background.
 - ``render`` (the library's prompt templates: the rewrite's request), ``models_down`` (the model servers that
@@ -59,7 +59,7 @@ What the process holds, writes and reads:
   process holds, remembered where it is loaded.
 - ``checked_tree``, ``safe_value``, ``dumps_record``: text and JSON made
   safe at the edges; ``upgrade``: a stored record in the current schema; ``data_dir``: the data folder;
-  ``STORAGE`` and ``storage_problem``: the parts of storage that could not write lately, and why.
+  ``STORAGE``: the parts of storage that could not write lately, and whether a failed write is storage's.
 - ``watched``, ``watching``, ``Watcher``: metrics and traces of what the library does.
 - ``Client``, ``HttpReply``, ``AnswerPastLimit``, ``size_words``, ``close_session``: the process's pooled HTTP
   client (one session per event loop, shared with the checker's model calls), its answer, an answer cut at its
@@ -83,9 +83,9 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.core.observe import Watcher, watched, watching
     from factdebate.core.runtime import EventSink, Listener
     from factdebate.core.schema import upgrade
-    from factdebate.core.storage_full import STORAGE, storage_problem
+    from factdebate.core.storage_full import STORAGE
     from factdebate.core.textsafe import checked_tree, dumps_record, safe_value
-    from factdebate.core.types import ClaimCheck, Document, Label, ResponseVerdict, Span, Verdict, VerdictWarning
+    from factdebate.core.types import ClaimCheck, Document, Label, ResponseVerdict, Verdict, VerdictWarning
     from factdebate.core.version import __version__
     from factdebate.corpus.builtin import BUILTIN_CORPUS
     from factdebate.corpus.names import PATTERN, check_corpus_name
@@ -107,7 +107,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.guard_engine.types import (
         CONVERSATION_ID_PATTERN,
         MAX_EVIDENCE_ITEMS,
-        ClaimEvidence,
         EvidenceMode,
         GuardClaim,
         GuardEvidence,
@@ -136,7 +135,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.settings.options import Option, all_options
     from factdebate.settings.sources import YamlFile
     from factdebate.tools.given import given_evidence
-    from factdebate.tools.mcp_config import MCPServerConfig
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine, mcp_tool
     from factdebate.util.bounded_body import AnswerPastLimit, size_words
     from factdebate.util.http_client import Client, close_session
@@ -155,19 +153,18 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     )
 
 __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "MAX_EVIDENCE_ITEMS", "PATTERN", "STORAGE",
-           "Admission", "AgentTool", "AnswerPastLimit", "Begun", "CallQueue", "CheckCall", "ClaimCheck",
-           "ClaimEvidence", "ClaimItem", "Client", "ConfigError", "DataDirError", "Document",
-           "EndpointUnavailableError", "EventSink", "EvidenceMode", "FactDebateError", "GuardClaim", "GuardEvidence",
-           "GuardOptions", "GuardResult", "GuardedStream", "Host", "HttpReply", "InputError", "Label", "Listener",
-           "MCPServerConfig", "MethodView", "MissingDependencyError", "Option", "Reply", "ResolvedGuardOptions",
-           "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser", "ScrubWindow", "SearchEngine",
-           "Settings", "Span", "Tier", "Verdict", "VerdictWarning", "Watcher", "YamlFile", "__version__", "all_methods",
-           "all_options", "check_corpus_name", "check_one_claim", "check_replies", "check_response", "checked_tree",
-           "close_session", "data_dir", "default_deadline_s", "dumps_record", "get_method", "given_evidence",
-           "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words", "parse_claim_lines", "passages",
-           "prepare_builtin", "queues", "redact_text", "redact_url", "redact_value", "relabelled", "remember_endpoints",
-           "remember_secrets", "remember_settings", "render", "request_clock", "resolve_options", "run_claim",
-           "safe_value", "scrub_known", "settings_from", "settings_over", "size_words", "storage_problem",
+           "Admission", "AgentTool", "AnswerPastLimit", "Begun", "CallQueue", "CheckCall", "ClaimCheck", "ClaimItem",
+           "Client", "ConfigError", "DataDirError", "Document", "EndpointUnavailableError", "EventSink", "EvidenceMode",
+           "FactDebateError", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host",
+           "HttpReply", "InputError", "Label", "Listener", "MethodView", "MissingDependencyError", "Option", "Reply",
+           "ResolvedGuardOptions", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser",
+           "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict", "VerdictWarning", "Watcher", "YamlFile",
+           "__version__", "all_methods", "all_options", "check_corpus_name", "check_one_claim", "check_replies",
+           "check_response", "checked_tree", "close_session", "data_dir", "default_deadline_s", "dumps_record",
+           "get_method", "given_evidence", "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words",
+           "parse_claim_lines", "passages", "prepare_builtin", "queues", "redact_text", "redact_url", "redact_value",
+           "relabelled", "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock",
+           "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from", "settings_over", "size_words",
            "transcribing", "upgrade", "validate_claim", "validate_question", "validate_response", "watched", "watching",
            "with_claim"]
 
@@ -188,7 +185,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "CallQueue": ("factdebate.llm.in_flight", "CallQueue"),
     "CheckCall": ("factdebate.guard_engine.call", "CheckCall"),
     "ClaimCheck": ("factdebate.core.types", "ClaimCheck"),
-    "ClaimEvidence": ("factdebate.guard_engine.types", "ClaimEvidence"),
     "ClaimItem": ("factdebate.run.batch", "ClaimItem"),
     "Client": ("factdebate.util.http_client", "Client"),
     "ConfigError": ("factdebate.core.errors", "ConfigError"),
@@ -208,7 +204,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "InputError": ("factdebate.core.errors", "InputError"),
     "Label": ("factdebate.core.types", "Label"),
     "Listener": ("factdebate.core.runtime", "Listener"),
-    "MCPServerConfig": ("factdebate.tools.mcp_config", "MCPServerConfig"),
     "MethodView": ("factdebate.methods.view", "MethodView"),
     "MissingDependencyError": ("factdebate.core.errors", "MissingDependencyError"),
     "Option": ("factdebate.settings.options", "Option"),
@@ -222,7 +217,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "ScrubWindow": ("factdebate.util.scrub", "ScrubWindow"),
     "SearchEngine": ("factdebate.tools.registry", "SearchEngine"),
     "Settings": ("factdebate.settings.model", "Settings"),
-    "Span": ("factdebate.core.types", "Span"),
     "Tier": ("factdebate.guard_engine.types", "Tier"),
     "Verdict": ("factdebate.core.types", "Verdict"),
     "VerdictWarning": ("factdebate.core.types", "VerdictWarning"),
@@ -266,7 +260,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "scrub_known": ("factdebate.util.scrub", "scrub_known"),
     "settings_from": ("factdebate.settings.load", "settings_from"),
     "settings_over": ("factdebate.settings.load", "settings_over"),
-    "storage_problem": ("factdebate.core.storage_full", "storage_problem"),
     "transcribing": ("factdebate.llm.transcript", "transcribing"),
     "upgrade": ("factdebate.core.schema", "upgrade"),
     "validate_claim": ("factdebate.run.claim", "validate_claim"),

@@ -18,7 +18,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from factdebate.core.storage_full import STORAGE, storage_problem
+from factdebate.core.storage_full import STORAGE
 from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.calls import CallInfo, current_cache_scope
 
@@ -110,7 +110,7 @@ class ResponseCache:
 
     def _skipped(self, exc: sqlite3.Error, how: str) -> None:
         """A cache entry not ``how`` (read, written): skipped when storage is the cause, else raised."""
-        reason = storage_problem(exc)
+        reason = STORAGE.problem(exc)
         if reason is None:
             raise exc
         if STORAGE.failed(PART, f"{self.path}: {reason}"):

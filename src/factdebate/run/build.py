@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factdebate.core.errors import ConfigError
-from factdebate.core.storage_full import STORAGE, storage_problem
+from factdebate.core.storage_full import STORAGE
 from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.embeddings import TextEncoder
 from factdebate.llm import LLM, RetryPolicy, make_backend
@@ -159,7 +159,7 @@ def open_cache(path: Path) -> ResponseCache | None:
     try:
         return ResponseCache(path)
     except (OSError, sqlite3.Error) as exc:
-        reason = storage_problem(exc)
+        reason = STORAGE.problem(exc)
         if reason is None:
             raise
         if STORAGE.failed(CACHE_PART, f"{path}: {reason}"):

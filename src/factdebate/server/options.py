@@ -33,7 +33,7 @@ from factdebate.engine import PATTERN as CORPUS_PATTERN
 from factdebate.server.caps import SpendingCaps, check_caps
 from factdebate.server.corpus_access import CorpusAccess
 from factdebate.server.evidence import EvidenceChoice
-from factdebate.server.tool_allowlist import callable_servers, check_caller_tools, configured_tools
+from factdebate.server.tool_allowlist import check_caller_tools, with_callable_servers
 
 # What the service adds to an option's own constraints (a corpus name becomes part of a file path).
 SERVICE_FIELDS: dict[str, dict[str, Any]] = {
@@ -134,9 +134,7 @@ class SettingsResolver:
         operator = settings_from(defaults, config_file)
         self.allowed_mcp_tools = list(allowed_mcp_tools or [])  # operator's allow-list; empty: no MCP tool
         # MERMAID offers its executor every server in the settings: the servers off the list are not there.
-        servers = callable_servers(operator.mcp_servers, self.allowed_mcp_tools,
-                                   configured_tools(operator.model_dump(mode="json")))
-        self.base = operator.model_copy(update={"mcp_servers": servers})
+        self.base = with_callable_servers(operator, self.allowed_mcp_tools)
         self.corpora = CorpusAccess(self.base.retrieval.corpus, allowed_corpora, key_corpora)
         self.caps = caps  # None: no spending caps (the MCP server: its tools take only bounded options)
         self._base_data = self.base.model_dump(mode="json")

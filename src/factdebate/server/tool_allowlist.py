@@ -10,7 +10,7 @@ refusal never names a server the caller may not use. Every face asks the same qu
 resolved, ``factdebate mcp``'s tools (``search_evidence``'s ``tool`` too), the guard.
 
 A method may reach servers without naming a tool: MERMAID offers its executor every configured server. So
-the same list also decides which servers a caller's run holds at all (:func:`callable_servers`): the
+the same list also decides which servers a caller's run holds at all (:func:`with_callable_servers`): the
 service's settings keep only the servers, and of each only the tools, that the allow-list (or the operator's
 own configured options) names; the rest are gone before any method sees the settings, whatever face or
 method the request came through. The CLI, the operator's own runs, keeps every configured server."""
@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from factdebate.engine import ConfigError, MCPServerConfig, mcp_tool
+from factdebate.engine import ConfigError, Settings, mcp_tool
 
 ANY_TOOL = "*"
 _ENTRY = re.compile(r"^mcp:[A-Za-z0-9_.-]+/([A-Za-z0-9_.-]+|\*)$")
@@ -63,25 +63,26 @@ def check_caller_tools(chosen: dict[str, Any], allow_list: list[str]) -> None:
                       f"(offered: {offered})")
 
 
-def callable_servers(servers: dict[str, MCPServerConfig], allow_list: list[str],
-                     configured: list[str] | None = None) -> dict[str, MCPServerConfig]:
-    """The configured servers a caller's run may reach, each narrowed to the tools it may call: those on
-    ``allow_list`` (``mcp:<server>/*`` keeps the server as the operator wrote it) and those the operator's own
-    options name (``configured``: a default agent ``mcp:<server>/<tool>`` runs for every caller anyway). A
-    server with no such tool is left out, so it is never started."""
+def with_callable_servers(settings: Settings, allow_list: list[str]) -> Settings:
+    """The operator's ``settings`` with only the configured servers a caller's run may reach, each narrowed to
+    the tools it may call: those on ``allow_list`` (``mcp:<server>/*`` keeps the server as the operator wrote
+    it) and those the operator's own options name (:func:`configured_tools`: a default agent
+    ``mcp:<server>/<tool>`` runs for every caller anyway). A server with no such tool is left out, so it is
+    never started."""
+    configured = configured_tools(settings.model_dump(mode="json"))
     named: dict[str, set[str]] = {}
-    for entry in [*allow_list, *(configured or [])]:
+    for entry in [*allow_list, *configured]:
         server, _, tool = entry.removeprefix("mcp:").partition("/")
         if entry.startswith("mcp:") and tool:
             named.setdefault(server, set()).add(tool)
-    out: dict[str, MCPServerConfig] = {}
-    for name, config in servers.items():
+    servers = {}
+    for name, config in settings.mcp_servers.items():
         tools = named.get(name, set())
         if ANY_TOOL in tools:
-            out[name] = config
+            servers[name] = config
         elif offered := sorted(t for t in tools if config.tools is None or t in config.tools):
-            out[name] = config.model_copy(update={"tools": offered})
-    return out
+            servers[name] = config.model_copy(update={"tools": offered})
+    return settings.model_copy(update={"mcp_servers": servers})
 
 
 def configured_tools(settings_data: dict[str, Any]) -> list[str]:

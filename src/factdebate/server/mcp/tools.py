@@ -23,7 +23,6 @@ from pydantic_core import to_json
 from factdebate.engine import (
     AgentTool,
     CheckCall,
-    ClaimEvidence,
     Document,
     EvidenceMode,
     FactDebateError,
@@ -51,7 +50,6 @@ from factdebate.engine import (
     run_claim,
     validate_claim,
 )
-from factdebate.engine import Span as CoreSpan
 from factdebate.engine import check_response as check_response_call
 from factdebate.server.evidence import EvidenceChoice, with_evidence
 from factdebate.server.mcp.guard_host import McpHost, caller_of
@@ -69,7 +67,6 @@ from factdebate.server.mcp.results import (
     ResponseCheck,
     ResponseClaim,
     Round,
-    Span,
     describe_errors,
 )
 from factdebate.server.options import SettingsResolver, VerifyOptions
@@ -112,12 +109,9 @@ def summarize(verdict: Verdict) -> ClaimVerdict:
             "models": sorted(verdict.usage_by_model), "warnings": _cautions(verdict.warnings)}
 
 
-def _span(span: CoreSpan | None) -> Span | None:
-    return None if span is None else {"start": span.start, "end": span.end}
-
-
 def summarize_response(verdict: ResponseVerdict) -> ResponseCheck:
-    claims: list[ResponseClaim] = [{"claim": c.claim, "label": c.label, "error": c.error, "span": _span(c.span),
+    claims: list[ResponseClaim] = [{"claim": c.claim, "label": c.label, "error": c.error,
+                                    "span": None if c.span is None else {"start": c.span.start, "end": c.span.end},
                                     "span_note": c.span_note,
                "decided_by": c.verdict.decided_by if c.verdict else None,
                "reasons": c.verdict.reasons if c.verdict else ""} for c in verdict.claims]
@@ -141,18 +135,22 @@ def quote_stance(claim: GuardClaim, cited: bool) -> Stance:
     return _STANCES.get(claim.label, "neither")
 
 
-def _quote(claim: GuardClaim, evidence: ClaimEvidence) -> Quote:
-    quote: Quote = {"title": evidence.title, "url": evidence.url, "quote": evidence.quote,
-                    "stance": quote_stance(claim, evidence.cited)}
-    if evidence.injection:
-        quote["injection"] = evidence.injection
-    return quote
+def _quotes(claim: GuardClaim) -> list[Quote]:
+    quotes: list[Quote] = []
+    for evidence in claim.evidence:
+        quote: Quote = {"title": evidence.title, "url": evidence.url, "quote": evidence.quote,
+                        "stance": quote_stance(claim, evidence.cited)}
+        if evidence.injection:
+            quote["injection"] = evidence.injection
+        quotes.append(quote)
+    return quotes
 
 
 def _answer_claim(claim: GuardClaim) -> AnswerClaim:
-    quotes = [_quote(claim, e) for e in claim.evidence]
+    span = claim.span
     return {"claim": claim.claim, "label": claim.label, "status": claim.status, "reason": claim.reason,
-            "span": _span(claim.span), "span_note": claim.span_note, "quotes": quotes,
+            "span": None if span is None else {"start": span.start, "end": span.end}, "span_note": claim.span_note,
+            "quotes": _quotes(claim),
             "correction": claim.correction.text if claim.correction else None,
             "correction_quote": claim.correction.quote_source if claim.correction else None,
             "correction_note": claim.correction_note, "tier": claim.tier, "decided_by": claim.decided_by}

@@ -24,7 +24,6 @@ from factdebate.engine import (
     parse_claim_lines,
     redact_text,
     run_claim,
-    storage_problem,
     validate_claim,
 )
 from factdebate.server.options import public_verdict
@@ -179,7 +178,7 @@ class BatchRunner:
         dropped for want of room; if the service stops first, the claim is given back and runs again."""
         def held(retry_state: RetryCallState) -> None:
             failed = retry_state.outcome.exception() if retry_state.outcome is not None else None
-            reason = storage_problem(failed) if isinstance(failed, Exception) else None
+            reason = STORAGE.problem(failed) if isinstance(failed, Exception) else None
             if reason is not None and STORAGE.failed(BATCH_PART, reason):
                 log.warning("batch %s: a result could not be stored (%s); holding it and trying again",
                             batch_id, reason)
@@ -187,7 +186,7 @@ class BatchRunner:
         # The policy: a storage problem (a full or read-only disk) is tried again every RECORD_RETRY_SECONDS,
         # with no limit; any other error is raised at once. The wait and the sleep are looked up per wait.
         await AsyncRetrying(
-            retry=retry_if_exception(lambda exc: isinstance(exc, Exception) and storage_problem(exc) is not None),
+            retry=retry_if_exception(lambda exc: isinstance(exc, Exception) and STORAGE.problem(exc) is not None),
             wait=lambda _: RECORD_RETRY_SECONDS, before_sleep=held, sleep=lambda seconds: asyncio.sleep(seconds),
             reraise=True)(asyncio.to_thread, self.store.record, batch_id, idx, record)
         STORAGE.wrote(BATCH_PART)

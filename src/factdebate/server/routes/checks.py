@@ -21,7 +21,6 @@ from factdebate.engine import (
     EventSink,
     ResponseVerdict,
     Verdict,
-    storage_problem,
 )
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.state.check_store import CHECK_ID, MAX_PAGE
@@ -74,7 +73,7 @@ def not_kept(exc: Exception) -> str:
     """What a caller is told of a finished check the state database could not keep (``exc``: why), in the
     words of the storage's problem where it is one (a full disk, a read-only store: ``/v1/health`` says so
     too)."""
-    if (reason := storage_problem(exc)) is not None:
+    if (reason := STORAGE.problem(exc)) is not None:
         STORAGE.failed(KEPT_PART, reason)
         return f"{public_reason(reason)}: this check was not kept (its verdict is in this answer)"
     return "the state database failed: this check was not kept (its verdict is in this answer)"
@@ -93,7 +92,7 @@ async def keep(service: Service, who: str, verdict: Verdict | ResponseVerdict,
                                            calls=calls.calls if calls else None, calls_cut=calls.cut if calls else 0)
     except Exception as exc:
         log.warning("could not keep a finished check in the state database", exc_info=True)
-        if storage_problem(exc) is not None:
+        if STORAGE.problem(exc) is not None:
             said = not_kept(exc)
             if response is not None:
                 response.headers[NOT_KEPT_HEADER] = said

@@ -26,7 +26,6 @@ from factdebate.engine import (
     hide_endpoints,
     models_down,
     run_claim,
-    storage_problem,
     validate_claim,
 )
 from factdebate.server.admission import RunSlot
@@ -236,7 +235,7 @@ async def create_batch(request: Request, service: ServiceDep, who: CallerDep,
     except TooManyPending as exc:
         raise HTTPException(429, str(exc)) from exc
     except Exception as exc:
-        if (reason := storage_problem(exc)) is None:
+        if (reason := STORAGE.problem(exc)) is None:
             raise
         STORAGE.failed(BATCH_PART, reason)  # a batch not stored is not run: the caller may send it again later
         log.warning("a batch could not be stored: %s", reason)
