@@ -61,9 +61,9 @@ What the process holds, writes and reads:
   safe at the edges; ``upgrade``: a stored record in the current schema; ``data_dir``: the data folder;
   ``STORAGE``: the parts of storage that could not write lately, and whether a failed write is storage's.
 - ``watched``, ``watching``, ``Watcher``: metrics and traces of what the library does.
-- ``Client``, ``HttpReply``, ``AnswerPastLimit``, ``size_words``, ``close_session``: the process's pooled HTTP
-  client (one session per event loop, shared with the checker's model calls), its answer, an answer cut at its
-  size or time limit, a size limit in the words its failures use, and the session closed at shutdown.
+- ``Client``, ``AnswerPastLimit``, ``size_words``, ``close_session``: the process's pooled HTTP client (one
+  session per event loop, shared with the checker's model calls), an answer cut at its size or time limit, a
+  size limit in the words its failures use, and the session closed at shutdown.
 - ``__version__``."""
 
 from __future__ import annotations
@@ -138,7 +138,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine, mcp_tool
     from factdebate.util.bounded_body import AnswerPastLimit, size_words
     from factdebate.util.http_client import Client, close_session
-    from factdebate.util.http_client import Reply as HttpReply
     from factdebate.util.paths import data_dir
     from factdebate.util.scrub import (
         ScrubWindow,
@@ -156,7 +155,7 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "MAX_EV
            "Admission", "AgentTool", "AnswerPastLimit", "Begun", "CallQueue", "CheckCall", "ClaimCheck", "ClaimItem",
            "Client", "ConfigError", "DataDirError", "Document", "EndpointUnavailableError", "EventSink", "EvidenceMode",
            "FactDebateError", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host",
-           "HttpReply", "InputError", "Label", "Listener", "MethodView", "MissingDependencyError", "Option", "Reply",
+           "InputError", "Label", "Listener", "MethodView", "MissingDependencyError", "Option", "Reply",
            "ResolvedGuardOptions", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser",
            "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict", "VerdictWarning", "Watcher", "YamlFile",
            "__version__", "all_methods", "all_options", "check_corpus_name", "check_one_claim", "check_replies",
@@ -200,7 +199,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "GuardResult": ("factdebate.guard_engine.types", "GuardResult"),
     "GuardedStream": ("factdebate.guard_engine.stream_policy", "GuardedStream"),
     "Host": ("factdebate.guard_engine.call", "Host"),
-    "HttpReply": ("factdebate.util.http_client", "Reply"),
     "InputError": ("factdebate.core.errors", "InputError"),
     "Label": ("factdebate.core.types", "Label"),
     "Listener": ("factdebate.core.runtime", "Listener"),

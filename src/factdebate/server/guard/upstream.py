@@ -12,10 +12,11 @@ the server's log keeps them."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,15 +32,13 @@ from factdebate.engine import (
     size_words,
     watched,
 )
-from factdebate.engine import (
-    HttpReply as Reply,
-)
 from factdebate.server.guard.revision import revision_request
 
 MIB = 1024 * 1024
 MAX_EVENT_BYTES = 4 * MIB  # one event of the upstream's stream (a chunk is a few hundred bytes)
 WHAT = "the upstream model's answer"  # how the limits' failures name it to the caller
 MAX_ERROR_CHARS = 2000  # of each text in an upstream's error: enough to say what failed
+ERROR_HEAD_BYTES = 64 * 1024  # of an error's body in a streamed answer: read before it is passed on
 OFF_LOOP_MESSAGES = 200  # a conversation longer than this is written (as JSON) off the event loop
 log = logging.getLogger("factdebate.server")
 
@@ -119,18 +118,19 @@ def kept_headers(headers: Mapping[str, str]) -> dict[str, str]:
             if (value := headers.get(name, "").strip()) and _HEADER_VALUE.fullmatch(value)}
 
 
-def _passed_on(response: Reply, body: bytes) -> UpstreamError:
-    """The upstream's own error, kept as it sent it when it is already OpenAI-shaped."""
+def _passed_on(status: int, headers: Mapping[str, str], body: bytes) -> UpstreamError:
+    """The upstream's own error (its answer's ``status``, ``headers`` and ``body``), kept as it sent it when it
+    is already OpenAI-shaped."""
     try:
         data = json.loads(body)
     except (ValueError, RecursionError):
         data = None
-    headers = kept_headers(response.headers)
+    kept = kept_headers(headers)
     if isinstance(data, dict) and isinstance(data.get("error"), dict):
-        return passed_on_error(response.status, data, headers)
+        return passed_on_error(status, data, kept)
     text = body.decode("utf-8", "replace").strip()[:500]
-    return passed_on_error(response.status, error_body(
-        f"the upstream model answered {response.status}" + (f": {text}" if text else "")), headers)
+    return passed_on_error(status, error_body(
+        f"the upstream model answered {status}" + (f": {text}" if text else "")), kept)
 
 
 def _unsendable(exc: Exception) -> UpstreamError:
@@ -212,14 +212,6 @@ async def sse_events(chunks: AsyncIterator[bytes], limit: int = MAX_EVENT_BYTES)
         yield _event(bytes(buffer) + b"\n\n")
 
 
-async def _closed(reply: Reply, finished: bool, ended: bool = False) -> None:
-    """The answer let go of: a stream whose ``[DONE]`` came has its last bytes read, so that the connection is
-    reused; one left before its end is closed, so that the upstream stops writing (and spending)."""
-    if not finished and ended:
-        await reply.drain(1.0)
-    reply.close()
-
-
 # What the caller is told failed, by the names docs/guard.md gives them, for the HTTP client's failures
 # (util/http_client.py: each a ConnectionError or TimeoutError of its own class, whatever aiohttp raised).
 _FAILURE_NAMES = {
@@ -274,13 +266,12 @@ class Upstream:
         except (TypeError, ValueError) as exc:
             raise _unsendable(exc) from exc
 
-    async def _send(self, body: dict[str, Any], streamed: bool) -> Reply:
-        """The upstream's answer once its head came; failing to reach it raises :func:`_unreachable`'s error."""
-        content = await self._content(body)
-        limit = self.limits.stream_bytes if streamed else self.limits.plain_bytes
-        seconds = self.limits.stream_s if streamed else self.timeout
+    @contextlib.contextmanager
+    def _sending(self) -> Iterator[None]:
+        """Around sending a request until its answer's head came: failing to reach the upstream raises
+        :func:`_unreachable`'s error."""
         try:
-            return await self.session.post("/chat/completions", content, max_bytes=limit, total=seconds)
+            yield
         except AnswerPastLimit as exc:
             raise _over_limit(exc) from exc
         except OSError as exc:  # refused, reset, timeouts, TLS, an answer that is not HTTP, an unsendable header
@@ -289,15 +280,18 @@ class Upstream:
     async def complete(self, body: dict[str, Any]) -> dict[str, Any]:
         """The upstream's whole answer to ``body`` (sent with ``stream`` false)."""
         with watched("model_call", model="upstream", role="upstream"):  # metrics and traces (core/observe.py)
-            answer = await self._send({**body, "stream": False}, streamed=False)
+            request = await self._content({**body, "stream": False})
+            with self._sending():
+                answer = await self.session.post("/chat/completions", request, max_bytes=self.limits.plain_bytes,
+                                                 total=self.timeout)
             try:
                 content = await answer.read()
             except OSError as exc:
                 raise _read_failed(self.base_url, exc) from exc
             finally:
-                await _closed(answer, finished=True)
+                answer.close()
             if answer.status >= 400:
-                raise _passed_on(answer, content)
+                raise _passed_on(answer.status, answer.headers, content)
         try:
             data = json.loads(content)
         except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, or nested past the parser
@@ -310,13 +304,20 @@ class Upstream:
         """The upstream's stream, event by event as they arrive. An error before the first event raises
         :class:`UpstreamError`; the caller has then sent nothing yet."""
         with watched("model_call", model="upstream", role="upstream"):  # to its headers (core/observe.py)
-            answer = await self._send({**body, "stream": True}, streamed=True)
+            request = await self._content({**body, "stream": True})
+            with self._sending():
+                answer = await self.session.post("/chat/completions", request, max_bytes=self.limits.stream_bytes,
+                                                 total=self.limits.stream_s)
         finished = ended = False
         try:
             if answer.status >= 400:
+                head = b""  # the first bytes of its error's body: enough to pass it on, whatever the upstream sends
                 async with asyncio.timeout(self.timeout):  # an error trickled byte by byte ends too
-                    head = await _head_of(answer)
-                raise _passed_on(answer, head)
+                    async for chunk in answer.chunks():
+                        head += chunk
+                        if len(head) >= ERROR_HEAD_BYTES:
+                            break
+                raise _passed_on(answer.status, answer.headers, head[:ERROR_HEAD_BYTES])
             async for event in sse_events(answer.chunks()):
                 ended = event.data == "[DONE]"
                 yield event
@@ -324,7 +325,11 @@ class Upstream:
         except OSError as exc:
             raise _read_failed(self.base_url, exc) from exc
         finally:
-            await _closed(answer, finished, ended)
+            # A stream whose [DONE] came has its last bytes read, so that the connection is reused; one left
+            # before its end is closed, so that the upstream stops writing (and spending).
+            if not finished and ended:
+                await answer.drain(1.0)
+            answer.close()
 
     def reviser(self, body: dict[str, Any]) -> Any:
         """The ``rewrite`` policy's reviser for the conversation ``body`` (a :data:`factdebate.guard_engine.Reviser`):
@@ -340,12 +345,3 @@ class Upstream:
 
         return revise
 
-
-async def _head_of(answer: Reply, limit: int = 64 * 1024) -> bytes:
-    """The first ``limit`` bytes of an error's body: enough to pass it on, whatever the upstream sends."""
-    head = b""
-    async for chunk in answer.chunks():
-        head += chunk
-        if len(head) >= limit:
-            break
-    return head[:limit]
