@@ -7,7 +7,8 @@ The check (guard_engine/), one call for every door:
 
 - ``CheckCall`` (a door's input: the conversation, its reply, the options, the caller), ``Reply`` (one reply),
   ``check_replies`` (the call for a chat reply), ``check_response`` (for a long answer, claim by claim),
-  ``check_one_claim`` (one claim of a checked answer, checked again).
+  ``check_one_claim`` (one claim of a checked answer, checked again: its check, with the answer's label and
+  verdict it makes).
 - ``Host`` (what a door gives the call: admission, resources, keeping, the reviser; its ``begin`` sets up and
   admits a streamed reply's check), ``Admission`` (a check's hold on the service's room); ``CallQueue`` and
   ``queues``: each model server's calls in flight and waiting on this event loop, which admission reads.
@@ -26,8 +27,7 @@ Claims and answers (run/, core/):
 - ``run_claim`` (one claim checked by a method), ``validate_claim``, ``validate_question``, ``validate_response``
   (the inputs checked first), ``given_evidence`` (the caller's passages for a run).
 - ``Verdict``, ``ResponseVerdict``, ``ClaimCheck``, ``Label``, ``VerdictWarning``, ``Document``: the
-  results; ``relabelled`` and ``with_claim``: an answer's label and verdict after one of its claims is checked
-  again.
+  results.
 - ``Resources`` (what a run is built from), ``ResourcePool`` (built per settings, models and indexes shared).
 - ``EventSink`` and ``Listener`` (a run's events, and a sink that asks only for some), ``transcribing`` and
   ``DEFAULT_CHARS`` (the text of model calls in a stream).
@@ -123,7 +123,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.methods.resources import Resources
     from factdebate.methods.view import MethodView
     from factdebate.prompts import render
-    from factdebate.response_level.recheck import relabelled, with_claim
     from factdebate.run.batch import ClaimItem, parse_claim_lines
     from factdebate.run.claim import run_claim, validate_claim
     from factdebate.run.page_words import page_words
@@ -162,10 +161,9 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "MAX_EV
            "check_response", "checked_tree", "close_session", "data_dir", "default_deadline_s", "dumps_record",
            "get_method", "given_evidence", "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words",
            "parse_claim_lines", "passages", "prepare_builtin", "queues", "redact_text", "redact_url", "redact_value",
-           "relabelled", "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock",
-           "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from", "settings_over", "size_words",
-           "transcribing", "upgrade", "validate_claim", "validate_question", "validate_response", "watched", "watching",
-           "with_claim"]
+           "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock", "resolve_options",
+           "run_claim", "safe_value", "scrub_known", "settings_from", "settings_over", "size_words", "transcribing",
+           "upgrade", "validate_claim", "validate_question", "validate_response", "watched", "watching"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -246,7 +244,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "redact_text": ("factdebate.util.scrub", "redact_text"),
     "redact_url": ("factdebate.util.scrub", "redact_url"),
     "redact_value": ("factdebate.util.scrub", "redact_value"),
-    "relabelled": ("factdebate.response_level.recheck", "relabelled"),
     "remember_endpoints": ("factdebate.util.scrub", "remember_endpoints"),
     "remember_secrets": ("factdebate.util.scrub", "remember_secrets"),
     "remember_settings": ("factdebate.util.scrub", "remember_settings"),
@@ -265,7 +262,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "validate_response": ("factdebate.run.response", "validate_response"),
     "watched": ("factdebate.core.observe", "watched"),
     "watching": ("factdebate.core.observe", "watching"),
-    "with_claim": ("factdebate.response_level.recheck", "with_claim"),
 }
 
 

@@ -24,6 +24,7 @@ from factdebate.core.textsafe import checked_input
 from factdebate.core.types import (
     ClaimCheck,
     ClaimExtraction,
+    Label,
     ModelUsage,
     ResponseVerdict,
     Span,
@@ -51,6 +52,7 @@ from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import response_label
 from factdebate.response_level.extract import aextract_claims
 from factdebate.response_level.offload import read_text
+from factdebate.response_level.recheck import relabelled, with_claim
 from factdebate.response_level.spans import claim_spans, find_span, sentences
 from factdebate.response_level.unchecked import unchecked_sentences
 from factdebate.run.claim import public_config, run_claim
@@ -229,8 +231,23 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
                                                       sinks=sinks, context=context))
 
 
+class RecheckedClaim(ClaimCheck):
+    """One claim of a checked answer checked again (:func:`check_one_claim`), and what it makes of the answer's
+    verdict (response_level/recheck.py)."""
+
+    def answer_label(self, labels: Sequence[Label | None]) -> tuple[Label | None, bool | None, str]:
+        """The answer's label, whether it is factual, and the rule that decided it, from its claims' ``labels``
+        (in claim order; empty: the answer is this one claim) with this claim's label in its place."""
+        return relabelled(self, labels)
+
+    def in_answer(self, verdict: ResponseVerdict) -> ResponseVerdict:
+        """``verdict`` (changed in place and returned) with this check in its claim's place, its label worked
+        out anew and what the new check spent added to its usage."""
+        return with_claim(verdict, self)
+
+
 async def check_one_claim(response: str, index: int, claim: str, settings: Settings, resources: Resources, *,
-                          sinks: list[EventSink] | None = None) -> ClaimCheck:
+                          sinks: list[EventSink] | None = None) -> RecheckedClaim:
     """One claim of an already-checked ``response`` checked again alone (``/v1/check-response/claim``)."""
     check = Check(settings, resources, response_options(settings, None), question=None, sinks=sinks,
                   reviser=None, caller=None)
@@ -239,7 +256,8 @@ async def check_one_claim(response: str, index: int, claim: str, settings: Setti
     progress = Progress(GuardClaim(index=index, claim=claim, span=place, span_note=note))
     with recording(check.recorder), counting(check.calls):
         verdict = await _decide(check, progress)
-    return claim_check(progress.final(timed_out=False), verdict)
+    checked = claim_check(progress.final(timed_out=False), verdict)
+    return RecheckedClaim.model_construct(checked.model_fields_set, **dict(checked))
 
 
 class Runner:

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -37,11 +38,9 @@ from factdebate.engine import (
     check_one_claim,
     given_evidence,
     hide_endpoints,
-    relabelled,
     validate_claim,
     validate_question,
     validate_response,
-    with_claim,
 )
 from factdebate.engine import check_response as check_response_call
 from factdebate.server.admission import ClaimCharge, RunSlot, ServiceAdmission, claimed_slot
@@ -253,28 +252,20 @@ async def _claim_request(body: ResponseClaimRequest, service: Service, caller: s
     return await _kept_claim_request(body, body.check_id, service, caller)
 
 
-def _rechecked(check: ClaimCheck, labels: list[Label | None]) -> ClaimRecheck:
-    label, is_factual, decided_by = relabelled(check, labels)
-    return ClaimRecheck(claim=check, label=label, factual=is_factual, decided_by=decided_by)
-
-
-def _with_claim(kept: dict[str, Any], check: ClaimCheck) -> dict[str, Any]:
-    """The kept response verdict with ``check`` in its claim's place (response_level/recheck.py)."""
-    return with_claim(ResponseVerdict.model_validate(kept), check).model_dump(mode="json")
-
-
-async def _keep_claim(service: Service, caller: str, check_id: str, check: ClaimCheck,
+async def _keep_claim(service: Service, caller: str, check_id: str, index: int,
+                      revised: Callable[[dict[str, Any]], dict[str, Any]],
                       calls: CallKeeper | None) -> dict[str, Any] | None:
-    """The kept check updated with the claim's new verdict; None when it is no longer kept, or updating it
-    failed (the caller still gets the claim's verdict; the server logs why)."""
+    """The kept check updated with claim ``index``'s new verdict (``revised``: the kept response verdict with
+    it); None when it is no longer kept, or updating it failed (the caller still gets the claim's verdict; the
+    server logs why)."""
     limit = service.config.kept_check_calls_bytes
 
     def new_calls(kept: list[dict[str, Any]], cut: int) -> tuple[list[dict[str, Any]], int]:
-        return with_claim_calls(kept, cut, check.index, calls, limit) if calls else (kept, cut)
+        return with_claim_calls(kept, cut, index, calls, limit) if calls else (kept, cut)
 
     try:
-        return await asyncio.to_thread(service.checks.revise, check_id, caller,
-                                       lambda kept: _with_claim(kept, check), new_calls if calls else None)
+        return await asyncio.to_thread(service.checks.revise, check_id, caller, revised,
+                                       new_calls if calls else None)
     except Exception:
         log.warning("could not update kept check %s with a claim checked again", check_id, exc_info=True)
         return None
@@ -291,13 +282,16 @@ async def _recheck(request: _Recheck, body: ResponseClaimRequest, service: Servi
         check.verdict = public_verdict(check.verdict)
     check.error = hide_endpoints(check.error) if check.error else None
     if request.check_id and check.verdict is not None and check.error is None:
-        kept = await _keep_claim(service, caller, request.check_id, check, calls)
+        kept = await _keep_claim(service, caller, request.check_id, check.index,
+                                 lambda kept: check.in_answer(ResponseVerdict.model_validate(kept)).model_dump(
+                                     mode="json"), calls)
         if kept is not None:
             for sink in sinks or []:
                 sink({"event": "check_saved", "id": request.check_id})
             return ClaimRecheck(claim=check, label=kept["label"], factual=kept["factual"],
                                 decided_by=kept["decided_by"], check_id=request.check_id)
-    return _rechecked(check, request.labels)
+    label, is_factual, decided_by = check.answer_label(request.labels)
+    return ClaimRecheck(claim=check, label=label, factual=is_factual, decided_by=decided_by)
 
 
 @router.post("/check-response/claim", tags=["verify"], summary="Check one claim of a response again")
