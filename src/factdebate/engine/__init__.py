@@ -29,8 +29,8 @@ Claims and answers (run/, core/):
 - ``Verdict``, ``ResponseVerdict``, ``ClaimCheck``, ``Label``, ``VerdictWarning``, ``Document``: the
   results.
 - ``Resources`` (what a run is built from), ``ResourcePool`` (built per settings, models and indexes shared).
-- ``EventSink`` and ``Listener`` (a run's events, and a sink that asks only for some), ``transcribing`` and
-  ``DEFAULT_CHARS`` (the text of model calls in a stream).
+- ``EventSink`` and ``Listener`` (a run's events, and a sink that asks only for some), ``transcribing`` (the
+  text of model calls in a stream's events, cut at the length the service says).
 - ``ClaimItem`` and ``parse_claim_lines``: a batch's items, from uploaded JSON lines.
 
 Settings and what the library offers:
@@ -118,7 +118,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     )
     from factdebate.llm.breaker import down as models_down
     from factdebate.llm.in_flight import CallQueue, queues
-    from factdebate.llm.transcript import DEFAULT_CHARS, transcribing
+    from factdebate.llm.transcript import transcribing
     from factdebate.methods.base import all_methods, get_method
     from factdebate.methods.resources import Resources
     from factdebate.methods.view import MethodView
@@ -150,9 +150,9 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         scrub_known,
     )
 
-__all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "MAX_EVIDENCE_ITEMS", "PATTERN", "STORAGE",
-           "Admission", "AgentTool", "AnswerPastLimit", "Begun", "CallQueue", "CheckCall", "ClaimCheck", "ClaimItem",
-           "Client", "ConfigError", "DataDirError", "Document", "EndpointUnavailableError", "EventSink", "EvidenceMode",
+__all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "PATTERN", "STORAGE", "Admission",
+           "AgentTool", "AnswerPastLimit", "Begun", "CallQueue", "CheckCall", "ClaimCheck", "ClaimItem", "Client",
+           "ConfigError", "DataDirError", "Document", "EndpointUnavailableError", "EventSink", "EvidenceMode",
            "FactDebateError", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host",
            "InputError", "Label", "Listener", "MethodView", "MissingDependencyError", "Option", "Reply",
            "ResolvedGuardOptions", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser",
@@ -170,7 +170,6 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "DEFAULT_CHARS", "MAX_EV
 _WHERE: dict[str, tuple[str, str]] = {
     "BUILTIN_CORPUS": ("factdebate.corpus.builtin", "BUILTIN_CORPUS"),
     "CONVERSATION_ID_PATTERN": ("factdebate.guard_engine.types", "CONVERSATION_ID_PATTERN"),
-    "DEFAULT_CHARS": ("factdebate.llm.transcript", "DEFAULT_CHARS"),
     "MAX_EVIDENCE_ITEMS": ("factdebate.guard_engine.types", "MAX_EVIDENCE_ITEMS"),
     "PATTERN": ("factdebate.corpus.names", "PATTERN"),
     "STORAGE": ("factdebate.core.storage_full", "STORAGE"),

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
+from factdebate.engine import PATTERN as CORPUS_PATTERN
 from factdebate.engine import (
-    DEFAULT_CHARS,
     ConfigError,
     InputError,
     Option,
@@ -29,10 +29,10 @@ from factdebate.engine import (
     settings_from,
     settings_over,
 )
-from factdebate.engine import PATTERN as CORPUS_PATTERN
 from factdebate.server.caps import SpendingCaps, check_caps
 from factdebate.server.corpus_access import CorpusAccess
 from factdebate.server.evidence import EvidenceChoice
+from factdebate.server.streaming import TRANSCRIPT_CHARS
 from factdebate.server.tool_allowlist import check_caller_tools, with_callable_servers
 
 # What the service adds to an option's own constraints (a corpus name becomes part of a file path).
@@ -106,7 +106,7 @@ class TranscriptChoice(BaseModel):
     transcript: StrictBool = Field(
         default=False,
         description="Streams only: every llm_call event also carries the call's prompt `messages` (role, content) "
-                    f"and the model's `reply`, each cut after {DEFAULT_CHARS} characters with a marker saying so. "
+                    f"and the model's `reply`, each cut after {TRANSCRIPT_CHARS} characters with a marker saying so. "
                     "The endpoints that return only the verdict refuse it.")
 
     def refuse_transcript(self, endpoint: str) -> None:

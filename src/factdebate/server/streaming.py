@@ -20,6 +20,7 @@ from factdebate.engine import DataDirError, EventSink, FactDebateError, Verdict,
 log = logging.getLogger("factdebate.server")
 
 RunFn = Callable[[list[EventSink]], Awaitable[Verdict]]
+TRANSCRIPT_CHARS = 12_000  # of each text of a model call that a stream's transcript carries (VerifyOptions says it)
 _DONE: dict[str, Any] = {"event": "__done__"}
 _PING: dict[str, Any] = {"event": "__ping__"}
 # An event's fields that may name an endpoint: a failure's reason, and a model call's model ("openai:x@<url>").
@@ -104,7 +105,7 @@ def transcribed(run: RunFn, wanted: bool) -> RunFn:
         return run
 
     async def with_text(sinks: list[EventSink]) -> Verdict:
-        with transcribing():
+        with transcribing(TRANSCRIPT_CHARS):
             return await run(sinks)
 
     return with_text
