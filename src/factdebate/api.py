@@ -44,7 +44,7 @@ from factdebate.guard_engine.types import (
 )
 from factdebate.llm.base import Backend
 from factdebate.run.claim import run_claim, session
-from factdebate.run.response import validate_question, validate_response
+from factdebate.run.response import validate_answer
 from factdebate.settings.keywords import SharedOptions
 from factdebate.settings.load import settings_from
 from factdebate.settings.method_keywords import MethodOptions
@@ -406,8 +406,7 @@ async def _acheck_response(response: str, question: str | None, items: list[Guar
 
     given = _claim_settings(items, mode, flat)  # sets flat's evidence mode: before the settings
     settings = settings_from(flat, config_file)
-    text = validate_response(response, settings)  # the answer and question checked before anything is built
-    asked = validate_question(question, settings)
+    text, asked = validate_answer(response, question, settings)  # checked before anything is built
     _trace_path(trace)
     host = LocalHost(settings, lambda s: session(s, backends, on_event, trace))
     with given_evidence(given):

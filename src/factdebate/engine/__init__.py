@@ -24,8 +24,8 @@ The check (guard_engine/), one call for every door:
 
 Claims and answers (run/, core/):
 
-- ``run_claim`` (one claim checked by a method), ``validate_claim``, ``validate_question``, ``validate_response``
-  (the inputs checked first), ``given_evidence`` (the caller's passages for a run).
+- ``run_claim`` (one claim checked by a method), ``validate_claim`` and ``validate_answer`` (a claim, and an answer
+  with its question: the inputs checked first), ``given_evidence`` (the caller's passages for a run).
 - ``Verdict``, ``ResponseVerdict``, ``ClaimCheck``, ``Label``, ``VerdictWarning``, ``Document``: the
   results.
 - ``Resources`` (what a run is built from), ``ResourcePool`` (built per settings, models and indexes shared).
@@ -126,7 +126,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.run.batch import ClaimItem, parse_claim_lines
     from factdebate.run.claim import run_claim, validate_claim
     from factdebate.run.page_words import page_words
-    from factdebate.run.response import validate_question, validate_response
+    from factdebate.run.response import validate_answer
     from factdebate.scale.builtin_indexes import needs_builtin, prepare_builtin
     from factdebate.scale.resource_pool import ResourcePool
     from factdebate.settings.load import settings_from, settings_over
@@ -163,7 +163,7 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "P
            "parse_claim_lines", "passages", "prepare_builtin", "queues", "redact_text", "redact_url", "redact_value",
            "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock", "resolve_options",
            "run_claim", "safe_value", "scrub_known", "settings_from", "settings_over", "size_words", "transcribing",
-           "upgrade", "validate_claim", "validate_question", "validate_response", "watched", "watching"]
+           "upgrade", "validate_answer", "validate_claim", "watched", "watching"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -256,9 +256,8 @@ _WHERE: dict[str, tuple[str, str]] = {
     "settings_over": ("factdebate.settings.load", "settings_over"),
     "transcribing": ("factdebate.llm.transcript", "transcribing"),
     "upgrade": ("factdebate.core.schema", "upgrade"),
+    "validate_answer": ("factdebate.run.response", "validate_answer"),
     "validate_claim": ("factdebate.run.claim", "validate_claim"),
-    "validate_question": ("factdebate.run.response", "validate_question"),
-    "validate_response": ("factdebate.run.response", "validate_response"),
     "watched": ("factdebate.core.observe", "watched"),
     "watching": ("factdebate.core.observe", "watching"),
 }

@@ -56,7 +56,7 @@ from factdebate.response_level.recheck import relabelled, with_claim
 from factdebate.response_level.spans import claim_spans, find_span, sentences
 from factdebate.response_level.unchecked import unchecked_sentences
 from factdebate.run.claim import public_config, run_claim
-from factdebate.run.response import validate_question, validate_response
+from factdebate.run.response import validate_answer
 from factdebate.settings.model import Settings
 
 UNREADABLE_EXTRACTION = "the claims could not be read from the extractor's reply"
@@ -165,8 +165,7 @@ async def check_response_text(response: str, settings: Settings, resources: Reso
                               context: str | None = None) -> GuardResult:
     """Check ``response`` under check-response's policy. ``given_claims`` (with aligned ``gold_labels``) are
     checked instead of extracting; ``context`` (a dialogue's history) is read by the extractor only."""
-    text = validate_response(response, settings)
-    question = validate_question(question, settings)
+    text, question = validate_answer(response, question, settings)
     context = _context(context, settings)
     check = Check(settings, resources, response_options(settings, question), question=question, sinks=sinks,
                   reviser=None, caller=None)

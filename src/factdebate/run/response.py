@@ -18,3 +18,9 @@ def validate_question(question: str | None, settings: Settings) -> str | None:
         return None
     return checked_input(question, what="question", empty="", limit=settings.response.max_question_chars,
                          setting="response.max_question_chars")
+
+
+def validate_answer(response: str, question: str | None, settings: Settings) -> tuple[str, str | None]:
+    """An answer to check and the question it answers, each checked (:func:`validate_response`,
+    :func:`validate_question`)."""
+    return validate_response(response, settings), validate_question(question, settings)

@@ -339,14 +339,13 @@ class Tools:
                              method: str | None = None,
                              k: int | None = None, evidence: list[GuardEvidence] | None = None,
                              evidence_mode: EvidenceMode | None = None) -> ResponseCheck:
-        from factdebate.engine import validate_question, validate_response
+        from factdebate.engine import validate_answer
 
         with _tool_errors():
             options = VerifyOptions.model_validate({"method": method, "k": k})
             settings, given = with_evidence(self.resolver.resolve(options),
                                             EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
-            text = validate_response(response, settings)
-            asked = validate_question(question, settings)
+            text, asked = validate_answer(response, question, settings)
             await _index_ready(self.prepared, needs_builtin(settings))
             # The guard's one call, as check_answer makes it (guard_engine/call.py): the model cache scoped to the
             # API key that calls, the operator's addresses hidden in a failure's message.

@@ -38,9 +38,8 @@ from factdebate.engine import (
     check_one_claim,
     given_evidence,
     hide_endpoints,
+    validate_answer,
     validate_claim,
-    validate_question,
-    validate_response,
 )
 from factdebate.engine import check_response as check_response_call
 from factdebate.server.admission import ClaimCharge, RunSlot, ServiceAdmission, claimed_slot
@@ -71,8 +70,7 @@ def _checked(body: ResponseRequest, service: Service,
     """Settings, response, question and the caller's evidence, each checked before a debate slot is taken."""
     settings, given = checked_evidence(settings_for(service, body, caller), body)
     try:
-        return (settings, validate_response(body.response, settings), validate_question(body.question, settings),
-                given)
+        return (settings, *validate_answer(body.response, body.question, settings), given)
     except InputError as exc:
         raise HTTPException(422, str(exc)) from exc
 
@@ -226,7 +224,7 @@ async def _kept_claim_request(body: ResponseClaimRequest, check_id: str, service
                                  "again as the check was asked (leave the options out)")
     settings, given = checked_evidence(settings, body)
     try:
-        text, question = validate_response(body.response, settings), validate_question(body.question, settings)
+        text, question = validate_answer(body.response, body.question, settings)
         claim = validate_claim(body.claim, settings)
     except InputError as exc:
         raise HTTPException(422, str(exc)) from exc
