@@ -24,8 +24,8 @@ The check (guard_engine/), one call for every door:
 
 Claims and answers (run/, core/):
 
-- ``run_claim`` (one claim checked by a method), ``validate_claim`` and ``validate_answer`` (a claim, and an answer
-  with its question: the inputs checked first), ``given_evidence`` (the caller's passages for a run).
+- ``run_claim`` (one claim checked by a method, with the caller's passages when given), ``validate_claim`` and
+  ``validate_answer`` (a claim, and an answer with its question: the inputs checked first).
 - ``Verdict``, ``ResponseVerdict``, ``ClaimCheck``, ``Label``, ``VerdictWarning``, ``Document``: the
   results.
 - ``Resources`` (what a run is built from), ``ResourcePool`` (built per settings, models and indexes shared).
@@ -133,7 +133,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.settings.model import Settings
     from factdebate.settings.options import Option, all_options
     from factdebate.settings.sources import YamlFile
-    from factdebate.tools.given import given_evidence
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine, mcp_tool
     from factdebate.util.bounded_body import AnswerPastLimit, size_words
     from factdebate.util.http_client import Client, close_session
@@ -159,7 +158,7 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "P
            "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict", "VerdictWarning", "Watcher", "YamlFile",
            "__version__", "all_methods", "all_options", "check_corpus_name", "check_one_claim", "check_replies",
            "check_response", "checked_tree", "close_session", "data_dir", "default_deadline_s", "dumps_record",
-           "get_method", "given_evidence", "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words",
+           "get_method", "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words",
            "parse_claim_lines", "passages", "prepare_builtin", "queues", "redact_text", "redact_url", "redact_value",
            "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock", "resolve_options",
            "run_claim", "safe_value", "scrub_known", "settings_from", "settings_over", "size_words", "transcribing",
@@ -230,7 +229,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "default_deadline_s": ("factdebate.guard_engine.deadline", "default_deadline_s"),
     "dumps_record": ("factdebate.core.textsafe", "dumps_record"),
     "get_method": ("factdebate.methods.base", "get_method"),
-    "given_evidence": ("factdebate.tools.given", "given_evidence"),
     "hide_endpoints": ("factdebate.util.scrub", "hide_endpoints"),
     "mcp_tool": ("factdebate.tools.registry", "mcp_tool"),
     "models_down": ("factdebate.llm.breaker", "down"),

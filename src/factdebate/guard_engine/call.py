@@ -22,10 +22,11 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from factdebate.core.claim_context import given_evidence
 from factdebate.core.errors import FactDebateError
 from factdebate.core.observe import watched
 from factdebate.core.runtime import EventSink
-from factdebate.core.types import ResponseVerdict
+from factdebate.core.types import Document, ResponseVerdict
 from factdebate.guard_engine.check import check_text
 from factdebate.guard_engine.clock import not_counted
 from factdebate.guard_engine.messages import person_question, text_of
@@ -286,11 +287,15 @@ async def check_replies(call: CheckCall, replies: Replies, host: Host) -> list[G
         begun.admission.release()
 
 
-async def check_response(call: CheckCall, text: str, host: Host, *,
-                         sinks: Sequence[EventSink] = ()) -> ResponseVerdict:
+async def check_response(call: CheckCall, text: str, host: Host, *, sinks: Sequence[EventSink] = (),
+                         given: Sequence[Document] | None = None) -> ResponseVerdict:
     """The one call for a long answer checked claim by claim with the full method and no deadline: begun,
     admitted, scoped and hidden as a reply's check is, under check-response's policy
-    (guard_engine/response_check.py), and given as a ``ResponseVerdict`` (guard_engine/response_view.py)."""
+    (guard_engine/response_check.py), and given as a ``ResponseVerdict`` (guard_engine/response_view.py).
+    ``given``: the passages that came with the answer, as :func:`~factdebate.run.claim.run_claim` takes them."""
+    if given is not None:
+        with given_evidence(given):
+            return await check_response(call, text, host, sinks=sinks)
     begun = await host.begin(call)
     claims = 0
     try:

@@ -17,13 +17,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from factdebate.core.claim_context import binary_task, current_position, sub_claim
+from factdebate.core.claim_context import binary_task, current_position, given_evidence, sub_claim
 from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
 from factdebate.core.runtime import EventSink, RunRecorder, charged, recording, span
 from factdebate.core.textsafe import checked_input
 from factdebate.core.types import (
     ClaimCheck,
     ClaimExtraction,
+    Document,
     Label,
     ModelUsage,
     ResponseVerdict,
@@ -246,8 +247,13 @@ class RecheckedClaim(ClaimCheck):
 
 
 async def check_one_claim(response: str, index: int, claim: str, settings: Settings, resources: Resources, *,
-                          sinks: list[EventSink] | None = None) -> RecheckedClaim:
-    """One claim of an already-checked ``response`` checked again alone (``/v1/check-response/claim``)."""
+                          sinks: list[EventSink] | None = None,
+                          given: Sequence[Document] | None = None) -> RecheckedClaim:
+    """One claim of an already-checked ``response`` checked again alone (``/v1/check-response/claim``);
+    ``given``: the passages that came with it, as :func:`~factdebate.run.claim.run_claim` takes them."""
+    if given is not None:
+        with given_evidence(given):
+            return await check_one_claim(response, index, claim, settings, resources, sinks=sinks)
     check = Check(settings, resources, response_options(settings, None), question=None, sinks=sinks,
                   reviser=None, caller=None)
     check.context.whole = True

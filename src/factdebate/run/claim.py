@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from factdebate.core.claim_context import given_evidence
 from factdebate.core.errors import InputError
 from factdebate.core.events import RunFinished, RunStarted
 from factdebate.core.runtime import EventSink, RunRecorder, charged, recording, trace_file
 from factdebate.core.textsafe import checked_input
-from factdebate.core.types import Verdict
+from factdebate.core.types import Document, Verdict
 from factdebate.llm.base import Backend
 from factdebate.llm.near_chance import with_model_warnings
 from factdebate.methods.base import Method, get_method
@@ -64,8 +65,13 @@ async def _with_inline_evidence(claim: str, tools: set[str], settings: Settings,
 
 
 async def run_claim(claim: str, settings: Settings, resources: Resources, *,
-                    sinks: list[EventSink] | None = None) -> Verdict:
-    """Verify one claim with already-built resources (what batch runs and the service call)."""
+                    sinks: list[EventSink] | None = None, given: Sequence[Document] | None = None) -> Verdict:
+    """Verify one claim with already-built resources (what batch runs and the service call). ``given``: the
+    passages that came with the claim (:func:`~factdebate.core.claim_context.given_evidence`); None: those
+    already given, if any."""
+    if given is not None:
+        with given_evidence(given):
+            return await run_claim(claim, settings, resources, sinks=sinks)
     claim = validate_claim(claim, settings)
     method = get_method(settings.method)
     if type(method).check is Method.check and resources.built(method.tools(settings)):

@@ -44,7 +44,6 @@ from factdebate.engine import (
     VerdictWarning,
     check_replies,
     checked_tree,
-    given_evidence,
     needs_builtin,
     prepare_builtin,
     run_claim,
@@ -310,9 +309,8 @@ class Tools:
                                             EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
             text = validate_claim(claim, settings)
             await _index_ready(self.prepared, needs_builtin(settings))
-            with given_evidence(given):
-                async with reporting(context, "verifying the claim") as progress:
-                    verdict = await run_claim(text, settings, self.resources.get(settings), sinks=[progress])
+            async with reporting(context, "verifying the claim") as progress:
+                verdict = await run_claim(text, settings, self.resources.get(settings), sinks=[progress], given=given)
         return summarize(verdict)
 
     async def search_evidence(self, query: str, k: int = 5,
@@ -350,10 +348,9 @@ class Tools:
             # The guard's one call, as check_answer makes it (guard_engine/call.py): the model cache scoped to the
             # API key that calls, the operator's addresses hidden in a failure's message.
             host = McpHost(self.resolver, self.resources, caller_of(context), settings=settings)
-            with given_evidence(given):
-                async with reporting(context, "extracting the claims") as progress:
-                    verdict = await check_response_call(CheckCall((), GuardOptions(), asked), text, host,
-                                                        sinks=[progress])
+            async with reporting(context, "extracting the claims") as progress:
+                verdict = await check_response_call(CheckCall((), GuardOptions(), asked), text, host,
+                                                    sinks=[progress], given=given)
         return summarize_response(verdict)
 
     async def check_answer(self, answer: str, context: Context, question: str | None = None,

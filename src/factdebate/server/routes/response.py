@@ -36,7 +36,6 @@ from factdebate.engine import (
     ResponseVerdict,
     Settings,
     check_one_claim,
-    given_evidence,
     hide_endpoints,
     validate_answer,
     validate_claim,
@@ -102,9 +101,8 @@ async def _one_call(service: Service, who: str, checked: tuple[Settings, str, st
     claims charged as they are extracted (``charge.sink``), the slot given back when it ends."""
     settings, text, question, given = checked
     host = ResponseHost(service, who, settings, slot, charge)
-    with given_evidence(given):
-        return public_verdict(await check_response_call(CheckCall((), GuardOptions(), question), text, host,
-                                                        sinks=[charge.sink, *sinks]))
+    return public_verdict(await check_response_call(CheckCall((), GuardOptions(), question), text, host,
+                                                    sinks=[charge.sink, *sinks], given=given))
 
 
 @router.post("/check-response", tags=["verify"], summary="Check a long answer claim by claim")
@@ -272,10 +270,9 @@ async def _keep_claim(service: Service, caller: str, check_id: str, index: int,
 async def _recheck(request: _Recheck, body: ResponseClaimRequest, service: Service, caller: str,
                    sinks: list[EventSink] | None) -> ClaimRecheck:
     calls = call_keeper(service) if request.check_id else None  # the claim's new calls replace its kept ones
-    with given_evidence(request.given):
-        check = await check_one_claim(request.text, body.index, request.claim, request.settings,
-                                      service.resources(request.settings),
-                                      sinks=[*(sinks or []), *([calls.sink] if calls else [])])
+    check = await check_one_claim(request.text, body.index, request.claim, request.settings,
+                                  service.resources(request.settings),
+                                  sinks=[*(sinks or []), *([calls.sink] if calls else [])], given=request.given)
     if check.verdict is not None:
         check.verdict = public_verdict(check.verdict)
     check.error = hide_endpoints(check.error) if check.error else None

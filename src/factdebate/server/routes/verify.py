@@ -22,7 +22,6 @@ from factdebate.engine import (
     Settings,
     Verdict,
     __version__,
-    given_evidence,
     hide_endpoints,
     models_down,
     run_claim,
@@ -164,9 +163,8 @@ async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep, respo
     slot = RunSlot(service)
     try:
         calls = call_keeper(service)  # the events a stream would send, gathered only for the kept check's calls
-        with given_evidence(given):
-            verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
-                                                     sinks=[calls.sink] if calls else None))
+        verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
+                                                 sinks=[calls.sink] if calls else None, given=given))
         check_id = await keep(service, who, verdict, calls=calls, response=response)
         if check_id is not None:
             response.headers[CHECK_ID_HEADER] = check_id
@@ -190,9 +188,8 @@ async def verify_stream(body: VerifyRequest, service: ServiceDep, who: CallerDep
 
     async def run(sinks: list[EventSink]) -> Verdict:
         calls = call_keeper(service)  # the model calls, kept with the check for its link
-        with given_evidence(given):
-            verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
-                                                     sinks=[*sinks, calls.sink] if calls else sinks))
+        verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
+                                                 sinks=[*sinks, calls.sink] if calls else sinks, given=given))
         await keep(service, who, verdict, sinks, calls)  # its id goes out before the result
         return verdict
 
