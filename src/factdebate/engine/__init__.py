@@ -54,8 +54,8 @@ Errors: ``FactDebateError`` (every one the library raises for a caller to read),
 What the process holds, writes and reads:
 
 - ``hide_endpoints``, ``scrub_known``, ``ScrubWindow``: what a caller reads without the operator's secrets and
-  addresses, in one piece or as it streams; ``redact_text``, ``redact_url``, ``redact_value``: credentials out
-  of what the operator reads; ``remember_secrets``, ``remember_endpoints``, ``remember_settings``: what the
+  addresses, in one piece or as it streams; ``redact_text`` and ``redact_value``: credentials out of what the
+  operator reads (a text, URLs in it included, and a JSON-like value); ``remember_secrets``, ``remember_endpoints``, ``remember_settings``: what the
   process holds, remembered where it is loaded.
 - ``checked_tree``, ``safe_value``, ``dumps_record``: text and JSON made
   safe at the edges; ``upgrade``: a stored record in the current schema; ``data_dir``: the data folder;
@@ -141,7 +141,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         ScrubWindow,
         hide_endpoints,
         redact_text,
-        redact_url,
         redact_value,
         remember_endpoints,
         remember_secrets,
@@ -159,7 +158,7 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "P
            "__version__", "all_methods", "all_options", "check_corpus_name", "check_one_claim", "check_replies",
            "check_response", "checked_tree", "close_session", "data_dir", "default_deadline_s", "dumps_record",
            "get_method", "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words",
-           "parse_claim_lines", "passages", "prepare_builtin", "queues", "redact_text", "redact_url", "redact_value",
+           "parse_claim_lines", "passages", "prepare_builtin", "queues", "redact_text", "redact_value",
            "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock", "resolve_options",
            "run_claim", "safe_value", "scrub_known", "settings_from", "settings_over", "size_words", "transcribing",
            "upgrade", "validate_answer", "validate_claim", "watched", "watching"]
@@ -239,7 +238,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "prepare_builtin": ("factdebate.scale.builtin_indexes", "prepare_builtin"),
     "queues": ("factdebate.llm.in_flight", "queues"),
     "redact_text": ("factdebate.util.scrub", "redact_text"),
-    "redact_url": ("factdebate.util.scrub", "redact_url"),
     "redact_value": ("factdebate.util.scrub", "redact_value"),
     "remember_endpoints": ("factdebate.util.scrub", "remember_endpoints"),
     "remember_secrets": ("factdebate.util.scrub", "remember_secrets"),

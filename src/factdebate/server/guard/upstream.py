@@ -26,7 +26,7 @@ from factdebate.engine import (
     FactDebateError,
     GuardClaim,
     hide_endpoints,
-    redact_url,
+    redact_text,
     remember_endpoints,
     remember_secrets,
     size_words,
@@ -141,7 +141,7 @@ def _unsendable(exc: Exception) -> UpstreamError:
 
 def _unreachable(base_url: str, exc: Exception, name: str) -> UpstreamError:
     """The caller is told what failed (``name``); where the upstream is, the server's log."""
-    log.warning("the guard's upstream model at %s could not be reached: %s: %s", redact_url(base_url),
+    log.warning("the guard's upstream model at %s could not be reached: %s: %s", redact_text(base_url),
                 type(exc).__name__, exc)
     return UpstreamError(502, error_body(f"the operator's upstream model could not be reached ({name})",
                                          code="upstream_unreachable"))
