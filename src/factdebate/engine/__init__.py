@@ -28,7 +28,8 @@ Claims and answers (run/, core/):
   ``validate_answer`` (a claim, and an answer with its question: the inputs checked first).
 - ``Verdict``, ``ResponseVerdict``, ``ClaimCheck``, ``Label``, ``VerdictWarning``, ``Document``: the
   results.
-- ``Resources`` (what a run is built from), ``ResourcePool`` (built per settings, models and indexes shared).
+- ``Resources`` (what a run is built from), ``ResourcePool`` (built per settings, models and indexes shared; its
+  ``aclose`` closes what its runs opened).
 - ``EventSink`` and ``Listener`` (a run's events, and a sink that asks only for some), ``transcribing`` (the
   text of model calls in a stream's events, cut at the length the service says).
 - ``ClaimItem`` and ``parse_claim_lines``: a batch's items, from uploaded JSON lines.
@@ -55,15 +56,15 @@ What the process holds, writes and reads:
 
 - ``hide_endpoints``, ``scrub_known``, ``ScrubWindow``: what a caller reads without the operator's secrets and
   addresses, in one piece or as it streams; ``redact_text`` and ``redact_value``: credentials out of what the
-  operator reads (a text, URLs in it included, and a JSON-like value); ``remember_secrets``, ``remember_endpoints``, ``remember_settings``: what the
-  process holds, remembered where it is loaded.
+  operator reads (a text, URLs in it included, and a JSON-like value); ``remember_secrets``,
+  ``remember_endpoints``, ``remember_settings``: what the process holds, remembered where it is loaded.
 - ``checked_tree``, ``safe_value``, ``dumps_record``: text and JSON made
   safe at the edges; ``upgrade``: a stored record in the current schema; ``data_dir``: the data folder;
   ``STORAGE``: the parts of storage that could not write lately, and whether a failed write is storage's.
 - ``watched``, ``watching``, ``Watcher``: metrics and traces of what the library does.
-- ``Client``, ``AnswerPastLimit``, ``size_words``, ``close_session``: the process's pooled HTTP client (one
-  session per event loop, shared with the checker's model calls), an answer cut at its size or time limit, a
-  size limit in the words its failures use, and the session closed at shutdown.
+- ``Client``, ``AnswerPastLimit``, ``size_words``: the process's pooled HTTP client (one session per event loop,
+  shared with the checker's model calls, closed with the ``ResourcePool``), an answer cut at its size or time
+  limit, and a size limit in the words its failures use.
 - ``__version__``."""
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.settings.sources import YamlFile
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine, mcp_tool
     from factdebate.util.bounded_body import AnswerPastLimit, size_words
-    from factdebate.util.http_client import Client, close_session
+    from factdebate.util.http_client import Client
     from factdebate.util.paths import data_dir
     from factdebate.util.scrub import (
         ScrubWindow,
@@ -156,12 +157,12 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "P
            "ResolvedGuardOptions", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser",
            "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict", "VerdictWarning", "Watcher", "YamlFile",
            "__version__", "all_methods", "all_options", "check_corpus_name", "check_one_claim", "check_replies",
-           "check_response", "checked_tree", "close_session", "data_dir", "default_deadline_s", "dumps_record",
-           "get_method", "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words",
-           "parse_claim_lines", "passages", "prepare_builtin", "queues", "redact_text", "redact_value",
-           "remember_endpoints", "remember_secrets", "remember_settings", "render", "request_clock", "resolve_options",
-           "run_claim", "safe_value", "scrub_known", "settings_from", "settings_over", "size_words", "transcribing",
-           "upgrade", "validate_answer", "validate_claim", "watched", "watching"]
+           "check_response", "checked_tree", "data_dir", "default_deadline_s", "dumps_record", "get_method",
+           "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words", "parse_claim_lines", "passages",
+           "prepare_builtin", "queues", "redact_text", "redact_value", "remember_endpoints", "remember_secrets",
+           "remember_settings", "render", "request_clock", "resolve_options", "run_claim", "safe_value", "scrub_known",
+           "settings_from", "settings_over", "size_words", "transcribing", "upgrade", "validate_answer",
+           "validate_claim", "watched", "watching"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -223,7 +224,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "check_replies": ("factdebate.guard_engine.call", "check_replies"),
     "check_response": ("factdebate.guard_engine.call", "check_response"),
     "checked_tree": ("factdebate.core.textsafe", "checked_tree"),
-    "close_session": ("factdebate.util.http_client", "close_session"),
     "data_dir": ("factdebate.util.paths", "data_dir"),
     "default_deadline_s": ("factdebate.guard_engine.deadline", "default_deadline_s"),
     "dumps_record": ("factdebate.core.textsafe", "dumps_record"),

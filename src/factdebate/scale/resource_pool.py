@@ -18,6 +18,7 @@ from factdebate.methods.resources import Resources, Services
 from factdebate.run.build import build_resources, make_tool
 from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
+from factdebate.util.http_client import close_session
 
 Builder = Callable[[Settings], Resources]
 
@@ -57,6 +58,12 @@ class ResourcePool:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    async def aclose(self) -> None:
+        """What the pool's runs opened, closed (a server's shutdown): the long-lived services, then the running
+        loop's shared HTTP session their model calls used (util/http_client.py), whoever still holds it."""
+        await self.services.aclose()
+        await close_session()
 
     def backend(self, spec: str, timeout: float, constrain: str = "auto",
                 reasoning_tokens: int | None = None, stream: StreamSetting = "auto") -> Backend:

@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.engine import __version__, close_session, request_clock, safe_value
+from factdebate.engine import __version__, request_clock, safe_value
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.guard.check_id import CheckIdHeader
 from factdebate.server.guard.litellm import router as litellm_router
@@ -102,8 +102,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
                 warming.cancel()
             await close_upstreams(app.state)
             await service.runner.stop()
-            await service.pool.services.aclose()
-            await close_session()  # the model calls' shared HTTP session, whoever still holds it
+            await service.pool.aclose()  # its services, and the model calls' shared HTTP session
             service.store.close()
             if service.shared is not None:
                 service.shared.close()
