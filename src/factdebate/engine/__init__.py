@@ -18,7 +18,8 @@ The check (guard_engine/), one call for every door:
 - ``request_clock`` (where a request's checks start their clock), ``default_deadline_s`` (a check's deadline).
 - ``GuardOptions``, ``resolve_options``, ``ResolvedGuardOptions``: what a caller asks, and the same within the
   operator's settings; ``Tier`` and ``EvidenceMode`` (option values), ``CONVERSATION_ID_PATTERN`` and
-  ``MAX_EVIDENCE_ITEMS`` (a request's bounds); ``GuardEvidence`` and ``passages`` (the caller's passages).
+  ``MAX_EVIDENCE_ITEMS`` (a request's bounds); ``GuardEvidence`` (one of the caller's passages, which the
+  resolved options give as a run reads them: ``ResolvedGuardOptions.passages``).
 - ``GuardResult`` and ``GuardClaim``: a check's result and its claims;
   ``Reviser`` (what rewrites an answer under the ``rewrite`` policy).
 
@@ -101,7 +102,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     )
     from factdebate.guard_engine.clock import request_clock
     from factdebate.guard_engine.deadline import default_deadline_s
-    from factdebate.guard_engine.evidence import passages
     from factdebate.guard_engine.options import resolve_options
     from factdebate.guard_engine.response_check import check_one_claim
     from factdebate.guard_engine.stream_policy import GuardedStream
@@ -158,7 +158,7 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "P
            "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict", "VerdictWarning", "Watcher", "YamlFile",
            "__version__", "all_methods", "all_options", "check_corpus_name", "check_one_claim", "check_replies",
            "check_response", "checked_tree", "data_dir", "default_deadline_s", "dumps_record", "get_method",
-           "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words", "parse_claim_lines", "passages",
+           "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words", "parse_claim_lines",
            "prepare_builtin", "queues", "redact_text", "redact_value", "remember_endpoints", "remember_secrets",
            "remember_settings", "render", "request_clock", "resolve_options", "run_claim", "safe_value", "scrub_known",
            "settings_from", "settings_over", "size_words", "transcribing", "upgrade", "validate_answer",
@@ -234,7 +234,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "needs_builtin": ("factdebate.scale.builtin_indexes", "needs_builtin"),
     "page_words": ("factdebate.run.page_words", "page_words"),
     "parse_claim_lines": ("factdebate.run.batch", "parse_claim_lines"),
-    "passages": ("factdebate.guard_engine.evidence", "passages"),
     "prepare_builtin": ("factdebate.scale.builtin_indexes", "prepare_builtin"),
     "queues": ("factdebate.llm.in_flight", "queues"),
     "redact_text": ("factdebate.util.scrub", "redact_text"),

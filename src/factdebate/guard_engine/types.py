@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import (  # Span: the offsets /v1/check-response gives too
     ClaimExtraction,
+    Document,
     Label,
     ModelUsage,
     ReplyCounts,
@@ -145,6 +146,12 @@ class ResolvedGuardOptions(_Strict):
     conversation_evidence: list[GuardEvidence] = Field(default_factory=list)
     dialogue: list[tuple[str, str]] = Field(default_factory=list)  # the turns before the reply (guard_engine/window.py)
     on_not_enough_info: OnNotEnoughInfo = "flag"  # the operator's guard.on_not_enough_info
+
+    def passages(self) -> list[Document]:
+        """The caller's evidence as the passages a run is given, a long item split (guard_engine/evidence.py)."""
+        from factdebate.guard_engine.evidence import passages  # it reads these types
+
+        return passages(self.evidence)
 
 
 class Correction(_Strict):

@@ -19,7 +19,6 @@ from factdebate.engine import (
     GuardOptions,
     InputError,
     Settings,
-    passages,
     resolve_options,
 )
 
@@ -45,7 +44,7 @@ def with_evidence(settings: Settings, choice: EvidenceChoice) -> tuple[Settings,
     if resolved.evidence_mode == "retrieved":
         return settings, None
     retrieval = settings.retrieval.model_copy(update={"evidence": resolved.evidence_mode})
-    return settings.model_copy(update={"retrieval": retrieval}), passages(resolved.evidence)
+    return settings.model_copy(update={"retrieval": retrieval}), resolved.passages()
 
 
 def checked_evidence(settings: Settings, choice: EvidenceChoice) -> tuple[Settings, list[Document] | None]:
