@@ -19,7 +19,6 @@ from pydantic import BaseModel
 
 from factdebate.core.injection import instruction_to_model
 from factdebate.core.types import Document
-from factdebate.corpus.chunking import chunk_text
 from factdebate.guard_engine.types import ClaimEvidence, EvidenceMode, GuardEvidence, Tier
 from factdebate.methods.base import get_method
 from factdebate.methods.resources import Resources
@@ -36,14 +35,7 @@ _FUNCTION = frozenset(("the", "a", "an", "of", "in", "on", "at", "to", "is", "wa
 def passages(evidence: Sequence[GuardEvidence], first: int = 1) -> list[Document]:
     """Each item as one passage or, when long, several (every word kept, in order), titled by its item;
     numbered from ``first`` (a conversation's tool results follow the caller's evidence)."""
-    docs: list[Document] = []
-    for number, item in enumerate(evidence, start=first):
-        title = item.title.strip() or f"given evidence {number}"
-        pieces = chunk_text(item.text) or [item.text.strip()]
-        for part, text in enumerate(pieces, start=1):
-            docs.append(Document(id=f"given-{number}" + (f".{part}" if len(pieces) > 1 else ""), title=title,
-                                 text=text, source=item.url or "given"))
-    return docs
+    return [doc for number, item in enumerate(evidence, start=first) for doc in item.passages(number)]
 
 
 def evidence_digest(docs: Sequence[Document]) -> str:

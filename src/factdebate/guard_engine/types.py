@@ -30,6 +30,7 @@ from factdebate.core.types import (  # Span: the offsets /v1/check-response give
     Verdict,
     VerdictWarning,
 )
+from factdebate.corpus.chunking import chunk_text
 
 Policy = Literal["annotate", "flag", "hold", "rewrite", "block"]
 Tier = Literal["fast", "standard", "deep"]
@@ -77,6 +78,14 @@ class GuardEvidence(_Strict):
         if name == "text" and not value.strip():
             raise ValueError("the evidence text is empty")
         return value
+
+    def passages(self, number: int) -> list[Document]:
+        """This item as one passage or, when long, several (every word kept, in order), titled by it;
+        ``number``: its place among the items (guard_engine/evidence.py's ``passages``)."""
+        title = self.title.strip() or f"given evidence {number}"
+        pieces = chunk_text(self.text) or [self.text.strip()]
+        return [Document(id=f"given-{number}" + (f".{part}" if len(pieces) > 1 else ""), title=title, text=text,
+                         source=self.url or "given") for part, text in enumerate(pieces, start=1)]
 
 
 class GuardOptions(_Strict):
@@ -148,10 +157,8 @@ class ResolvedGuardOptions(_Strict):
     on_not_enough_info: OnNotEnoughInfo = "flag"  # the operator's guard.on_not_enough_info
 
     def passages(self) -> list[Document]:
-        """The caller's evidence as the passages a run is given, a long item split (guard_engine/evidence.py)."""
-        from factdebate.guard_engine.evidence import passages  # it reads these types
-
-        return passages(self.evidence)
+        """The caller's evidence as the passages a run is given (guard_engine/evidence.py's ``passages``)."""
+        return [doc for number, item in enumerate(self.evidence, start=1) for doc in item.passages(number)]
 
 
 class Correction(_Strict):
