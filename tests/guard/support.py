@@ -34,6 +34,16 @@ def _about(claim: str, passage: str) -> bool:
     return bool(words & set(re.findall(r"\w+", passage.lower())))
 
 
+def first_sentence(prompt: str) -> str:
+    """The first sentence of the first passage the prompt shows, copied as a model quotes it: after the
+    passage's title, which may hold colons of its own (a tool call's arguments)."""
+    first = re.search(r"^\[1\] (.*)$", prompt, re.M)
+    if first is None:
+        return ""
+    sentence = first.group(1).split(". ")[0]
+    return sentence.rsplit(": ", 1)[-1].rstrip(".") + "."
+
+
 def window_answer(prompt: str, extract: Callable[[str], str], fast: Callable[[str], str],
                   correct: Callable[[str, str], str | None] | None = None) -> str:
     """The fast tier's window call (guard_window) answered as a capable model answers it: the claims a double's

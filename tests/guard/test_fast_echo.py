@@ -9,7 +9,7 @@ import pytest
 
 from factdebate.core.types import Document, Label
 from factdebate.guard_engine.correct import EXAMPLE_SENTENCE
-from factdebate.guard_engine.fast import EXAMPLE, EXAMPLE_QUOTE, read_reply
+from factdebate.guard_engine.fast import EXAMPLE, EXAMPLE_QUOTE, UNFOUNDED, read_reply
 from factdebate.guard_engine.window_call import EXAMPLE_CORRECTION
 from tests.guard.support import run_check, script
 
@@ -27,10 +27,23 @@ def test_the_prompts_own_example_is_no_verdict() -> None:
 
 
 def test_a_label_whose_quote_no_passage_holds_cites_nothing() -> None:
-    reply = json.dumps({"label": "REFUTES", "passage": 2, "quote": "Paris is in Italy."})
-    assert read_reply(reply, DOCS) == (Label.REFUTES, -1, "", "")
+    unheld = json.dumps({"label": "SUPPORTS", "passage": 2, "quote": "Paris is in Italy."})
+    assert read_reply(unheld, DOCS) == (Label.SUPPORTS, -1, "", "")
     held = json.dumps({"label": "SUPPORTS", "passage": 1, "quote": "the capital and largest city"})
     assert read_reply(held, DOCS) == (Label.SUPPORTS, 0, "the capital and largest city", "")
+
+
+@pytest.mark.parametrize("passage, quote", [(2, "Paris is in Italy."), (1, ""), (0, "the capital and largest city"),
+                                            (1, " . ")], ids=["not held", "no quote", "no passage", "no words"])
+def test_a_refutes_that_quotes_nothing_the_passage_holds_is_no_verdict(passage: int, quote: str) -> None:
+    reply = json.dumps({"label": "REFUTES", "passage": passage, "quote": quote})
+    assert read_reply(reply, DOCS) == (None, -1, "", UNFOUNDED)
+
+
+def test_a_refutes_may_quote_the_passage_with_its_title_as_the_prompt_shows_it() -> None:
+    title = DOCS[0].title
+    quote = f"{title}: {DOCS[0].text.split('.')[0]}"
+    assert read_reply(json.dumps({"label": "REFUTES", "passage": 1, "quote": quote}), DOCS)[:2] == (Label.REFUTES, 0)
 
 
 def test_an_example_that_a_passage_holds_is_a_quote() -> None:

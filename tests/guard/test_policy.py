@@ -158,9 +158,17 @@ async def test_a_conversation_shares_verdicts_for_one_caller_only() -> None:
 
 
 async def test_a_fast_reply_that_names_no_passage_keeps_no_quote() -> None:
+    fast = lambda claim: json.dumps({"label": "SUPPORTS", "passage": 7, "quote": "made up"})  # noqa: E731
+    result, _ = await run_check(script(fast=fast), guard=FAST)
+    assert result.claims[1].label == "SUPPORTS" and "made up" not in result.claims[1].evidence[0].quote
+
+
+async def test_a_fast_refutes_that_names_no_passage_is_unchecked_and_says_why() -> None:
     fast = lambda claim: json.dumps({"label": "REFUTES", "passage": 7, "quote": "made up"})  # noqa: E731
     result, _ = await run_check(script(fast=fast), guard=FAST)
-    assert result.claims[1].label == "REFUTES" and "made up" not in result.claims[1].evidence[0].quote
+    claim = result.claims[1]
+    assert claim.status == "unchecked" and claim.label is None and result.label != "REFUTES"
+    assert claim.reason is not None and "without quoting words of the passage it named" in claim.reason
 
 
 async def test_the_model_cache_is_shared_by_one_api_key_never_between_keys(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from factdebate.core.types import Document, Label
 from factdebate.guard_engine.evidence import shares_words
 from factdebate.guard_engine.fast import EXAMPLE as FAST_EXAMPLE
 from factdebate.guard_engine.fast import SCHEMA as VERIFY_SCHEMA
-from factdebate.guard_engine.fast import read_reply
+from factdebate.guard_engine.fast import UNFOUNDED, read_reply
 from factdebate.guard_engine.types import ClaimEvidence, Correction
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
@@ -65,6 +65,8 @@ async def supported_by_quote(sentence: str, evidence: ClaimEvidence, llm: LLM) -
                                GenParams(temperature=0.0, max_tokens=300, json_schema=VERIFY_SCHEMA),
                                agent=AGENT, prompt=f"{prompt.name}:correction")  # told apart in the trace
     label, _, _, problem = read_reply(reply.text, [passage])
+    if label is None and problem == UNFOUNDED:
+        return False, "the checker found it REFUTES by its quote"
     if label is None:
         count_reply("guard_correction_check", "lost")
         return False, f"the checker's reply on it could not be read ({problem})"

@@ -7,7 +7,9 @@ goes up a tier or stays unchecked; it is never read as a label.
 
 A reply that copies the prompt's example (:data:`EXAMPLE`: its quote, which no passage holds) is no
 verdict either: SmolLM2 behind llama-cpp-python's server wrote the example word for word in 11 of 11
-replies, and its REFUTES flagged "The capital of France is Paris.". A label whose quote no named
+replies, and its REFUTES flagged "The capital of France is Paris.". A REFUTES whose quote the passage it names
+does not hold is no verdict (:data:`UNFOUNDED`: the claim stays unchecked, and goes up a tier where one is
+allowed), since a flag says the reply is wrong and must show where. Another label whose quote no named
 passage holds is kept, but cites nothing: the passage it names is not called the one it rests on.
 """
 
@@ -38,6 +40,17 @@ SCHEMA = {"type": "object", "additionalProperties": False, "required": ["label",
 # check holds its quote: a reply that repeats it has read no passage.
 EXAMPLE_QUOTE = "The Quorvel Bridge stands in Tarnwick."
 EXAMPLE = json.dumps({"label": "REFUTES", "passage": 2, "quote": EXAMPLE_QUOTE})
+
+
+# Why a REFUTES that quotes nothing the named passage holds leaves the claim unchecked: on real chatbot answers
+# the offline checker's REFUTES of that kind rested on passages about something else (benchmarks/real_answers.py;
+# benchmarks/decisions/refutes_needs_a_quote.md), and a flag tells the reader the answer is wrong.
+UNFOUNDED = ("the checker answered REFUTES without quoting words of the passage it named, and a claim is "
+             "flagged only on a passage that says otherwise")
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 def _words(text: str) -> str:
@@ -74,9 +87,13 @@ def read_value(value: object, documents: list[Document]) -> tuple[Label | None, 
     passage = value.get("passage")
     index = passage - 1 if isinstance(passage, int) and 1 <= passage <= len(documents) else -1
     quote = str(value.get("quote") or "").strip()
-    held = index >= 0 and " ".join(quote.lower().split()) in " ".join(documents[index].text.lower().split())
+    # Held by the passage as the prompt shows it: a model may copy its title with the words
+    shown = f"{documents[index].title}: {documents[index].text}" if index >= 0 else ""
+    held = bool(_words(quote)) and _folded(quote) in _folded(shown)
     if quote and not held and _words(quote) == _words(EXAMPLE_QUOTE):
         return None, -1, "", "it copied the prompt's example instead of reading the passages"
+    if label == Label.REFUTES.value and not held:
+        return None, -1, "", UNFOUNDED  # a flag must rest on words a passage holds (the module's docstring)
     if quote and not held:
         return Label(label), -1, "", ""  # a quote no named passage holds is not evidence, nor its passage cited
     return Label(label), index, quote if held else "", ""
@@ -115,7 +132,7 @@ async def decide_fast(claim: str, resources: Resources, mode: str) -> FastVerdic
         [{"role": "user", "content": prompt.text}], GenParams(temperature=0.0, max_tokens=300, json_schema=SCHEMA),
         agent=AGENT, prompt=prompt.name)
     label, index, quote, problem = read_reply(reply.text, shown)
-    if label is None:
+    if label is None and problem != UNFOUNDED:  # an unfounded REFUTES was read: not a lost reply
         count_reply("guard_fast", "lost")
     return verdict_of(label, index, quote, problem, shown)
 

@@ -37,7 +37,15 @@ from factdebate.core.runtime import count_reply, span
 from factdebate.core.types import Document
 from factdebate.guard_engine.deadline import checker_runs_here
 from factdebate.guard_engine.evidence import tier_resources, tier_settings
-from factdebate.guard_engine.fast import EXAMPLE_QUOTE, LABELS, read_value, searched, shown_passages, verdict_of
+from factdebate.guard_engine.fast import (
+    EXAMPLE_QUOTE,
+    LABELS,
+    UNFOUNDED,
+    read_value,
+    searched,
+    shown_passages,
+    verdict_of,
+)
 from factdebate.guard_engine.tiers import Context, TierOutcome, fast_outcome
 from factdebate.llm.ask import part_chars
 from factdebate.llm.base import GenParams
@@ -280,10 +288,14 @@ class WindowCall:
             claim = " ".join(_MARK.sub(" ", item["claim"]).split())
             label, index, quote, problem = read_value(item, shown)
             count_reply("guard_fast", "asked")
-            if label is None:
+            if label is None and problem != UNFOUNDED:
                 count_reply("guard_fast", "lost")
                 continue
             own, order = for_claim(claim, shown, read)
+            if label is None:  # read, but no verdict: the claim stays unchecked at this tier, not asked again
+                self.decided.setdefault(_folded(claim), Decided(fast_outcome(claim, verdict_of(
+                    None, -1, "", problem, own)), None))
+                continue
             verdict = verdict_of(label, order.index(index) if index >= 0 else -1, quote, problem, own)
             self.decided.setdefault(_folded(claim), Decided(fast_outcome(claim, verdict),
                                                             _correction(item) if label.value == "REFUTES" else None))
