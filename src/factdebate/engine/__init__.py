@@ -20,15 +20,15 @@ The check (guard_engine/), one call for every door:
   operator's settings; ``Tier`` and ``EvidenceMode`` (option values), ``CONVERSATION_ID_PATTERN`` and
   ``MAX_EVIDENCE_ITEMS`` (a request's bounds); ``GuardEvidence`` (one of the caller's passages, which the
   resolved options give as a run reads them: ``ResolvedGuardOptions.passages``).
-- ``GuardResult`` and ``GuardClaim``: a check's result and its claims;
+- ``GuardResult`` and ``GuardClaim``: a check's result (``with_caution``: a copy with one more caution) and its
+  claims;
   ``Reviser`` (what rewrites an answer under the ``rewrite`` policy).
 
 Claims and answers (run/, core/):
 
 - ``run_claim`` (one claim checked by a method, with the caller's passages when given), ``validate_claim`` and
   ``validate_answer`` (a claim, and an answer with its question: the inputs checked first).
-- ``Verdict``, ``ResponseVerdict``, ``ClaimCheck``, ``Label``, ``VerdictWarning``, ``Document``: the
-  results.
+- ``Verdict``, ``ResponseVerdict``, ``ClaimCheck``, ``Label``, ``Document``: the results.
 - ``Resources`` (what a run is built from), ``ResourcePool`` (built per settings, models and indexes shared; its
   ``aclose`` closes what its runs opened).
 - ``EventSink`` and ``Listener`` (a run's events, and a sink that asks only for some), ``transcribing`` (the
@@ -87,7 +87,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.core.schema import upgrade
     from factdebate.core.storage_full import STORAGE
     from factdebate.core.textsafe import checked_tree, dumps_record, safe_value
-    from factdebate.core.types import ClaimCheck, Document, Label, ResponseVerdict, Verdict, VerdictWarning
+    from factdebate.core.types import ClaimCheck, Document, Label, ResponseVerdict, Verdict
     from factdebate.core.version import __version__
     from factdebate.corpus.builtin import BUILTIN_CORPUS
     from factdebate.corpus.names import PATTERN, check_corpus_name
@@ -155,14 +155,14 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "P
            "FactDebateError", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host",
            "InputError", "Label", "Listener", "MethodView", "MissingDependencyError", "Option", "Reply",
            "ResolvedGuardOptions", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser",
-           "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict", "VerdictWarning", "Watcher", "YamlFile",
-           "__version__", "all_methods", "all_options", "check_corpus_name", "check_one_claim", "check_replies",
-           "check_response", "checked_tree", "data_dir", "default_deadline_s", "dumps_record", "get_method",
-           "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words", "parse_claim_lines",
-           "prepare_builtin", "queues", "redact_text", "redact_value", "remember_endpoints", "remember_secrets",
-           "remember_settings", "render", "request_clock", "resolve_options", "run_claim", "safe_value", "scrub_known",
-           "settings_from", "settings_over", "size_words", "transcribing", "upgrade", "validate_answer",
-           "validate_claim", "watched", "watching"]
+           "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict", "Watcher", "YamlFile", "__version__",
+           "all_methods", "all_options", "check_corpus_name", "check_one_claim", "check_replies", "check_response",
+           "checked_tree", "data_dir", "default_deadline_s", "dumps_record", "get_method", "hide_endpoints", "mcp_tool",
+           "models_down", "needs_builtin", "page_words", "parse_claim_lines", "prepare_builtin", "queues",
+           "redact_text", "redact_value", "remember_endpoints", "remember_secrets", "remember_settings", "render",
+           "request_clock", "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from",
+           "settings_over", "size_words", "transcribing", "upgrade", "validate_answer", "validate_claim", "watched",
+           "watching"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -213,7 +213,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Settings": ("factdebate.settings.model", "Settings"),
     "Tier": ("factdebate.guard_engine.types", "Tier"),
     "Verdict": ("factdebate.core.types", "Verdict"),
-    "VerdictWarning": ("factdebate.core.types", "VerdictWarning"),
     "Watcher": ("factdebate.core.observe", "Watcher"),
     "YamlFile": ("factdebate.settings.sources", "YamlFile"),
     "__version__": ("factdebate.core.version", "__version__"),

@@ -293,6 +293,11 @@ class GuardResult(_Strict):
         self._record = record
         return self
 
+    def with_caution(self, code: str, message: str, **update: object) -> GuardResult:
+        """A copy with one more caution (``code``, ``message``) after its warnings, and the fields in ``update``."""
+        return self.model_copy(update={**update, "warnings": [*self.warnings, VerdictWarning(code=code,
+                                                                                         message=message)]})
+
 
 # Asked for ``rewrite``: the answer and its refuted claims (with evidence and corrections) -> a revised answer.
 Reviser = Callable[[str, list[GuardClaim]], Awaitable[str]]

@@ -33,7 +33,6 @@ from factdebate.engine import (
     Resources,
     Reviser,
     Settings,
-    VerdictWarning,
     models_down,
 )
 from factdebate.server.admission import ServiceAdmission, admit_check
@@ -121,8 +120,7 @@ class ServiceHost(Host):
             said = not_kept(exc)
             if first and self.scope is not None:
                 mark_not_kept(self.scope, said)
-            caution = VerdictWarning(code="check_not_kept", message=said)
-            return result.model_copy(update={"check_id": None, "warnings": [*result.warnings, caution]})
+            return result.with_caution("check_not_kept", said, check_id=None)
         if first and self.scope is not None:
             mark_kept(self.scope)
         return result.model_copy(update={"check_id": check_id})

@@ -41,7 +41,6 @@ from factdebate.engine import (
     Settings,
     Tier,
     Verdict,
-    VerdictWarning,
     check_replies,
     checked_tree,
     needs_builtin,
@@ -91,8 +90,8 @@ def _counts(verdict: Verdict | ResponseVerdict) -> Counts:
             "seconds": verdict.usage.seconds}
 
 
-def _cautions(warnings: list[VerdictWarning]) -> list[Caution]:
-    return [{"code": w.code, "message": w.message, "model": w.model} for w in warnings]
+def _cautions(verdict: Verdict | ResponseVerdict | GuardResult) -> list[Caution]:
+    return [{"code": w.code, "message": w.message, "model": w.model} for w in verdict.warnings]
 
 
 def summarize(verdict: Verdict) -> ClaimVerdict:
@@ -105,7 +104,7 @@ def summarize(verdict: Verdict) -> ClaimVerdict:
              "evidence": [_doc(d) for d in t.evidence]} for t in rnd.turns]})
     return {"claim": verdict.claim, "label": verdict.label, "decided_by": verdict.decided_by,
             "reasons": verdict.reasons, "method": verdict.method, "rounds": rounds, "usage": _counts(verdict),
-            "models": sorted(verdict.usage_by_model), "warnings": _cautions(verdict.warnings)}
+            "models": sorted(verdict.usage_by_model), "warnings": _cautions(verdict)}
 
 
 def summarize_response(verdict: ResponseVerdict) -> ResponseCheck:
@@ -117,7 +116,7 @@ def summarize_response(verdict: ResponseVerdict) -> ResponseCheck:
     return {"label": verdict.label, "factual": verdict.factual, "decided_by": verdict.decided_by,
             "method": verdict.method, "claims_extracted": verdict.extraction.parsed, "claims": claims,
             "usage": _counts(verdict), "models": sorted(verdict.usage_by_model),
-            "warnings": _cautions(verdict.warnings)}
+            "warnings": _cautions(verdict)}
 
 
 # A quote's stance toward its claim, from the verdict that rests on it: a passage the verdict cites (guard_engine/
@@ -166,7 +165,7 @@ def summarize_answer(result: GuardResult) -> AnswerCheck:
             "deadline_s": result.deadline_s, "usage": {
                 "model_calls": result.usage.model_calls, "cached_calls": result.usage.cached_calls,
                 "tool_calls": result.usage.tool_calls, "seconds": result.usage.seconds},
-            "models": result.models, "warnings": _cautions(result.warnings)}
+            "models": result.models, "warnings": _cautions(result)}
 
 
 # What a tier costs, measured on a one-claim reply with the scripted models (docs/service.md): the fast tier's
