@@ -54,6 +54,12 @@ value times what a whole core would serve at that CPU per reply: the floor at ab
 guard shedding at that share keeps itself. Its p99 over its one-stream p99
 says what a single event loop in Python keeps at that load, whatever the guard's own code does.
 
+``--variant NAME:ATTR=VALUE,...`` adds a default guard per variant with settings of server/ops/adaptive.py
+changed in its process (``unpaced:PACE=0``; ``fixed40:FLOOR_PER_CORE=20,CEILING=40`` pins the limit at 40 on two
+cores; a dotted name sets another module's), so that admission rules compare within one run.
+``FACTDEBATE_BENCH_LIMIT_TRACE=/tmp/trace`` has each guard write every interval of its adaptive limit (the loop's
+mean lateness, the checks running, the limit, the process's CPU seconds) to ``/tmp/trace.PID.jsonl``.
+
 ``FACTDEBATE_BENCH_LOOP_WATCH=/tmp/watch`` times every callback on each guard's event loop
 (benchmarks/loop_watch.py; ``FACTDEBATE_BENCH_LOOP_WATCH_MS``, default 5: the callbacks whose stacks are
 sampled) and writes ``/tmp/watch.PORT.json`` when that guard stops. It costs the guard CPU (a SIGALRM every
@@ -64,6 +70,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import os
 import random
@@ -88,6 +95,8 @@ ANSWER = ("Paris is the capital of France. The Louvre is a museum in Paris. The 
           "The Seine flows through Paris. Montmartre is a hill in Paris. The Pantheon stands in Paris.")
 WORKER_ENV = "FACTDEBATE_BENCH_GUARD_WORKER"  # --serve --workers N: what each worker builds its guard from
 TARGET_ENV = "FACTDEBATE_BENCH_TARGET_S"  # --target-ms: the adaptive limit's target in the guard's process
+VARIANT_ENV = "FACTDEBATE_BENCH_ADAPTIVE"  # --variant: server/ops/adaptive.py's settings in the guard's process
+TRACE_ENV = "FACTDEBATE_BENCH_LIMIT_TRACE"  # a file: each interval's lateness, checks running and limit go there
 FIRST_TOKEN = re.compile(rb'"content": ?"[^"]')  # a chunk that carries text (the role chunk's is "")
 
 
@@ -115,11 +124,45 @@ def serve(args: argparse.Namespace) -> None:
 
 
 def set_target() -> None:
-    """``--target-ms``: the adaptive limit's target set in this guard process (each of uvicorn's workers too)."""
-    if os.environ.get(TARGET_ENV):
-        from factdebate.server.ops import adaptive
+    """``--target-ms`` and ``--variant``: the adaptive limit's settings in this guard process (each of uvicorn's
+    workers too); ``FACTDEBATE_BENCH_LIMIT_TRACE=/tmp/trace`` writes each interval's step to
+    ``/tmp/trace.PID.jsonl``."""
+    from factdebate.server.ops import adaptive
 
+    if os.environ.get(TARGET_ENV):
         adaptive.TARGET_S = float(os.environ[TARGET_ENV])
+    for name, value in json.loads(os.environ.get(VARIANT_ENV) or "{}").items():
+        if name == "switchinterval":  # the interpreter's: how long a thread holds the GIL while another waits
+            sys.setswitchinterval(float(value))
+            continue
+        module: Any = adaptive
+        if "." in name:  # another module's setting: factdebate.server.guard.openai_chat.stream.JOINED=0
+            path, _, name = name.rpartition(".")
+            module = importlib.import_module(path)
+        if not hasattr(module, name):
+            raise SystemExit(f"--variant: {module.__name__} has no {name}")
+        kind = type(getattr(module, name))
+        setattr(module, name, bool(int(value)) if kind is bool else kind(value))
+    if trace := os.environ.get(TRACE_ENV):
+        out = open(f"{trace}.{os.getpid()}.jsonl", "a", buffering=1)  # open while the guard serves
+        observe = adaptive.AdaptiveLimit.observe
+
+        def traced(self: Any, late_s: float, running: int) -> None:
+            observe(self, late_s, running)
+            out.write(json.dumps({"t": round(time.monotonic(), 3), "late_ms": round(1000 * late_s, 2),
+                                  "running": running, "limit": round(self.limit, 1),
+                                  "cpu": round(time.process_time(), 3)}) + "\n")
+
+        adaptive.AdaptiveLimit.observe = traced  # type: ignore[method-assign]
+
+
+def variants(given: list[str]) -> list[tuple[str, dict[str, str]]]:
+    """``--variant NAME:ATTR=VALUE,ATTR=VALUE``: a name and the settings of server/ops/adaptive.py it sets."""
+    out = []
+    for text in given:
+        name, _, settings = text.partition(":")
+        out.append((name, dict(pair.split("=", 1) for pair in settings.split(",") if pair)))
+    return out
 
 
 def checker(latency: float, slots: int) -> Any:
@@ -387,9 +430,11 @@ def wait_ready(process: subprocess.Popen[bytes], port: int, what: str) -> None:
 
 
 def start_guard(args: argparse.Namespace, upstream: str, port: int,
-                max_cpu_share: float | None, workers: int = 1, target_ms: float = 0.0) -> subprocess.Popen[bytes]:
+                max_cpu_share: float | None, workers: int = 1, target_ms: float = 0.0,
+                variant: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """The guard's process (``workers`` processes under it past 1); ``max_cpu_share`` None: shedding off;
-    ``target_ms`` (0: the shipped one) the loop's lateness the adaptive limit holds (``--target-ms``)."""
+    ``target_ms`` (0: the shipped one) the loop's lateness the adaptive limit holds (``--target-ms``);
+    ``variant`` server/ops/adaptive.py's settings (``--variant``)."""
     shedding = max_cpu_share is not None
     env = {**os.environ, "HF_HUB_OFFLINE": "1",
            "FACTDEBATE_GUARD__CHECKS_AT_ONCE": str(args.checks_at_once if shedding else 100_000),
@@ -399,6 +444,8 @@ def start_guard(args: argparse.Namespace, upstream: str, port: int,
         env["FACTDEBATE_GUARD__DEADLINE_S"] = str(args.deadline)
     if target_ms:
         env[TARGET_ENV] = str(target_ms / 1000)
+    if variant:
+        env[VARIANT_ENV] = json.dumps(variant)
     process = subprocess.Popen([sys.executable, __file__, "--serve", "--port", str(port), "--upstream", upstream,
                                 "--latency", str(args.latency), "--workers", str(workers),
                                 "--checker-slots", str(args.checker_slots)], env=env)
@@ -516,15 +563,19 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
     rows: dict[str, dict[str, Any]] = {}
     alone_ttfts: list[float] = []  # every guard's one-stream runs: shedding never acts on a lone stream
     capacity_per_s = 0.0
-    # None: shedding off, first (it measures the capacity); then each share; then the default at each --target-ms
-    runs = [(None, 0.0), *((share, 0.0) for share in args.max_cpu_share), *((0.0, ms) for ms in args.target_ms)]
-    for share, target_ms in runs:
+    # None: shedding off, first (it measures the capacity); then each share; then the default at each --target-ms;
+    # then each --variant
+    runs: list[tuple[float | None, float, str, dict[str, str]]] = [
+        (None, 0.0, "", {}), *((share, 0.0, "", {}) for share in args.max_cpu_share),
+        *((0.0, ms, "", {}) for ms in args.target_ms), *((0.0, 0.0, name, sets) for name, sets in args.variant)]
+    for share, target_ms, variant, sets in runs:
         port = free_port()
-        guard = start_guard(args, f"http://127.0.0.1:{upstream_port}/v1", port, share, workers, target_ms)
+        guard = start_guard(args, f"http://127.0.0.1:{upstream_port}/v1", port, share, workers, target_ms, sets)
         url = f"http://127.0.0.1:{port}"
-        key = ("off" if share is None else f"target{target_ms:g}ms" if target_ms else "default" if share == 0
-               else f"{share:g}")
-        target = f", the loop's target {target_ms:g} ms" if target_ms else ""
+        key = ("off" if share is None else variant if variant else f"target{target_ms:g}ms" if target_ms
+               else "default" if share == 0 else f"{share:g}")
+        target = (f", the loop's target {target_ms:g} ms" if target_ms else
+                  f", {', '.join(f'{k} {v}' for k, v in sets.items())}" if variant else "")
         name = (f"shedding on (the adaptive limit{target}, max_cpu_share {share:g}, max_loop_lag_ms "
                 f"{args.max_lag_ms:g}, checks_at_once {args.checks_at_once})" if share is not None
                 else "shedding off (checks_at_once 100000, which lifts the adaptive limit's floor past any "
@@ -533,9 +584,9 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
             asyncio.run(closed(url, workers, 3, args.deadline))  # warm-up: each worker learns a lone check
             cpu = Cpu(guard.pid, upstream.pid)
             alone_s = args.alone_seconds or args.seconds / 2
-            runs = asyncio.run(closed(url, 1, alone_s, args.deadline))
-            alone_ttfts += [r["ttft"] for r in runs if r.get("ttft") is not None]
-            rows[f"{key} 1"] = summary(f"{name}, 1 stream", runs, alone_s, cpu)
+            replies = asyncio.run(closed(url, 1, alone_s, args.deadline))
+            alone_ttfts += [r["ttft"] for r in replies if r.get("ttft") is not None]
+            rows[f"{key} 1"] = summary(f"{name}, 1 stream", replies, alone_s, cpu)
             if share is None:
                 cpu = Cpu(guard.pid, upstream.pid)
                 rows["off closed"] = summary(
@@ -571,10 +622,12 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
                           # over the same guard's one-stream run just before (a shared machine's load moves)
                           "over_its_own_one_stream_p99": round(
                               row["ttft_p99_s"] / rows[f"{key.split()[0]} 1"]["ttft_p99_s"], 2),
-                          "admitted_at_deadline": row["at_deadline"]}), flush=True)
+                          "admitted_at_deadline": row["at_deadline"],
+                          "guard_cpu_share": row["cpu_share"]["guard"],
+                          "guard_cpu_ms_per_reply": row["guard_cpu_ms_per_reply"]}), flush=True)
         kind = key.split()[0]
         share = named + {"off": "unshed", "default": "default"}.get(
-            kind, kind if kind.startswith("target") else f"share_{kind}")
+            kind, kind if kind.startswith("target") or kind in dict(args.variant) else f"share_{kind}")
         figures.update({f"{share}_admitted_per_s": row["per_s"], f"{share}_goodput_per_s": row["goodput_per_s"],
                         f"{share}_ttft_p50_s": row["ttft_p50_s"], f"{share}_ttft_p99_s": row["ttft_p99_s"],
                         f"{share}_p99_over_uncontended": round(row["ttft_p99_s"] / uncontended, 2),
@@ -607,6 +660,10 @@ def main() -> None:
     parser.add_argument("--target-ms", type=float, nargs="*", default=[], help="then the default guard again with "
                         "the adaptive limit's target (server/ops/adaptive.py's TARGET_S) at each of these ms, one "
                         "guard each, to compare targets within one run")
+    parser.add_argument("--variant", nargs="*", default=[], help="then the default guard again with settings of "
+                        "server/ops/adaptive.py changed, one guard each: NAME:ATTR=VALUE,ATTR=VALUE (as "
+                        "fixed40:FLOOR_PER_CORE=20,CEILING=40, a limit pinned at 40 on two cores; a dotted name sets "
+                        "another module's: factdebate.server.guard.openai_chat.stream.JOINED=0)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1], help="guard processes (serve --workers N), "
                         "the runs repeated for each number given (--serve: the guard's)")
     parser.add_argument("--flood", action="store_true", help="then the default guard with one key flooding at "
@@ -621,6 +678,7 @@ def main() -> None:
     parser.add_argument("--upstream", default="", help=argparse.SUPPRESS)
     add_record_flag(parser)
     args = parser.parse_args()
+    args.variant = variants(args.variant)
     if args.record and args.floor:
         parser.error("--record records the guards' runs; the floor's figures are recorded by hand in "
                      "benchmarks/results/relay_floor.jsonl")

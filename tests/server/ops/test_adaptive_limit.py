@@ -114,3 +114,52 @@ def test_checks_past_their_deadlines_shed_what_the_checker_would_not_answer_in_t
     for end in ends:
         end()
     assert load.shed_now(0) is None  # nothing running: the next check is admitted
+
+
+def test_at_the_capacity_admissions_are_paced_and_below_it_none_are(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(adaptive, "FLOOR_PER_CORE", 0)  # the floor is checks_at_once alone: a limit of 8
+    load = CheckLoad()
+    ends = [load.start(8, who="heavy") for _ in range(7)]
+    load.pace.ended(800.0)  # a check holds its place 800 s: a credit every 800 / 8 / PACE seconds, none here
+    assert load.shed_now(8) is None  # the limit has refused nothing (below the capacity): never paced
+    ends.append(load.start(8, who="heavy"))
+    full = load.shed_now(8)  # the limit refuses: the service is at its capacity
+    assert full is not None and full.capacity == 8
+    ends.pop()()  # room under the limit, and no credit in hand: the next is paced
+    paced = load.shed_now(8)
+    assert paced is not None and paced.capacity == 8 and paced.retry_after_s >= 1
+    assert re.fullmatch(r"the service is checking 7 replies at once, at its capacity, and admits one more as its "
+                        r"pace allows; room for it is forecast in about \d+\.\d s", paced.why), paced.why
+    assert load.fair_turn("light", paced.capacity)  # max-min fair under the pace as under the limit
+    load.pace.credit = 5.0  # credits in hand (they came while it waited): at most PACE_BURST together
+    assert load.shed_now(8) is None
+    ends.append(load.start(8, who="heavy"))
+    for end in ends[:2]:
+        end()
+    ends = ends[2:]
+    assert load.shed_now(8) is None  # the second of PACE_BURST
+    ends.append(load.start(8, who="heavy"))
+    ends.pop()()
+    assert load.shed_now(8) is not None  # none left in hand
+    while load.running >= adaptive.PACE_FROM * 8:  # few running for the limit: never paced
+        ends.pop()()
+    assert load.shed_now(8) is None
+    ends += [load.start(8, who="heavy") for _ in range(8 - load.running - 1)]
+    assert load.shed_now(8) is not None  # paced again at 7 of 8
+    load.pace._full_at -= 1000  # the limit has refused nothing for longer than a check holds its place
+    assert load.shed_now(8) is None
+    for end in ends:
+        end()
+
+
+def test_unpaced_a_full_limit_admits_each_freed_place_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(adaptive, "FLOOR_PER_CORE", 0)
+    monkeypatch.setattr(adaptive, "PACE", 0.0)  # pacing off (benchmarks/guard_load.py --variant compares it)
+    load = CheckLoad()
+    ends = [load.start(8, who="k") for _ in range(8)]
+    load.pace.ended(800.0)
+    assert load.shed_now(8) is not None
+    ends.pop()()
+    assert load.shed_now(8) is None
+    for end in ends:
+        end()

@@ -61,7 +61,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from factdebate.server.ops.adaptive import CORES, AdaptiveLimit, CheckedLimit, LoopLag, floor_of
+from factdebate.server.ops.adaptive import CORES, AdaptiveLimit, CheckedLimit, LoopLag, Pace, floor_of
 from factdebate.server.ops.checker_slots import CheckerSlots
 
 CHECKS_PER_CORE = 8
@@ -147,6 +147,7 @@ class CheckLoad:
         self._slots = 1  # checks at full speed, as the last check started said
         self._begun: dict[int, float] = {}  # each running check's virtual clock at its admission
         self._ids = itertools.count()
+        self.pace = Pace()  # admissions spread over time at the capacity (server/ops/adaptive.py)
 
     @staticmethod
     def slots(checks_at_once: int) -> int:
@@ -201,7 +202,10 @@ class CheckLoad:
             why = f"the service is checking {self.running} replies at once, {bound.why}"
             return Shed.forecast(why, self.room_in_s(bound.checks, self.slots(checks_at_once)), bound.checks)
         if self.running < min(limit, checker):
-            return None
+            if (waits := self.pace.waits_s(self.running, min(limit, checker))) is None:
+                return None
+            return Shed.forecast(f"the service is checking {self.running} replies at once, at its capacity, and "
+                                 "admits one more as its pace allows", waits, min(limit, checker))
         if checker < limit:
             why = (f"the service is checking {self.running} replies at once, as many as its checker answers within "
                    f"their deadlines now (checks that ran past their deadlines brought it to {checker})")
@@ -209,6 +213,7 @@ class CheckLoad:
             why = (f"the service is checking {self.running} replies at once, what it serves now (a limit that falls "
                    f"while its event loop runs late and grows while it keeps up, never below {self.adaptive.floor})")
         capacity = min(limit, checker)
+        self.pace.full()
         return Shed.forecast(why, self.room_in_s(capacity, self.slots(checks_at_once)), capacity)
 
     def check_ended(self, past_deadline: bool) -> None:
@@ -280,6 +285,7 @@ class CheckLoad:
         number = next(self._ids)
         self._begun[number] = self._had
         self._slots = self.slots(checks_at_once)
+        self.pace.admitted(min(int(self.adaptive.limit), int(self.checked.limit)))
         self.held[who] = self.held.get(who, 0) + 1
         self.past += past
         self.running += 1
@@ -305,7 +311,9 @@ class CheckLoad:
             self.checker_slots.check_ended()
             # The slowdown it ran under, taken as the mean of the load at its start and at its end.
             slowdown = max(1.0, (busiest[0] + self.running + 1) / 2 / slots)
-            alone = (time.perf_counter() - started) / slowdown
+            held = time.perf_counter() - started
+            self.pace.ended(held)
+            alone = held / slowdown
             self.alone_s = alone if self.alone_s is None else (1 - LEARN) * self.alone_s + LEARN * alone
 
         return end
