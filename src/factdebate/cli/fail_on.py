@@ -15,7 +15,7 @@ from factdebate.core.types import Label, ResponseVerdict
 KINDS = ("refuted", "unchecked", "not-enough-info")
 # Unchecked sentences that state something (response_level/unchecked.py); a question, greeting, opinion,
 # heading or code states no fact to fail on.
-FACTUAL_UNCHECKED = frozenset({"claim limit", "ungrounded", "unresolved", "no claim"})
+FACTUAL_UNCHECKED = frozenset({"claim limit", "partly checked", "ungrounded", "unresolved", "no claim"})
 
 
 def parse_fail_on(value: str | None) -> frozenset[str]:

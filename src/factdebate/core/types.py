@@ -367,7 +367,8 @@ class ClaimCheck(BaseModel):
 class UncheckedSentence(BaseModel):
     """A sentence of a checked response that no claim covers, and why (``reason``: the list in
     response_level/unchecked.py). ``note``: the dropped claim, for ``ungrounded``. ``partly``: some of the
-    sentence was checked (``claim limit``: ``note`` lists the claims kept, " / " between them)."""
+    sentence was checked (``partly checked`` or ``claim limit``: ``note`` lists the claims kept, " / " between
+    them)."""
 
     span: Span
     text: str

@@ -4,8 +4,9 @@ result (its own words as the claim, its span, the reason) and ``on_unchecked`` a
 closed: every sentence the gate passed (response_level/worthiness.py lists what it leaves out) is a
 statement, and one no claim covers is unchecked, never passed as stating nothing.
 
-A sentence the gate passed is covered when the extractor said a claim was drawn from it (the claim's
-``sources``), or a claim was placed in it (its span overlaps), or, for a claim whose source the extractor did
+A sentence the gate passed is covered when the extractor said claims were drawn from it (the claims'
+``sources``), or claims were placed in it (their spans overlap), and those claims leave none of it out
+(``partly`` below), or, for a claim whose source the extractor did
 not say and the span search could not place (a reworded one), when that claim holds nearly all its content
 words (``COVERED``, by lemma and stem) and every name and number it writes ("The Eiffel Tower is in Berlin."
 is not covered by "The Eiffel Tower is in Paris."; the claims' words, names and numbers pooled
@@ -16,17 +17,19 @@ One that is not is unchecked, first reason that applies:
 - ``deadline``: the deadline ended before its claims were extracted (a stream's later part, or the whole
   reply's one extraction): each such sentence is unchecked on its own, and the sentences decided before it keep
   their verdicts;
-
-- ``claim cap``: the reply had ``response.max_claims`` claims already (the extractor takes no more). At the
-  cap, a sentence with claims placed on it is covered only when they hold it by the grounding rule
-  (``grounding.holds``: most of its words, every name and number, as a response check's unchecked sentences
-  count it): the extractor may split one sentence into several claims of which the cap kept only some
-  ("... built in 1889 and repainted in 1900." with only the 1889 claim kept), and the rest is unchecked;
+- ``claim cap``: the reply had ``response.max_claims`` claims already (the extractor takes no more). A
+  sentence with claims on it is covered only when they hold it by the grounding rule (``grounding.holds``:
+  most of its words, every name and number, as a response check's unchecked sentences count it): the
+  extractor may split one sentence into several claims of which the cap kept only some ("... built in 1889
+  and repainted in 1900." with only the 1889 claim kept), and the rest is unchecked;
 - ``room``: the extractor filled the room its call was given (counted from the units it was shown, one more
   than they were counted to state: response_level/room.py), so it may have stopped before the end: a sentence
-  with claims on it is covered only when they hold it by the grounding rule, as at the claim cap ("The Eiffel Tower, in
+  its claims hold only in part says why so, as at the claim cap ("The Eiffel Tower, in
   Paris, opened in 1889, is 330 metres tall and remained the tallest ... until 1950." with three claims kept
   is only partly checked), and one without is beyond the room;
+- ``partly``: no limit cut its extraction, but the claims drawn from it leave out a number it writes or a
+  joined part of it (``grounding.left_unsaid``: "It was finished in 1899 and is made of wrought iron." with
+  only the 1899 claim): its reason quotes what was left out, and the claims keep their verdicts;
 - ``grounding filter``: the extractor's claim for it (drawn from it, as it said, or else sharing half its
   words) was dropped as an opinion or for naming what the text does not write (the dropped claim is quoted;
   one that is the prompt's worked example is said to be that), or the sentence reads as an opinion by the
@@ -54,6 +57,7 @@ from factdebate.response_level.grounding import (
     forms,
     holds,
     is_opinion,
+    left_unsaid,
     names,
     numbers,
 )
@@ -130,7 +134,10 @@ def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], text: st
     late = late or {}
     unplaced = [c.claim for c in claims if c.span is None and not c.sources]
     on = {id(s): [c.claim for c in claims if _overlaps(s, c)] for s in worthy}
-    partly = {id(s) for s in worthy if (capped or s.start in cut) and on[id(s)] and not holds(s.text, on[id(s)])}
+    # Claims cut short by a limit must hold their sentence; any others must leave nothing of it out.
+    unsaid = {id(s): left_unsaid(s.text, on[id(s)]) for s in worthy if on[id(s)]}
+    partly = {id(s) for s in worthy if on[id(s)] and (not holds(s.text, on[id(s)]) if capped or s.start in cut
+                                                      else bool(unsaid[id(s)]))}
     # A sentence said again word for word is covered by the claims placed on its first saying, when they hold
     # it (a reply that repeats itself is checked once).
     placed = {_words(s.text) for s in worthy if on[id(s)] and id(s) not in partly}
@@ -142,10 +149,15 @@ def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], text: st
             out.append((sentence, f"only partly checked: {_FILLED}, and the claims kept of this sentence leave "
                                   "the rest of it unchecked"))
             continue
-        if id(sentence) in partly:
+        if id(sentence) in partly and capped:
             out.append((sentence, f"only partly checked: at most {max_claims} claims are taken from one reply "
                                   "(response.max_claims), and the claims kept of this sentence leave the rest of it "
                                   "unchecked"))
+            continue
+        if id(sentence) in partly:
+            left = "; ".join(f'"{part}"' for part in unsaid[id(sentence)][:4])
+            out.append((sentence, f"only partly checked: the claims drawn from this sentence leave out what it "
+                                  f"also says ({left}), and that was not checked"))
             continue
         if on_it or any(_held(sentence.text, c) for c in unplaced) or _words(sentence.text) in placed:
             continue

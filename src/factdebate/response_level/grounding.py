@@ -418,6 +418,32 @@ def holds(piece: str, claims: Sequence[str]) -> bool:
     return numbers(piece) <= set().union(*(numbers(c) for c in claims)) and all(among(n, held) for n in names(piece))
 
 
+# Where one sentence joins a second statement to its first: a conjunction, a semicolon, or a relative clause
+# after a comma ("It was finished in 1899 and is made of wrought iron.", "..., which sank in 1912.").
+_JOINS = re.compile(r",?\s+(?:and|but|while|whereas|although)\s+|;\s+|,\s+(?:which|who|where)\s+", re.I)
+_ITEM_NUMBER = re.compile(r"^\s*\d{1,3}[.)]\s+")
+
+
+def left_unsaid(sentence: str, claims: Sequence[str]) -> list[str]:
+    """What ``sentence`` states that ``claims`` (those drawn from it) leave out: each number no claim writes, and
+    each joined part (:data:`_JOINS`) of two or more content words of which no claim writes a single one, its
+    own words. Empty when the claims hold it, and when no part shares a word with them (a claim written in
+    another language, or reworded throughout, is not taken for a part left out)."""
+    if not claims:
+        return []
+    said = forms(w for c in claims for w in _WORD.findall(c))
+    written = set().union(*(numbers(c) for c in claims))
+    out = [n for n in sorted(numbers(_ITEM_NUMBER.sub("", sentence, count=1)) - written, key=int)]
+    parts = [p for p in _JOINS.split(sentence) if p and p.strip()]
+    words = [content_words(p) for p in parts]
+    touched = [any(among(w, said) for w in own) for own in words]
+    if len(parts) > 1 and any(touched):
+        left = [" ".join(p.split()).strip(" .") for p, own, hit in zip(parts, words, touched, strict=True)
+                if len(own) >= 2 and not hit]
+        out = [n for n in out if not any(n in numbers(p) for p in left)] + left  # a part names its own numbers
+    return out
+
+
 def uncovered_sentences(text: str, claims: list[str], limit: int, *, opening: str | None = None,
                         covered: Sequence[tuple[int, int]] = ()) -> list[str]:
     """:func:`uncovered_places` without the offsets."""

@@ -8,16 +8,20 @@ claim named what the text does not); ``unplaced`` (a checked claim holds most of
 placed in it); ``unresolved`` (a pronoun no claim resolved); ``repeated``; ``claim limit``; ``table header``;
 else ``no claim``. Coverage fails closed.
 
-At the claim limit, or when the call's limit may have cut the extraction short (response_level/room.py), a
-sentence is covered only when its claims hold it (grounding.holds): the limit may have kept only some of the
-claims split from it. Such a sentence is ``claim limit`` too, its note the claims checked of it."""
+A sentence with claims drawn from it or placed in it is covered only when they leave none of it out
+(grounding.left_unsaid: a number it writes, or a joined part of it): an extractor may write one of the
+sentence's two facts as a claim and leave the other ("It was finished in 1899 and is made of wrought iron."
+with only the 1899 claim). Such a sentence is ``partly checked``, its note the claims checked of it. At the
+claim limit, or when the call's limit may have cut the extraction short (response_level/room.py), its claims
+must hold it (grounding.holds: most of its content words, each name and number), and one they do not is
+``claim limit``, as the limit may have kept only some of the claims split from it."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from factdebate.core.types import ClaimExtraction, Span, UncheckedSentence
-from factdebate.response_level.grounding import PRONOUN_OPENING, content_words, holds, is_opinion
+from factdebate.response_level.grounding import PRONOUN_OPENING, content_words, holds, is_opinion, left_unsaid
 from factdebate.response_level.spans import TextIndex, find_span
 from factdebate.response_level.worthiness import LIST_MARKER, gated, table_header
 
@@ -40,6 +44,11 @@ def _unplaced_here(sentence: str, unplaced: Sequence[tuple[str, set[str]]]) -> s
         return None
     share, claim = max(((len(words & held) / len(words), claim) for claim, held in unplaced), default=(0.0, ""))
     return claim if share >= COVERED else None
+
+
+def _partly(sentence: str, placed: Sequence[str], limited: bool) -> bool:
+    """Whether the claims ``placed`` on ``sentence`` check only part of it (the module docstring)."""
+    return not holds(sentence, placed) if limited else bool(left_unsaid(sentence, placed))
 
 
 def _dropped_here(start: int, end: int, dropped: Sequence[tuple[str, Sequence[Span]]]) -> str | None:
@@ -70,18 +79,19 @@ def unchecked_sentences(text: str, claims: Sequence[str], spans: Sequence[Span |
              for n, claim in enumerate(extraction.ungrounded)]
     gates = gated(text, asked=asked)  # the gate the extractor's text was read with
     at_limit = len(claims) >= max_claims
-    # At the limit, the sentences whose claims there do not hold them: checked in part (the module docstring).
+    # The sentences whose claims do not hold them: checked in part (the module docstring).
     limited = {start for start, end, _ in gates if at_limit or _covered(start, end, [cut])}
     partly = {start: placed for start, end, reason in gates
-              if reason is None and start in limited and _covered(start, end, about)
-              and not holds(text[start:end], placed := _placed(start, end, claims, about))}
+              if reason is None and _covered(start, end, about)
+              and _partly(text[start:end], placed := _placed(start, end, claims, about), start in limited)}
     checked = {" ".join(text[start:end].split()).casefold() for start, end, _ in gates
                if _covered(start, end, about) and start not in partly}
     out = []
     for start, end, reason in gates:  # the gate's reason first: the extractor was not given these
         sentence = text[start:end]
         if start in partly:
-            out.append(UncheckedSentence(span=Span(start=start, end=end), text=sentence, reason="claim limit",
+            out.append(UncheckedSentence(span=Span(start=start, end=end), text=sentence,
+                                         reason="claim limit" if start in limited else "partly checked",
                                          note=" / ".join(partly[start]), partly=True))
             continue
         if _covered(start, end, about):

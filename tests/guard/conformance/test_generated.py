@@ -252,8 +252,9 @@ def statements(draw: st.DrawFn, shape: str) -> Conversation:
         if shape == "table":
             row = f"| {_cap(subject)} {fact.past} in | {year} |"
             return f"| Event | Year |\n| --- | --- |\n{row}", row
-        if shape == "wide table":  # one row of five cells: the drawn fact's year among four others
-            row = f"| {_cap(subject)} | {fact.past} | {year} | {third.full} | {third.year} |"
+        if shape == "wide table":  # one row of five cells: the drawn fact's year among four others (the other
+            # fact's cell writes its event too, so a claim of it holds the row's words and is checked)
+            row = f"| {_cap(subject)} | {fact.past} | {year} | {third.full} {third.past} | {third.year} |"
             return f"| Subject | Event | Year | Also | That year |\n|---|---|---|---|---|\n{row}", row
         if shape == "JSON":  # as a ``response_format: json_object`` answer writes it
             return f'{{"subject": "{fact.full}", "event": "{fact.past}", "year": {year}}}', f'"year": {year}'
@@ -277,7 +278,7 @@ def statements(draw: st.DrawFn, shape: str) -> Conversation:
         said += [Said(f"{_cap(f.full) if n == 0 else f.full} {f.past} in {f.year}", f.said(f.year), True)
                  for n, f in enumerate(before_it)]
     if shape == "wide table":
-        said += [Said(f"| {third.full} | {third.year} |", third.said(third.year), True)]
+        said += [Said(f"| {third.full} {third.past} | {third.year} |", third.said(third.year), True)]
     if shape == "JSON":  # its claim is drawn from the whole object: the subject and the year are both in it
         said = [Said(f'"subject": "{fact.full}"', fact.said(y), y == fact.year, (f'"year": {y}',))
                 for y in (fact.wrong, fact.year)]
