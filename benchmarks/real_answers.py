@@ -239,6 +239,10 @@ def main() -> None:
     if not Path(args.datasets).is_dir():
         parser.error(f"{args.datasets}: no such folder (the public samples, ../shared/datasets)")
     args.load = os.getloadavg()[0]
+    # The benchmark is the operator here: a deadline above the guard's cap (guard.max_deadline_s, 120 s by
+    # default) raises the cap, so the deadline asked is the one the checks run under.
+    if args.deadline_s > 120:
+        os.environ.setdefault("FACTDEBATE_GUARD__MAX_DEADLINE_S", f"{args.deadline_s:g}")
     asyncio.run(run(args))
 
 
