@@ -127,10 +127,11 @@ def test_at_the_capacity_admissions_are_paced_and_below_it_none_are(monkeypatch:
     assert full is not None and full.capacity == 8
     ends.pop()()  # room under the limit, and no credit in hand: the next is paced
     paced = load.shed_now(8)
-    assert paced is not None and paced.capacity == 8 and paced.retry_after_s >= 1
+    assert paced is not None and paced.capacity == 7 and paced.retry_after_s >= 1  # what the pace holds
     assert re.fullmatch(r"the service is checking 7 replies at once, at its capacity, and admits one more as its "
                         r"pace allows; room for it is forecast in about \d+\.\d s", paced.why), paced.why
     assert load.fair_turn("light", paced.capacity)  # max-min fair under the pace as under the limit
+    assert not load.fair_turn("heavy", paced.capacity)
     load.pace.credit = 5.0  # credits in hand (they came while it waited): at most PACE_BURST together
     assert load.shed_now(8) is None
     ends.append(load.start(8, who="heavy"))
@@ -162,4 +163,21 @@ def test_unpaced_a_full_limit_admits_each_freed_place_at_once(monkeypatch: pytes
     ends.pop()()
     assert load.shed_now(8) is None
     for end in ends:
+        end()
+
+
+def test_a_key_under_its_share_of_the_checks_running_is_not_paced(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(adaptive, "FLOOR_PER_CORE", 0)  # a limit of 8
+    load = CheckLoad()
+    heavy = [load.start(8, who="heavy") for _ in range(8)]
+    load.pace.ended(800.0)  # no credit comes within the test
+    assert load.shed_now(8) is not None  # full: paced from here
+    for end in heavy[:3]:
+        end()
+    light = load.start(8, who="light")
+    paced = load.shed_now(8)  # 6 running, under the limit: the pace refuses
+    assert paced is not None and paced.capacity == 6 and "pace" in paced.why
+    assert load.fair_turn("light", paced.capacity)  # 1 of 6, under its share of 3, while the flood holds 5
+    assert not load.fair_turn("heavy", paced.capacity)  # the flood's next request is the one paced
+    for end in [light, *heavy[3:]]:
         end()

@@ -204,8 +204,10 @@ class CheckLoad:
         if self.running < min(limit, checker):
             if (waits := self.pace.waits_s(self.running, min(limit, checker))) is None:
                 return None
+            # What the pace holds is the checks running: a key under its share of them is admitted (fair_turn)
+            # while another holds more, though the limit itself is not full.
             return Shed.forecast(f"the service is checking {self.running} replies at once, at its capacity, and "
-                                 "admits one more as its pace allows", waits, min(limit, checker))
+                                 "admits one more as its pace allows", waits, self.running)
         if checker < limit:
             why = (f"the service is checking {self.running} replies at once, as many as its checker answers within "
                    f"their deadlines now (checks that ran past their deadlines brought it to {checker})")
