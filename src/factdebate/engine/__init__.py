@@ -56,16 +56,17 @@ Errors: ``FactDebateError`` (every one the library raises for a caller to read),
 What the process holds, writes and reads:
 
 - ``hide_endpoints``, ``scrub_known``, ``ScrubWindow``: what a caller reads without the operator's secrets and
-  addresses, in one piece or as it streams; ``redact_text`` and ``redact_value``: credentials out of what the
-  operator reads (a text, URLs in it included, and a JSON-like value); ``remember_secrets``,
-  ``remember_endpoints``, ``remember_settings``: what the process holds, remembered where it is loaded.
+  addresses, in one piece or as it streams; ``redact_value``: credentials out of what the operator reads (a
+  text, URLs in it included, or each string of a JSON-like value); ``remember_settings``: what the process's
+  settings hold, remembered where they are loaded (the secrets their dump shows masked given beside it).
 - ``checked_tree``, ``safe_value``, ``dumps_record``: text and JSON made
   safe at the edges; ``upgrade``: a stored record in the current schema; ``data_dir``: the data folder;
   ``STORAGE``: the parts of storage that could not write lately, and whether a failed write is storage's.
 - ``watched``, ``watching``, ``Watcher``: metrics and traces of what the library does.
 - ``Client``, ``AnswerPastLimit``, ``size_words``: the process's pooled HTTP client (one session per event loop,
-  shared with the checker's model calls, closed with the ``ResourcePool``), an answer cut at its size or time
-  limit, and a size limit in the words its failures use.
+  shared with the checker's model calls, closed with the ``ResourcePool``; ``Client.operators``: a client of an
+  operator's server, whose address and key no caller reads), an answer cut at its size or time limit, and a
+  size limit in the words its failures use.
 - ``__version__``."""
 
 from __future__ import annotations
@@ -141,10 +142,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.util.scrub import (
         ScrubWindow,
         hide_endpoints,
-        redact_text,
         redact_value,
-        remember_endpoints,
-        remember_secrets,
         remember_settings,
         scrub_known,
     )
@@ -159,10 +157,9 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "P
            "all_methods", "all_options", "check_corpus_name", "check_one_claim", "check_replies", "check_response",
            "checked_tree", "data_dir", "default_deadline_s", "dumps_record", "get_method", "hide_endpoints", "mcp_tool",
            "models_down", "needs_builtin", "page_words", "parse_claim_lines", "prepare_builtin", "queues",
-           "redact_text", "redact_value", "remember_endpoints", "remember_secrets", "remember_settings", "render",
-           "request_clock", "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from",
-           "settings_over", "size_words", "transcribing", "upgrade", "validate_answer", "validate_claim", "watched",
-           "watching"]
+           "redact_value", "remember_settings", "render", "request_clock", "resolve_options", "run_claim", "safe_value",
+           "scrub_known", "settings_from", "settings_over", "size_words", "transcribing", "upgrade", "validate_answer",
+           "validate_claim", "watched", "watching"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -235,10 +232,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "parse_claim_lines": ("factdebate.run.batch", "parse_claim_lines"),
     "prepare_builtin": ("factdebate.scale.builtin_indexes", "prepare_builtin"),
     "queues": ("factdebate.llm.in_flight", "queues"),
-    "redact_text": ("factdebate.util.scrub", "redact_text"),
     "redact_value": ("factdebate.util.scrub", "redact_value"),
-    "remember_endpoints": ("factdebate.util.scrub", "remember_endpoints"),
-    "remember_secrets": ("factdebate.util.scrub", "remember_secrets"),
     "remember_settings": ("factdebate.util.scrub", "remember_settings"),
     "render": ("factdebate.prompts", "render"),
     "request_clock": ("factdebate.guard_engine.clock", "request_clock"),

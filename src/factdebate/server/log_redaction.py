@@ -1,26 +1,26 @@
 """The service's log lines as the operator reads them: each record's message and traceback pass the library's
-redaction (``redact_text``: credentials go, addresses stay) before any handler formats it, on the loggers the
+redaction (``redact_value``: credentials go, addresses stay) before any handler formats it, on the loggers the
 app names (its own, the library's and uvicorn's)."""
 
 from __future__ import annotations
 
 import logging
 
-from factdebate.engine import redact_text
+from factdebate.engine import redact_value
 
 
 class RedactingFilter(logging.Filter):
-    """Redacts a log record's message and traceback (:func:`redact_text`) before any handler formats it."""
+    """Redacts a log record's message and traceback (:func:`redact_value`) before any handler formats it."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        redacted = redact_text(message)
+        redacted = redact_value(message)
         if redacted != message:
             record.msg, record.args = redacted, None
         if record.exc_info and not record.exc_text:
-            record.exc_text = redact_text(logging.Formatter().formatException(record.exc_info))
+            record.exc_text = redact_value(logging.Formatter().formatException(record.exc_info))
         elif record.exc_text:
-            record.exc_text = redact_text(record.exc_text)
+            record.exc_text = redact_value(record.exc_text)
         return True
 
 

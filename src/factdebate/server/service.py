@@ -13,7 +13,7 @@ from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Request
 
-from factdebate.engine import ResourcePool, Resources, Settings, data_dir, remember_secrets, remember_settings
+from factdebate.engine import ResourcePool, Resources, Settings, data_dir, remember_settings
 from factdebate.server.config import ServiceConfig
 from factdebate.server.ops.metrics import Metrics
 from factdebate.server.ops.shedding import CheckLoad
@@ -63,8 +63,7 @@ class Service:
     @classmethod
     def build(cls, config: ServiceConfig, build: Builder | None = None) -> Service:
         # Its keys, database URL and endpoints reach no caller, whatever text carries them (util/scrub.py).
-        remember_secrets(config.secret_values())
-        remember_settings(config.model_dump(mode="json"))
+        remember_settings(config.model_dump(mode="json"), secrets=config.secret_values())
         pool = ResourcePool(config.resource_cache_size, build, lite_copies=config.shared_state)
         # A database server holds everything (replicas on several machines); otherwise the batch store's
         # SQLite file, with the shared limits in it or in the state_db file.

@@ -49,6 +49,7 @@ import aiohttp
 from yarl import URL
 
 from factdebate.util.bounded_body import MIB, AnswerTooLarge, AnswerTooSlow, Deadline, Decoder, lines_async
+from factdebate.util.scrub.held import remember_endpoints, remember_secrets
 
 MAX_BODY_BYTES = 16 * MIB  # an answer's default size limit: a long chat completion is well under 1 MiB
 MAX_LINE_BYTES = 4 * MIB  # one line of a streamed answer (a chunk event is a few hundred bytes)
@@ -395,6 +396,17 @@ class Client:
                                                      sock_read=None)
         self._urls: dict[str, URL] = {}
         self._held: tuple[asyncio.AbstractEventLoop, aiohttp.ClientSession] | None = None
+
+    @classmethod
+    def operators(cls, base_url: str, key: str | None, timeout: float, headers: Mapping[str, str] | None = None,
+                  **options: Any) -> Client:
+        """A client of one of the operator's servers (a model's, a search engine's), ``key`` sent as ``Bearer``
+        with ``headers``: the server's address and ``key`` are remembered as what no caller may read
+        (util/scrub/held.py), whatever text carries them later. ``options`` as :class:`Client` takes them."""
+        remember_endpoints([base_url])
+        remember_secrets([key] if key else [])
+        sent = {"Authorization": f"Bearer {key}"} if key else {}
+        return cls(base_url, {**sent, **(headers or {})}, timeout, **options)
 
     def _session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()

@@ -26,9 +26,7 @@ from factdebate.engine import (
     FactDebateError,
     GuardClaim,
     hide_endpoints,
-    redact_text,
-    remember_endpoints,
-    remember_secrets,
+    redact_value,
     size_words,
     watched,
 )
@@ -141,7 +139,7 @@ def _unsendable(exc: Exception) -> UpstreamError:
 
 def _unreachable(base_url: str, exc: Exception, name: str) -> UpstreamError:
     """The caller is told what failed (``name``); where the upstream is, the server's log."""
-    log.warning("the guard's upstream model at %s could not be reached: %s: %s", redact_text(base_url),
+    log.warning("the guard's upstream model at %s could not be reached: %s: %s", redact_value(base_url),
                 type(exc).__name__, exc)
     return UpstreamError(502, error_body(f"the operator's upstream model could not be reached ({name})",
                                          code="upstream_unreachable"))
@@ -245,13 +243,11 @@ class Upstream:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.limits = limits or AnswerLimits.following(100_000, 4, 900.0)  # the guard settings' defaults
-        remember_endpoints([self.base_url])  # what no caller may read of it (util/scrub.py)
-        remember_secrets([key] if key else [])
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        # A key with a line break is refused when sent: a 502, nothing written.
-        self.session = Client(self.base_url, {**headers, "Accept": "application/json"}, timeout,
-                              connect_timeout=min(timeout, 10.0), max_bytes=self.limits.plain_bytes, what=WHAT,
-                              resend_unanswered=resend)
+        # Its address and key reach no caller (Client.operators). A key with a line break is refused when sent:
+        # a 502, nothing written.
+        self.session = Client.operators(self.base_url, key, timeout, {"Accept": "application/json"},
+                                        connect_timeout=min(timeout, 10.0), max_bytes=self.limits.plain_bytes,
+                                        what=WHAT, resend_unanswered=resend)
 
     async def aclose(self) -> None:
         await self.session.aclose()

@@ -22,7 +22,7 @@ from factdebate.engine import (
     Settings,
     hide_endpoints,
     parse_claim_lines,
-    redact_text,
+    redact_value,
     run_claim,
     validate_claim,
 )
@@ -169,7 +169,7 @@ class BatchRunner:
             record.update({"claim": item.claim, "error": hide_endpoints(str(exc))})
         except Exception as exc:  # one failing claim is recorded; it must not stop the batch
             log.exception("batch %s item %s failed", batch_id, item.id)
-            record.update({"claim": item.claim, "error": redact_text(f"{type(exc).__name__}: {exc}")})
+            record.update({"claim": item.claim, "error": redact_value(f"{type(exc).__name__}: {exc}")})
         await self._record(batch_id, idx, record)
 
     async def _record(self, batch_id: str, idx: int, record: dict[str, Any]) -> None:

@@ -28,7 +28,7 @@ from typing import Any, Protocol, TypeVar
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from factdebate.engine import ConfigError, EndpointUnavailableError, MissingDependencyError, redact_text
+from factdebate.engine import ConfigError, EndpointUnavailableError, MissingDependencyError, redact_value
 
 T = TypeVar("T")
 
@@ -210,7 +210,7 @@ class PostgresStateDatabase:
             raise MissingDependencyError("psycopg", "postgres") from exc
         self._psycopg = psycopg
         self.url = re.sub(r"^[^:]+://", "postgresql://", url)  # drop a +driver suffix
-        self.location = redact_text(self.url)
+        self.location = redact_value(self.url)
         self.tries = tries
         self.backoff = backoff
         self._conn: Any = None

@@ -71,14 +71,15 @@ def remember_environment(environ: Mapping[str, str] | None = None) -> None:
     _add(secrets, hosts, guessed)
 
 
-def remember_settings(data: Mapping[str, Any]) -> None:
+def remember_settings(data: Mapping[str, Any], secrets: Iterable[str] = ()) -> None:
     """Everything secret in a settings dump: MCP servers' ``env`` values and secret-named arguments,
-    secret-named fields, and every URL's host and password."""
-    secrets: list[str] = []
+    secret-named fields, and every URL's host and password; ``secrets`` too, the values the dump shows masked
+    (a ``SecretStr``'s: a service's API keys)."""
+    found = list(secrets)
     guessed: list[str] = []
     urls: list[str] = []
-    _collect(data, secrets, guessed, urls, secret=False)
-    _add(secrets, guessed=guessed)
+    _collect(data, found, guessed, urls, secret=False)
+    _add(found, guessed=guessed)
     remember_endpoints(urls)
     remember_environment()  # the keys the loaded settings will read from it
 

@@ -7,7 +7,7 @@ through :func:`redact_text`, so every user-facing error is covered at the source
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, overload
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from factdebate.util.scrub.held import secret_arg_values
@@ -47,8 +47,17 @@ def redact_text(text: str) -> str:
 _NO_TEXT = frozenset((int, float, bool, type(None)))
 
 
+@overload
+def redact_value(value: str) -> str: ...
+
+
+@overload
+def redact_value(value: Any) -> Any: ...
+
+
 def redact_value(value: Any) -> Any:
-    """A copy of a JSON-like value with every string redacted (verdict ``config``, trace events)."""
+    """A copy of a JSON-like value with every string redacted (verdict ``config``, trace events); a text is
+    redacted as :func:`redact_text` redacts it (a log line, a URL)."""
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
