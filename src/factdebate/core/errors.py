@@ -46,6 +46,8 @@ class MissingKeyError(ConfigError):
 class EndpointUnavailableError(FactDebateError):
     """A remote service could not be reached after the allowed retries."""
 
+    http_status = 502  # a server the run needed did not answer
+
     def __init__(self, url: str, attempts: int, last_error: str) -> None:
         super().__init__(f"could not reach {url} after {attempts} attempt(s): {last_error}")
         self.url = redact_url(url)

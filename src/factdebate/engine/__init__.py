@@ -50,8 +50,10 @@ Settings and what the library offers:
 - ``render`` (the library's prompt templates: the rewrite's request), ``models_down`` (the model servers that
   refused connections lately).
 
-Errors: ``FactDebateError`` (every one the library raises for a caller to read), ``ConfigError``, ``InputError``,
-``EndpointUnavailableError``, ``MissingDependencyError``, ``DataDirError``.
+Errors: ``FactDebateError`` (every one the library raises for a caller to read; its ``http_status`` says how a
+service answers it, 502 for a server a run needed that did not answer, and its ``caller_message`` what a caller
+reads where the message is the operator's alone, such as a data folder that cannot be used), ``ConfigError``,
+``InputError``, ``MissingDependencyError``.
 
 What the process holds, writes and reads:
 
@@ -77,8 +79,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports each name's module on first use
     from factdebate.core.errors import (
         ConfigError,
-        DataDirError,
-        EndpointUnavailableError,
         FactDebateError,
         InputError,
         MissingDependencyError,
@@ -149,17 +149,17 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
 
 __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "PATTERN", "STORAGE", "Admission",
            "AgentTool", "AnswerPastLimit", "Begun", "CallQueue", "CheckCall", "ClaimCheck", "ClaimItem", "Client",
-           "ConfigError", "DataDirError", "Document", "EndpointUnavailableError", "EventSink", "EvidenceMode",
-           "FactDebateError", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host",
-           "InputError", "Label", "Listener", "MethodView", "MissingDependencyError", "Option", "Reply",
-           "ResolvedGuardOptions", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser",
-           "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict", "Watcher", "YamlFile", "__version__",
-           "all_methods", "all_options", "check_corpus_name", "check_one_claim", "check_replies", "check_response",
-           "checked_tree", "data_dir", "default_deadline_s", "dumps_record", "get_method", "hide_endpoints", "mcp_tool",
-           "models_down", "needs_builtin", "page_words", "parse_claim_lines", "prepare_builtin", "queues",
-           "redact_value", "remember_settings", "render", "request_clock", "resolve_options", "run_claim", "safe_value",
-           "scrub_known", "settings_from", "settings_over", "size_words", "transcribing", "upgrade", "validate_answer",
-           "validate_claim", "watched", "watching"]
+           "ConfigError", "Document", "EventSink", "EvidenceMode", "FactDebateError", "GuardClaim", "GuardEvidence",
+           "GuardOptions", "GuardResult", "GuardedStream", "Host", "InputError", "Label", "Listener", "MethodView",
+           "MissingDependencyError", "Option", "Reply", "ResolvedGuardOptions", "ResourcePool", "Resources",
+           "ResponseVerdict", "RetrievalTool", "Reviser", "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict",
+           "Watcher", "YamlFile", "__version__", "all_methods", "all_options", "check_corpus_name", "check_one_claim",
+           "check_replies", "check_response", "checked_tree", "data_dir", "default_deadline_s", "dumps_record",
+           "get_method", "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words",
+           "parse_claim_lines", "prepare_builtin", "queues", "redact_value", "remember_settings", "render",
+           "request_clock", "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from",
+           "settings_over", "size_words", "transcribing", "upgrade", "validate_answer", "validate_claim", "watched",
+           "watching"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -180,9 +180,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "ClaimItem": ("factdebate.run.batch", "ClaimItem"),
     "Client": ("factdebate.util.http_client", "Client"),
     "ConfigError": ("factdebate.core.errors", "ConfigError"),
-    "DataDirError": ("factdebate.core.errors", "DataDirError"),
     "Document": ("factdebate.core.types", "Document"),
-    "EndpointUnavailableError": ("factdebate.core.errors", "EndpointUnavailableError"),
     "EventSink": ("factdebate.core.runtime", "EventSink"),
     "EvidenceMode": ("factdebate.guard_engine.types", "EvidenceMode"),
     "FactDebateError": ("factdebate.core.errors", "FactDebateError"),

@@ -15,7 +15,7 @@ import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
-from factdebate.engine import DataDirError, EventSink, FactDebateError, Verdict, hide_endpoints, transcribing
+from factdebate.engine import EventSink, FactDebateError, Verdict, hide_endpoints, transcribing
 
 log = logging.getLogger("factdebate.server")
 
@@ -34,11 +34,11 @@ def sse(event: str, data: Any) -> str:
 
 
 def for_caller(exc: Exception) -> str:
-    """What a service's caller reads of ``exc``: its message without the operator's addresses and secrets,
-    except that a data folder the service cannot use is the operator's to fix, and its path the operator's to
-    know."""
-    if isinstance(exc, DataDirError):
-        return "the service's data folder cannot be used; its operator finds why in the server's log"
+    """What a service's caller reads of ``exc``: its message without the operator's addresses and secrets, or
+    what the error gives a caller in its place where the message is the operator's alone (a data folder the
+    service cannot use: the operator's to fix, and its path the operator's to know)."""
+    if isinstance(exc, FactDebateError) and exc.caller_message is not None:
+        return exc.caller_message
     return hide_endpoints(str(exc))
 
 

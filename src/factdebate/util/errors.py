@@ -11,6 +11,12 @@ class FactDebateError(Exception):
     error can carry a password from an endpoint URL to a log, a record or an API caller."""
 
     __module__ = "factdebate.core.errors"  # where callers import it from, and where tracebacks say it is
+    # The HTTP status a service answers a request that this error ended: the service's own failure (500) unless
+    # a subclass says otherwise (a server the run needed did not answer: 502).
+    http_status = 500
+    # What a service's caller reads in place of the message where the message is the operator's alone (a path on
+    # the operator's machine); None: the message, without the operator's addresses and secrets.
+    caller_message: str | None = None
 
     def __init__(self, *args: object) -> None:
         super().__init__(*(redact_text(a) if isinstance(a, str) else a for a in args))

@@ -12,6 +12,7 @@ class DataDirError(FactDebateError, OSError):
     """The data folder cannot be made or written: a usage error (exit 2) naming the variable that moves it."""
 
     __module__ = "factdebate.core.errors"  # where callers import it from, with the other errors
+    caller_message = "the service's data folder cannot be used; its operator finds why in the server's log"
 
 
 _writable: set[str] = set()  # folders found writable in this process: checked once, not per call

@@ -12,12 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.errors import ConfigError, EndpointUnavailableError
+from factdebate.core.errors import ConfigError
 from factdebate.run.batch import ClaimItem
 from factdebate.server.config import load_service_config
 from factdebate.server.routes.batches import _worker_alive
 from factdebate.server.state.batch_store import BatchStore
-from factdebate.server.state.db import PROCESS_LEASE_SECONDS, PostgresStateDatabase, beat, open_state_db
+from factdebate.server.state.db import (
+    PROCESS_LEASE_SECONDS,
+    PostgresStateDatabase,
+    StateDatabaseDown,
+    beat,
+    open_state_db,
+)
 from factdebate.server.state.shared import SharedState
 from tests.readiness import run
 
@@ -40,7 +46,7 @@ def test_an_unreachable_server_is_retried_then_named_without_its_password() -> N
     pytest.importorskip("psycopg")
     port = _closed_port()
     start = time.monotonic()
-    with pytest.raises(EndpointUnavailableError) as caught:
+    with pytest.raises(StateDatabaseDown) as caught:
         PostgresStateDatabase(f"postgresql://factdebate:hunter2@127.0.0.1:{port}/state", tries=3, backoff=0.05)
     message = str(caught.value)
     assert "after 3 attempt(s)" in message and f"127.0.0.1:{port}/state" in message

@@ -15,7 +15,6 @@ from pydantic import BaseModel, ValidationError
 from factdebate.engine import (
     STORAGE,
     ConfigError,
-    EndpointUnavailableError,
     EventSink,
     FactDebateError,
     InputError,
@@ -105,9 +104,7 @@ def http_error(exc: FactDebateError) -> HTTPException:
     log.warning("a check failed: %s", exc)  # with the endpoint's address, which the caller is not shown
     if isinstance(exc, StateDatabaseDown):
         return HTTPException(503, exc.reason, headers={"Retry-After": str(DOWN_RETRY_AFTER_S)})
-    if isinstance(exc, EndpointUnavailableError):
-        return HTTPException(502, hide_endpoints(str(exc)))
-    return HTTPException(500, for_caller(exc))
+    return HTTPException(exc.http_status, for_caller(exc))  # 502: a server the check needed did not answer
 
 
 STARTING_RETRY_AFTER_S = 1  # warm-up has no forecast; a probe asking each second sees it ready without delay

@@ -28,7 +28,7 @@ from typing import Any, Protocol, TypeVar
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from factdebate.engine import ConfigError, EndpointUnavailableError, MissingDependencyError, redact_value
+from factdebate.engine import ConfigError, FactDebateError, MissingDependencyError, redact_value
 
 T = TypeVar("T")
 
@@ -50,11 +50,16 @@ DOWN_RETRY_AFTER_S = 5  # what the 503 asks a client to wait (Retry-After)
 HEARTBEAT_SCHEMA = "CREATE TABLE IF NOT EXISTS heartbeats (process TEXT PRIMARY KEY, seen DOUBLE PRECISION NOT NULL)"
 
 
-class StateDatabaseDown(EndpointUnavailableError):
-    """The state database (a PostgreSQL server) cannot be reached: a route that needs it answers 503 with
-    :data:`DOWN_REASON` (server/app.py), ``/v1/health`` names it; the server's log keeps this message."""
+class StateDatabaseDown(FactDebateError):
+    """The state database (a PostgreSQL server) cannot be reached after ``attempts`` tries: a route that needs it
+    answers 503 with :data:`DOWN_REASON` (server/app.py), ``/v1/health`` names it; the server's log keeps this
+    message."""
 
     reason = DOWN_REASON
+    http_status = 503
+
+    def __init__(self, where: str, attempts: int, last_error: str) -> None:
+        super().__init__(f"could not reach {where} after {attempts} attempt(s): {last_error}")
 
 
 class Cursor(Protocol):
