@@ -61,9 +61,10 @@ What the process holds, writes and reads:
   addresses, in one piece or as it streams; ``redact_value``: credentials out of what the operator reads (a
   text, URLs in it included, or each string of a JSON-like value); ``remember_settings``: what the process's
   settings hold, remembered where they are loaded (the secrets their dump shows masked given beside it).
-- ``checked_tree``, ``safe_value``, ``dumps_record``: text and JSON made
-  safe at the edges; ``upgrade``: a stored record in the current schema; ``data_dir``: the data folder;
-  ``STORAGE``: the parts of storage that could not write lately, and whether a failed write is storage's.
+- ``checked_tree``, ``dumps_record``: an input's text checked, and strict JSON that always encodes (a record,
+  an answer that may carry text no UTF-8 answer can); ``upgrade``: a stored record in the current schema;
+  ``data_dir``: the data folder; ``STORAGE``: the parts of storage that could not write lately, and whether a
+  failed write is storage's.
 - ``watched``, ``watching``, ``Watcher``: metrics and traces of what the library does.
 - ``Client``, ``AnswerPastLimit``, ``size_words``: the process's pooled HTTP client (one session per event loop,
   shared with the checker's model calls, closed with the ``ResourcePool``; ``Client.operators``: a client of an
@@ -87,7 +88,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.core.runtime import EventSink, Listener
     from factdebate.core.schema import upgrade
     from factdebate.core.storage_full import STORAGE
-    from factdebate.core.textsafe import checked_tree, dumps_record, safe_value
+    from factdebate.core.textsafe import checked_tree, dumps_record
     from factdebate.core.types import ClaimCheck, Document, Label, ResponseVerdict, Verdict
     from factdebate.core.version import __version__
     from factdebate.corpus.builtin import BUILTIN_CORPUS
@@ -157,9 +158,8 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "P
            "check_replies", "check_response", "checked_tree", "data_dir", "default_deadline_s", "dumps_record",
            "get_method", "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words",
            "parse_claim_lines", "prepare_builtin", "queues", "redact_value", "remember_settings", "render",
-           "request_clock", "resolve_options", "run_claim", "safe_value", "scrub_known", "settings_from",
-           "settings_over", "size_words", "transcribing", "upgrade", "validate_answer", "validate_claim", "watched",
-           "watching"]
+           "request_clock", "resolve_options", "run_claim", "scrub_known", "settings_from", "settings_over",
+           "size_words", "transcribing", "upgrade", "validate_answer", "validate_claim", "watched", "watching"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -236,7 +236,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "request_clock": ("factdebate.guard_engine.clock", "request_clock"),
     "resolve_options": ("factdebate.guard_engine.options", "resolve_options"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
-    "safe_value": ("factdebate.core.textsafe", "safe_value"),
     "scrub_known": ("factdebate.util.scrub", "scrub_known"),
     "settings_from": ("factdebate.settings.load", "settings_from"),
     "settings_over": ("factdebate.settings.load", "settings_over"),

@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.engine import __version__, request_clock, safe_value
+from factdebate.engine import __version__, request_clock
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.guard.check_id import CheckIdHeader
 from factdebate.server.guard.litellm import router as litellm_router
@@ -45,7 +45,7 @@ from factdebate.server.routes.views import router as view_router
 from factdebate.server.scrub_responses import ScrubResponses
 from factdebate.server.service import Builder, Service
 from factdebate.server.state.db import DOWN_RETRY_AFTER_S, StateDatabaseDown
-from factdebate.server.strict_json import TOO_DEEP, StrictJSONMiddleware, refusal
+from factdebate.server.strict_json import TOO_DEEP, SafeJSONResponse, StrictJSONMiddleware, refusal
 
 log = logging.getLogger("factdebate.server")
 STATIC = Path(__file__).parent / "static"
@@ -192,8 +192,8 @@ def _errors(app: FastAPI) -> None:
         detail = exc.detail
         if isinstance(detail, str):  # a limit a terminal user sets is the operator's here, not the caller's
             detail = _SET_IT.sub(r"(this server's \1, which its operator sets)", detail)
-        # safe_value: a detail that quotes the request can never make the answer itself unencodable.
-        return JSONResponse(safe_value({"detail": detail}), status_code=exc.status_code, headers=exc.headers)
+        # A detail that quotes the request can never make the answer itself unencodable.
+        return SafeJSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(StateDatabaseDown)
     async def state_down(_: Request, exc: StateDatabaseDown) -> Response:
@@ -214,7 +214,7 @@ def _errors(app: FastAPI) -> None:
         errors = [{"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"), "message": e.get("msg", "")}
                   for e in exc.errors()]  # no "input": it would echo the request back
         summary = "; ".join(f"{e['field']}: {e['message']}" if e["field"] else e["message"] for e in errors)
-        return JSONResponse(safe_value({"detail": f"invalid request: {summary}", "errors": errors}), status_code=422)
+        return SafeJSONResponse({"detail": f"invalid request: {summary}", "errors": errors}, status_code=422)
 
 
 def _too_deep() -> Response:

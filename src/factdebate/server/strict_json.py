@@ -12,7 +12,11 @@ route takes a form, and a route that reads the body itself never looks). The che
 to the same words in UTF-16. A body that is not JSON at all is left to its route, which says what is wrong with
 it in its own words, and so is a number too large for a float (``1e400``, read as infinity), which the routes
 refuse naming its field. JSON nested too deeply for Python's reader is a 422 too: here when this parse meets
-it, otherwise where a route's reading fails (server/app.py)."""
+it, otherwise where a route's reading fails (server/app.py).
+
+An answer whose content may hold what no UTF-8 JSON carries (a lone surrogate a request or an upstream sent, a
+NaN) goes out as :class:`SafeJSONResponse`: written as the library writes a record (``dumps_record``: such text
+replaced, a NaN or an infinity null), so the answer itself never fails to encode."""
 
 from __future__ import annotations
 
@@ -20,13 +24,24 @@ import asyncio
 import json
 from typing import Any
 
+from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from factdebate.engine import dumps_record
 
 TOO_DEEP = "it nests lists or objects too deeply to be read"
 _EXTRA = "several JSON texts"
 NOT_UTF8 = "it is not UTF-8 text (JSON is exchanged as UTF-8, without a byte-order mark)"
 SEVERAL_TYPES = "it comes with more than one Content-Type header"
 OFF_LOOP_BYTES = 256 * 1024  # a larger body is parsed in a worker thread: the loop serves others meanwhile
+
+
+class SafeJSONResponse(JSONResponse):
+    """A JSON answer that always encodes: the bytes :class:`JSONResponse` writes, with text no UTF-8 answer can
+    carry replaced and a NaN or an infinity null."""
+
+    def render(self, content: Any) -> bytes:
+        return dumps_record(content, separators=(",", ":")).encode("utf-8")
 
 
 class NotStrictJSON(ValueError):

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 
-from factdebate.engine import Begun, Reply, check_replies, safe_value
+from factdebate.engine import Begun, Reply, check_replies
 from factdebate.server.guard.chat_request import ChatRequest
 from factdebate.server.guard.host import ChatDoor, door_error, prepare_stream, read_chat
 from factdebate.server.guard.openai_chat.answer import answer_replies, apply_to_answer
@@ -33,6 +33,7 @@ from factdebate.server.guard.prepare import (
 )
 from factdebate.server.guard.request import body_schema
 from factdebate.server.service import Service, ServiceDep, caller
+from factdebate.server.strict_json import SafeJSONResponse
 
 router = APIRouter(prefix="/v1")
 log = logging.getLogger("factdebate.server")
@@ -94,7 +95,7 @@ async def _plain_reply(door: ChatDoor) -> Response:
     try:
         return JSONResponse(answer, headers=headers)
     except ValueError:  # text no UTF-8 reply can carry (a lone surrogate in the upstream's answer): replaced
-        return JSONResponse(safe_value(answer), headers=headers)
+        return SafeJSONResponse(answer, headers=headers)
 
 
 RESPONSES_API = ("this service's guard speaks OpenAI's Chat Completions (POST /v1/chat/completions), not the "
