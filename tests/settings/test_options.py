@@ -17,7 +17,7 @@ from factdebate.methods.base import Method, MethodSettings, register, unregister
 from factdebate.server.options import public_options
 from factdebate.settings.load import load_settings, settings_from
 from factdebate.settings.model import ScaleSettings, Settings
-from factdebate.settings.options import all_options
+from factdebate.settings.options import Option, all_options
 
 # What callers of the service may not set: they spend or reach the operator's resources. The service's
 # hardening rests on this set, so a change to it is a deliberate change here too.
@@ -155,3 +155,10 @@ def test_an_older_name_still_works_but_is_offered_once() -> None:
         assert "--alias-test-volume" in shown and "Volume: How loud it is." in shown and "--loudness" not in shown
     finally:
         unregister("alias-test")
+
+
+def test_the_public_options_are_those_a_caller_may_choose() -> None:
+    table = all_options()
+    public = Option.public_options()
+    assert public and set(public) == {name for name, option in table.items() if option.public}
+    assert set(public) < set(table)  # some are the operator's alone

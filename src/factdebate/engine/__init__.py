@@ -38,8 +38,9 @@ Claims and answers (run/, core/):
 Settings and what the library offers:
 
 - ``Settings``, ``settings_from`` (flat options over the file and the environment), ``settings_over`` (a
-  request's options over the operator's settings, what is wrong said without the values); ``Option`` and
-  ``all_options`` (the flat options); ``YamlFile`` (a settings file, read bounded: the service's too).
+  request's options over the operator's settings, what is wrong said without the values); ``Option`` (a flat
+  option; ``Option.public_options``: those a service's caller may choose); ``YamlFile`` (a settings file, read
+  bounded: the service's too).
 - ``all_methods``, ``get_method``, ``MethodView``: the methods and how the page draws each
   one's verdict; ``page_words``: the library's words the page shows (the labels' other spellings, how an
   answer's label was decided, the form's sections, the embedded model's caution).
@@ -134,7 +135,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.scale.resource_pool import ResourcePool
     from factdebate.settings.load import settings_from, settings_over
     from factdebate.settings.model import Settings
-    from factdebate.settings.options import Option, all_options
+    from factdebate.settings.options import Option
     from factdebate.settings.sources import YamlFile
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine, mcp_tool
     from factdebate.util.bounded_body import AnswerPastLimit, size_words
@@ -154,12 +155,12 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "P
            "GuardOptions", "GuardResult", "GuardedStream", "Host", "InputError", "Label", "Listener", "MethodView",
            "MissingDependencyError", "Option", "Reply", "ResolvedGuardOptions", "ResourcePool", "Resources",
            "ResponseVerdict", "RetrievalTool", "Reviser", "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict",
-           "Watcher", "YamlFile", "__version__", "all_methods", "all_options", "check_corpus_name", "check_one_claim",
-           "check_replies", "check_response", "checked_tree", "data_dir", "default_deadline_s", "dumps_record",
-           "get_method", "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words",
-           "parse_claim_lines", "prepare_builtin", "queues", "redact_value", "remember_settings", "render",
-           "request_clock", "resolve_options", "run_claim", "scrub_known", "settings_from", "settings_over",
-           "size_words", "transcribing", "upgrade", "validate_answer", "validate_claim", "watched", "watching"]
+           "Watcher", "YamlFile", "__version__", "all_methods", "check_corpus_name", "check_one_claim", "check_replies",
+           "check_response", "checked_tree", "data_dir", "default_deadline_s", "dumps_record", "get_method",
+           "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words", "parse_claim_lines",
+           "prepare_builtin", "queues", "redact_value", "remember_settings", "render", "request_clock",
+           "resolve_options", "run_claim", "scrub_known", "settings_from", "settings_over", "size_words",
+           "transcribing", "upgrade", "validate_answer", "validate_claim", "watched", "watching"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -212,7 +213,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "YamlFile": ("factdebate.settings.sources", "YamlFile"),
     "__version__": ("factdebate.core.version", "__version__"),
     "all_methods": ("factdebate.methods.base", "all_methods"),
-    "all_options": ("factdebate.settings.options", "all_options"),
     "check_corpus_name": ("factdebate.corpus.names", "check_corpus_name"),
     "check_one_claim": ("factdebate.guard_engine.response_check", "check_one_claim"),
     "check_replies": ("factdebate.guard_engine.call", "check_replies"),

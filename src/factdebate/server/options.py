@@ -22,7 +22,6 @@ from factdebate.engine import (
     Settings,
     Verdict,
     all_methods,
-    all_options,
     checked_tree,
     get_method,
     hide_endpoints,
@@ -45,7 +44,7 @@ SERVICE_FIELDS: dict[str, dict[str, Any]] = {
 def public_options() -> dict[str, Option]:
     """The options a caller may choose: every method's, and the shared ones that do not spend or reach the
     operator's resources."""
-    return {name: option for name, option in all_options().items() if option.public}
+    return Option.public_options()
 
 
 def _field(option: Option) -> tuple[Any, Any]:

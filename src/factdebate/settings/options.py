@@ -43,6 +43,12 @@ class Option:
     alias_of: str | None = None  # an older name of another option: accepted, but not offered twice
     only: str | None = None  # "response" or "eval": the only checks it matters to (core.fields.SCOPES)
 
+    @classmethod
+    def public_options(cls) -> dict[str, Option]:
+        """The options a service's caller may choose (``public``): every method's, and the shared ones that do not
+        spend or reach the operator's resources; the operator's alone left out."""
+        return {name: option for name, option in all_options().items() if option.public}
+
     def converted(self, value: Any) -> Any:
         """``value`` for this option: a list option given as text (a flag, a query parameter) is comma-separated."""
         if value is not None and typing.get_origin(self.annotation) is list and isinstance(value, str):
