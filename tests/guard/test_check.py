@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from factdebate.core.types import Label
+from factdebate.core.types import Document, Label
 from factdebate.llm.calls import CallInfo
 from tests.guard.support import CLAIMS, REPLY, SlowBackend, run_check, script
 
@@ -212,7 +212,9 @@ async def test_a_sentence_the_claim_cap_left_partly_checked_keeps_the_reply_from
     claim's span in it counted the whole sentence as covered, so the reply read SUPPORTS with 1900 unchecked."""
     text = "The tower was built in 1889 and repainted in 1900. The tower is 330 m tall."
     claims = ["The tower is 330 m tall.", "The tower was built in 1889.", "The tower was repainted in 1900."]
-    result, _ = await run_check(script(claims=claims), text, tier="fast", guard=FAST_ONLY, response={"max_claims": 2})
+    guide = Document(id="guide", title="Guide", text="The tower was built in 1889. The tower is 330 m tall.")
+    result, _ = await run_check(script(claims=claims), text, tier="fast", guard=FAST_ONLY, response={"max_claims": 2},
+                                docs=[guide])
     *checked, partly = result.claims
     assert [c.label for c in checked] == [Label.SUPPORTS, Label.SUPPORTS]
     assert (partly.claim, partly.status) == ("The tower was built in 1889 and repainted in 1900.", "unchecked")

@@ -9,7 +9,7 @@ import pytest
 
 from factdebate.core.types import Document, Label
 from factdebate.guard_engine.correct import EXAMPLE_SENTENCE
-from factdebate.guard_engine.fast import EXAMPLE, EXAMPLE_QUOTE, UNFOUNDED, read_reply
+from factdebate.guard_engine.fast import EXAMPLE, EXAMPLE_QUOTE, UNFOUNDED, read_reply, unseen_numbers
 from factdebate.guard_engine.window_call import EXAMPLE_CORRECTION
 from tests.guard.support import run_check, script
 
@@ -99,3 +99,21 @@ async def test_a_correction_whose_check_copies_the_example_is_not_shown() -> Non
     assert rome.correction_note is not None and "could not be read" in rome.correction_note
     assert "copied the prompt's example" in rome.correction_note
     assert "Correction:" not in result.text  # the flag says the claim is contradicted, and offers no correction
+
+
+def test_a_number_no_shown_passage_writes_is_unseen() -> None:
+    guide = [Document(id="t", title="Eiffel Tower", text="The company built the tower from 1887 to 1889.")]
+    assert "writes 1899" in unseen_numbers("The Eiffel Tower was finished in 1899.", guide)
+    assert unseen_numbers("The Eiffel Tower was finished in 1889.", guide) == ""
+    assert unseen_numbers("The Eiffel Tower stands in Paris.", []) == ""
+
+
+async def test_a_supports_of_a_number_no_passage_writes_leaves_the_claim_unchecked() -> None:
+    # As the offline checker answered the README's example: SUPPORTS, naming no passage, of a year none writes.
+    guide = [Document(id="t", title="Eiffel Tower", text="The company built the tower from 1887 to 1889.")]
+    supports = lambda claim: json.dumps({"label": "SUPPORTS", "passage": 0, "quote": claim})  # noqa: E731
+    text = "The Eiffel Tower was finished in 1899."
+    result, _ = await run_check(script(claims=[text], fast=supports), text, guard=FAST_ONLY, docs=guide)
+    (claim,) = result.claims
+    assert (claim.status, claim.label) == ("unchecked", None) and result.label is None
+    assert claim.reason is not None and "no passage it was shown writes 1899" in claim.reason

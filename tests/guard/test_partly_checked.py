@@ -12,7 +12,7 @@ from factdebate.response_level.grounding import left_unsaid
 from tests.guard.support import run_check, script
 
 FAST_ONLY = {"tier": "fast", "max_tier": "fast"}
-README = "The Eiffel Tower stands in Paris. It was finished in 1899 and is made of wrought iron."
+SAID = "The Eiffel Tower stands in Paris. It was finished in 1889 and is made of wrought iron."
 GUIDE = [Document(id="g", title="Eiffel Tower", text="The Eiffel Tower is a wrought-iron lattice tower in Paris. "
                                                       "It was finished in 1889.")]
 
@@ -20,10 +20,10 @@ GUIDE = [Document(id="g", title="Eiffel Tower", text="The Eiffel Tower is a wrou
 async def test_the_part_no_claim_writes_is_unchecked_and_named() -> None:
     # As the offline checker answers: each claim with the sentence it says it was drawn from.
     claims = [{"claim": "The Eiffel Tower stands in Paris.", "sentences": [1]},
-              {"claim": "The Eiffel Tower was finished in 1899.", "sentences": [2]}]
-    result, _ = await run_check(script(claims=claims), README, guard=FAST_ONLY, docs=GUIDE)
+              {"claim": "The Eiffel Tower was finished in 1889.", "sentences": [2]}]
+    result, _ = await run_check(script(claims=claims), SAID, guard=FAST_ONLY, docs=GUIDE)
     [left] = [c for c in result.claims if c.status == "unchecked"]
-    assert left.claim == "It was finished in 1899 and is made of wrought iron."
+    assert left.claim == "It was finished in 1889 and is made of wrought iron."
     assert left.reason is not None and left.reason.startswith("only partly checked")
     assert '"is made of wrought iron"' in left.reason
     assert result.label is None or result.label.value != "SUPPORTS"  # never passed as checked throughout
@@ -31,9 +31,9 @@ async def test_the_part_no_claim_writes_is_unchecked_and_named() -> None:
 
 async def test_claims_that_hold_every_part_leave_nothing_unchecked() -> None:
     claims = [{"claim": "The Eiffel Tower stands in Paris.", "sentences": [1]},
-              {"claim": "The Eiffel Tower was finished in 1899.", "sentences": [2]},
+              {"claim": "The Eiffel Tower was finished in 1889.", "sentences": [2]},
               {"claim": "The Eiffel Tower is made of wrought iron.", "sentences": [2]}]
-    result, _ = await run_check(script(claims=claims), README, guard=FAST_ONLY, docs=GUIDE)
+    result, _ = await run_check(script(claims=claims), SAID, guard=FAST_ONLY, docs=GUIDE)
     assert [c.status for c in result.claims] == ["checked"] * 3
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from factdebate.core.errors import InputError
-from factdebate.core.types import Label
+from factdebate.core.types import Document, Label
 from factdebate.guard_engine import GuardOptions, StreamingCheck, check_text, resolve_options
 from factdebate.guard_engine.gate import gate
 from factdebate.guard_engine.messages import person_question, tool_evidence
@@ -151,7 +151,9 @@ async def test_sentence_15_past_a_12_claim_cap_is_unchecked_so_the_reply_is_not_
 
 
 async def test_the_claim_cap_holds_for_a_stream_and_what_lies_beyond_is_unchecked() -> None:
-    tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
+    # A passage that writes the cities' numbers: a SUPPORTS of a number no passage writes is no verdict.
+    almanac = Document(id="almanac", title="Almanac", text=FIFTEEN + " " + FIFTEEN.replace("bridges", "towers"))
+    tools = {"rag": StaticTool("rag", [almanac]), "search": StaticTool("local", [almanac])}
     resources, backend, _ = resources_for(_sentences, method="single", tools=tools, guard=FAST,
                                           response={"max_claims": 12})
     assert isinstance(backend, ScriptedBackend)

@@ -10,7 +10,8 @@ verdict either: SmolLM2 behind llama-cpp-python's server wrote the example word 
 replies, and its REFUTES flagged "The capital of France is Paris.". A REFUTES whose quote the passage it names
 does not hold is no verdict (:data:`UNFOUNDED`: the claim stays unchecked, and goes up a tier where one is
 allowed), since a flag says the reply is wrong and must show where. Another label whose quote no named
-passage holds is kept, but cites nothing: the passage it names is not called the one it rests on.
+passage holds is kept, but cites nothing: the passage it names is not called the one it rests on. A SUPPORTS
+of a claim whose number no passage shown writes is no verdict either (:func:`unseen_numbers`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from factdebate.llm.json_reply import enclosed
 from factdebate.methods.kit.common import book_tool_call, search_tool
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
+from factdebate.response_level.grounding import numbers
 from factdebate.tools.given import GivenEvidenceTool, current_evidence, top_k
 
 AGENT = "guard-fast"
@@ -47,6 +49,19 @@ EXAMPLE = json.dumps({"label": "REFUTES", "passage": 2, "quote": EXAMPLE_QUOTE})
 # benchmarks/decisions/refutes_needs_a_quote.md), and a flag tells the reader the answer is wrong.
 UNFOUNDED = ("the checker answered REFUTES without quoting words of the passage it named, and a claim is "
              "flagged only on a passage that says otherwise")
+
+
+def unseen_numbers(claim: str, documents: list[Document]) -> str:
+    """Why a SUPPORTS of ``claim`` is no verdict: the numbers it writes that no passage shown writes, said as
+    the reason ("" when every one is written). The checker cannot have read them, so its SUPPORTS is its own
+    memory: offline, "The Eiffel Tower was finished in 1899." was SUPPORTS over passages that write 1887 and
+    1889 only."""
+    shown = set().union(*(numbers(f"{d.title} {d.text}") for d in documents)) if documents else set()
+    unseen = sorted(numbers(claim) - shown, key=int)
+    if not unseen:
+        return ""
+    return (f"the checker answered SUPPORTS, but no passage it was shown writes {', '.join(unseen)}: a number "
+            "is supported only by a passage that states it")
 
 
 def _folded(text: str) -> str:

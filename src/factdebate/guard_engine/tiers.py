@@ -15,7 +15,7 @@ from factdebate.core.types import Document, Label, Verdict
 from factdebate.guard_engine.citations import cited_texts
 from factdebate.guard_engine.correct import correct
 from factdebate.guard_engine.evidence import claim_evidence, tier_resources, tier_settings
-from factdebate.guard_engine.fast import FastVerdict, decide_fast
+from factdebate.guard_engine.fast import FastVerdict, decide_fast, unseen_numbers
 from factdebate.guard_engine.types import TIERS, ClaimEvidence, GuardClaim, ResolvedGuardOptions, Tier
 from factdebate.methods.resources import Resources
 from factdebate.run.claim import run_claim
@@ -106,7 +106,10 @@ async def _run_tier(claim: str, tier: Tier, ctx: Context) -> TierOutcome:
 
 
 def fast_outcome(claim: str, fast: FastVerdict) -> TierOutcome:
-    """The fast tier's outcome from its verdict of ``claim`` (asked alone, or in the window's call)."""
+    """The fast tier's outcome from its verdict of ``claim`` (asked alone, or in the window's call); a SUPPORTS
+    of a number no passage shown writes is none (fast.unseen_numbers)."""
+    if fast.label == Label.SUPPORTS and (unseen := unseen_numbers(claim, fast.documents)):
+        fast = FastVerdict(None, fast.documents, problem=unseen)
     named = frozenset(d.text for d in fast.documents[:1]) if fast.cited else frozenset[str]()
     evidence = claim_evidence(claim, fast.documents, cited=named)
     if fast.quote and evidence:
