@@ -24,8 +24,8 @@ One that is not is unchecked, first reason that applies:
   and repainted in 1900." with only the 1889 claim kept), and the rest is unchecked;
 - ``room``: the extractor filled the room its call was given (counted from the units it was shown, one more
   than they were counted to state: response_level/room.py), so it may have stopped before the end: a sentence
-  its claims hold only in part says why so, as at the claim cap ("The Eiffel Tower, in
-  Paris, opened in 1889, is 330 metres tall and remained the tallest ... until 1950." with three claims kept
+  with claims on it is covered only when they hold it by the grounding rule, as at the claim cap ("The Eiffel
+  Tower, in Paris, opened in 1889, is 330 metres tall and remained the tallest ... until 1950." with three claims kept
   is only partly checked), and one without is beyond the room;
 - ``partly``: no limit cut its extraction, but the claims drawn from it leave out a number it writes or a
   joined part of it (``grounding.left_unsaid``: "It was finished in 1899 and is made of wrought iron." with

@@ -427,8 +427,8 @@ _ITEM_NUMBER = re.compile(r"^\s*\d{1,3}[.)]\s+")
 def left_unsaid(sentence: str, claims: Sequence[str]) -> list[str]:
     """What ``sentence`` states that ``claims`` (those drawn from it) leave out: each number no claim writes, and
     each joined part (:data:`_JOINS`) of two or more content words of which no claim writes a single one, its
-    own words. Empty when the claims hold it, and when no part shares a word with them (a claim written in
-    another language, or reworded throughout, is not taken for a part left out)."""
+    own words. No part is named when none shares a word with the claims (a claim written in another language,
+    or reworded throughout, is not taken for a part left out); numbers compare as digits in any language."""
     if not claims:
         return []
     said = forms(w for c in claims for w in _WORD.findall(c))
