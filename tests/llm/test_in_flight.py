@@ -191,7 +191,7 @@ async def test_a_call_queue_says_what_admission_reads_its_calls_in_flight_waitin
 
     calls = [asyncio.create_task(call()) for _ in range(5)]
     await asyncio.sleep(0)
-    [queue] = in_flight.queues()
+    [queue] = in_flight.CallQueue.on_this_loop()
     assert (queue.slots, queue.running, queue.waiting, queue.call_s) == (2, 2, 3, None)
     now[0] += 1.5
     assert queue.held_s() == 1.5  # none ended: a call takes at least as long as the oldest has held its slot

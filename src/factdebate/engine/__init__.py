@@ -10,8 +10,9 @@ The check (guard_engine/), one call for every door:
   ``check_one_claim`` (one claim of a checked answer, checked again: its check, with the answer's label and
   verdict it makes).
 - ``Host`` (what a door gives the call: admission, resources, keeping, the reviser; its ``begin`` sets up and
-  admits a streamed reply's check), ``Admission`` (a check's hold on the service's room); ``CallQueue`` and
-  ``queues``: each model server's calls in flight and waiting on this event loop, which admission reads.
+  admits a streamed reply's check), ``Admission`` (a check's hold on the service's room); ``CallQueue``: a
+  model server's calls in flight and waiting, which admission reads (``CallQueue.on_this_loop``: the event
+  loop's).
 - ``Begun`` (a check set up and admitted: its result of a reply the service had no room to check, and its
   ``finish``, which hides and keeps a result); ``GuardedStream``: a begun reply's check while it streams
   (``GuardedStream.of``), its policy on the text, and the result of a reply that streamed no text.
@@ -121,7 +122,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         Tier,
     )
     from factdebate.llm.breaker import down as models_down
-    from factdebate.llm.in_flight import CallQueue, queues
+    from factdebate.llm.in_flight import CallQueue
     from factdebate.llm.transcript import transcribing
     from factdebate.methods.base import all_methods, get_method
     from factdebate.methods.resources import Resources
@@ -158,9 +159,9 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "P
            "Watcher", "YamlFile", "__version__", "all_methods", "check_corpus_name", "check_one_claim", "check_replies",
            "check_response", "checked_tree", "data_dir", "default_deadline_s", "dumps_record", "get_method",
            "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words", "parse_claim_lines",
-           "prepare_builtin", "queues", "redact_value", "remember_settings", "render", "request_clock",
-           "resolve_options", "run_claim", "scrub_known", "settings_from", "settings_over", "size_words",
-           "transcribing", "upgrade", "validate_answer", "validate_claim", "watched", "watching"]
+           "prepare_builtin", "redact_value", "remember_settings", "render", "request_clock", "resolve_options",
+           "run_claim", "scrub_known", "settings_from", "settings_over", "size_words", "transcribing", "upgrade",
+           "validate_answer", "validate_claim", "watched", "watching"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -229,7 +230,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "page_words": ("factdebate.run.page_words", "page_words"),
     "parse_claim_lines": ("factdebate.run.batch", "parse_claim_lines"),
     "prepare_builtin": ("factdebate.scale.builtin_indexes", "prepare_builtin"),
-    "queues": ("factdebate.llm.in_flight", "queues"),
     "redact_value": ("factdebate.util.scrub", "redact_value"),
     "remember_settings": ("factdebate.util.scrub", "remember_settings"),
     "render": ("factdebate.prompts", "render"),

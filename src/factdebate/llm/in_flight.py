@@ -66,6 +66,15 @@ class CallQueue:
         self._ids += 1
         return _Turn(self, self._ids)
 
+    @staticmethod
+    def on_this_loop() -> list[CallQueue]:
+        """The queues of the running event loop (none outside one): a server each that this loop has called."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return []
+        return list(_slots.get(loop, {}).values())
+
 
 class _Turn:
     """One call's turn in a :class:`CallQueue`."""
@@ -175,12 +184,3 @@ def slot(endpoint: str, limit: int | None) -> AbstractAsyncContextManager[object
     if queue is None:
         queue = per_loop[endpoint] = CallQueue(limit)
     return queue.turn()
-
-
-def queues() -> list[CallQueue]:
-    """The call queues of the running event loop (none outside one): a server each that this loop has called."""
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return []
-    return list(_slots.get(loop, {}).values())

@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from factdebate.engine import CallQueue, queues
+from factdebate.engine import CallQueue
 from factdebate.server.ops.adaptive import CHECKED_FLOOR
 
 SHARE = 0.75  # of a check's deadline, for its calls to wait on and share the server's slots
@@ -52,7 +52,7 @@ class _Learnt:
 class CheckerSlots:
     """The bound over every server this process's loop calls (the least of them)."""
 
-    def __init__(self, found: Callable[[], list[CallQueue]] = queues) -> None:
+    def __init__(self, found: Callable[[], list[CallQueue]] = CallQueue.on_this_loop) -> None:
         self.found = found
         self._learnt: dict[CallQueue, _Learnt] = {}
 
