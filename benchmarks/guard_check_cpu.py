@@ -42,7 +42,7 @@ CACHES = [("factdebate.response_level.spans", "_remembered_sentences"),
 async def _checks(count: int, cold: bool) -> dict[str, Any]:
     import importlib
 
-    from factdebate.core.observe import watching
+    from factdebate.core.observe import Watcher
     from factdebate.core.types import Document
     from factdebate.guard_engine import GuardOptions, check_text
     from factdebate.server.ops.metrics import Metrics
@@ -57,7 +57,7 @@ async def _checks(count: int, cold: bool) -> dict[str, Any]:
     resources, _, _ = resources_for(script(claims=CLAIMS), method="single", tools=tools, guard={}, response={})
     settings: Any = resources.settings  # the tests' RunSettings, which check_text reads as Settings
     async with resources:
-        with watching([Metrics().watcher()]):
+        with Watcher.watching([Metrics().watcher()]):
             for _ in range(5):  # warm-up: first-call paths, templates
                 await check_text(ANSWER, settings, resources, options=GuardOptions(tier="fast"))
             spent = 0.0

@@ -67,7 +67,8 @@ What the process holds, writes and reads:
   an answer that may carry text no UTF-8 answer can); ``upgrade``: a stored record in the current schema;
   ``data_dir``: the data folder; ``STORAGE``: the parts of storage that could not write lately, and whether a
   failed write is storage's.
-- ``watched``, ``watching``, ``Watcher``: metrics and traces of what the library does.
+- ``Watcher``: what measures the library's work for the service's metrics and traces (``Watcher.watching``:
+  the work inside measured by given watchers; ``Watcher.watched``: a piece of work that says what it is).
 - ``Client``, ``AnswerPastLimit``, ``size_words``: the process's pooled HTTP client (one session per event loop,
   shared with the checker's model calls, closed with the ``ResourcePool``; ``Client.operators``: a client of an
   operator's server, whose address and key no caller reads), an answer cut at its size or time limit, and a
@@ -86,7 +87,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         InputError,
         MissingDependencyError,
     )
-    from factdebate.core.observe import Watcher, watched, watching
+    from factdebate.core.observe import Watcher
     from factdebate.core.runtime import EventSink, Listener
     from factdebate.core.schema import upgrade
     from factdebate.core.storage_full import STORAGE
@@ -161,7 +162,7 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "P
            "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words", "parse_claim_lines",
            "prepare_builtin", "redact_value", "remember_settings", "render", "request_clock", "resolve_options",
            "run_claim", "scrub_known", "settings_from", "settings_over", "size_words", "transcribing", "upgrade",
-           "validate_answer", "validate_claim", "watched", "watching"]
+           "validate_answer", "validate_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -243,8 +244,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "upgrade": ("factdebate.core.schema", "upgrade"),
     "validate_answer": ("factdebate.run.response", "validate_answer"),
     "validate_claim": ("factdebate.run.claim", "validate_claim"),
-    "watched": ("factdebate.core.observe", "watched"),
-    "watching": ("factdebate.core.observe", "watching"),
 }
 
 

@@ -25,10 +25,10 @@ from factdebate.engine import (
     Client,
     FactDebateError,
     GuardClaim,
+    Watcher,
     hide_endpoints,
     redact_value,
     size_words,
-    watched,
 )
 from factdebate.server.guard.revision import revision_request
 
@@ -275,7 +275,7 @@ class Upstream:
 
     async def complete(self, body: dict[str, Any]) -> dict[str, Any]:
         """The upstream's whole answer to ``body`` (sent with ``stream`` false)."""
-        with watched("model_call", model="upstream", role="upstream"):  # metrics and traces (core/observe.py)
+        with Watcher.watched("model_call", model="upstream", role="upstream"):  # metrics and traces (core/observe.py)
             request = await self._content({**body, "stream": False})
             with self._sending():
                 answer = await self.session.post("/chat/completions", request, max_bytes=self.limits.plain_bytes,
@@ -299,7 +299,7 @@ class Upstream:
     async def stream(self, body: dict[str, Any]) -> AsyncGenerator[SSEEvent, None]:
         """The upstream's stream, event by event as they arrive. An error before the first event raises
         :class:`UpstreamError`; the caller has then sent nothing yet."""
-        with watched("model_call", model="upstream", role="upstream"):  # to its headers (core/observe.py)
+        with Watcher.watched("model_call", model="upstream", role="upstream"):  # to its headers (core/observe.py)
             request = await self._content({**body, "stream": True})
             with self._sending():
                 answer = await self.session.post("/chat/completions", request, max_bytes=self.limits.stream_bytes,

@@ -39,7 +39,7 @@ from typing import Any
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.engine import Watcher, watching
+from factdebate.engine import Watcher
 from factdebate.server.ops.labels import OperatorNames, method_label
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -137,7 +137,7 @@ class Metrics:
 _TIMED = frozenset(("model_call", "search"))  # the kinds of work _MetricsWatcher._record counts
 
 
-class _MetricsWatcher:
+class _MetricsWatcher(Watcher):
     """Model calls and searches timed (core/observe.py), their failures counted by the exception's class."""
 
     def __init__(self, metrics: Metrics) -> None:
@@ -193,7 +193,7 @@ class RequestMetrics:
             await send(message)
 
         try:
-            with watching(self.watchers):
+            with Watcher.watching(self.watchers):
                 await self.app(scope, receive, sending)
         except BaseException:
             status[0] = status[0] or 500

@@ -31,6 +31,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from factdebate.engine import Watcher
 from factdebate.server.ops.labels import METHODS, OperatorNames
 from factdebate.server.ops.probes import is_probe
 
@@ -47,7 +48,7 @@ def wanted(environ: dict[str, str] | None = None) -> bool:
     return bool(env.get("OTEL_EXPORTER_OTLP_ENDPOINT") or env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"))
 
 
-class Tracing:
+class Tracing(Watcher):
     """One tracer provider of the service's own (the process's global one is left to whoever embeds it), its
     spans batched and sent by the OTLP/HTTP exporter."""
 

@@ -52,7 +52,7 @@ from prometheus_client import Histogram
 from starlette.requests import Request
 from starlette.responses import Response
 
-from factdebate.engine import GuardedStream, GuardResult, hide_endpoints, watched
+from factdebate.engine import GuardedStream, GuardResult, Watcher, hide_endpoints
 from factdebate.server.admission import SlotStream
 from factdebate.server.guard.host import Prepared
 from factdebate.server.guard.openai_chat.answer import result_view
@@ -153,7 +153,7 @@ class Relay:
         ttft: Histogram | None = self.prepared.host.service.metrics.ttft_added
         resolved = self.begun.resolved
         try:
-            with watched("guard_check", tier=resolved.tier, policy=resolved.policy):  # traces (core/observe.py)
+            with Watcher.watched("guard_check", tier=resolved.tier, policy=resolved.policy):  # traces (core/observe.py)
                 async for out in frames:
                     if ttft is not None and out is not PING:
                         ttft.observe(loop.time() - self.first_at)
