@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.run.batch import parse_claim_lines
+from factdebate.run.batch import ClaimItem
 from tests.cli.test_exits import NO_TOOLS, call
 from tests.fake_openai import FakeOpenAI
 
@@ -85,5 +85,5 @@ def test_resume_with_other_settings_is_refused(tmp_path: Path, capsys: pytest.Ca
 
 
 def test_ids_of_unusable_lines_are_stable() -> None:
-    items = parse_claim_lines(['"ok"', "[1, 2]", '{"id": 7}'])
+    items = ClaimItem.from_lines(['"ok"', "[1, 2]", '{"id": 7}'])
     assert [(i.id, bool(i.error)) for i in items][1:] == [("line-2", True), ("7", True)]

@@ -11,7 +11,7 @@ import pytest
 
 from factdebate.cli.main import run
 from factdebate.core.textsafe import MAX_NESTING, nesting_depth
-from factdebate.run.batch import parse_claim_lines
+from factdebate.run.batch import ClaimItem
 from tests.fake_openai import FakeOpenAI
 
 
@@ -33,7 +33,7 @@ def test_nesting_depth_counts_levels_without_recursion() -> None:
 
 @pytest.mark.parametrize("levels", [900, 100_000])  # 100,000: deeper than the JSON parser itself goes
 def test_a_deeply_nested_line_is_an_error_for_its_line(levels: int) -> None:
-    items = parse_claim_lines(['"fine"', deep_line(levels)])
+    items = ClaimItem.from_lines(['"fine"', deep_line(levels)])
     assert items[0].error is None
     assert items[1].error is not None and items[1].error.startswith("line 2: ")
     assert f"more than {MAX_NESTING} levels deep" in items[1].error and items[1].extra == {}
@@ -41,7 +41,7 @@ def test_a_deeply_nested_line_is_an_error_for_its_line(levels: int) -> None:
 
 def test_the_limit_itself_is_accepted() -> None:
     row = '{"claim": "Paris is in France.", "meta": ' + nested(MAX_NESTING - 1) + "}"  # the object is level 1
-    assert parse_claim_lines([row])[0].error is None
+    assert ClaimItem.from_lines([row])[0].error is None
 
 
 def test_cli_batch_records_the_error_row_before_any_model_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -34,7 +34,7 @@ Claims and answers (run/, core/):
   ``aclose`` closes what its runs opened).
 - ``EventSink`` and ``Listener`` (a run's events, and a sink that asks only for some), ``transcribing`` (the
   text of model calls in a stream's events, cut at the length the service says).
-- ``ClaimItem`` and ``parse_claim_lines``: a batch's items, from uploaded JSON lines.
+- ``ClaimItem``: a batch's item (``ClaimItem.from_lines``: a batch's items, from uploaded JSON lines).
 
 Settings and what the library offers:
 
@@ -129,7 +129,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.methods.resources import Resources
     from factdebate.methods.view import MethodView
     from factdebate.prompts import render
-    from factdebate.run.batch import ClaimItem, parse_claim_lines
+    from factdebate.run.batch import ClaimItem
     from factdebate.run.claim import run_claim, validate_claim
     from factdebate.run.page_words import page_words
     from factdebate.run.response import validate_answer
@@ -159,10 +159,10 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "P
            "ResponseVerdict", "RetrievalTool", "Reviser", "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict",
            "Watcher", "YamlFile", "__version__", "all_methods", "check_corpus_name", "check_one_claim", "check_replies",
            "check_response", "checked_tree", "data_dir", "default_deadline_s", "dumps_record", "get_method",
-           "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words", "parse_claim_lines",
-           "prepare_builtin", "redact_value", "remember_settings", "render", "request_clock", "resolve_options",
-           "run_claim", "scrub_known", "settings_from", "settings_over", "size_words", "transcribing", "upgrade",
-           "validate_answer", "validate_claim"]
+           "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words", "prepare_builtin",
+           "redact_value", "remember_settings", "render", "request_clock", "resolve_options", "run_claim",
+           "scrub_known", "settings_from", "settings_over", "size_words", "transcribing", "upgrade", "validate_answer",
+           "validate_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -229,7 +229,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "models_down": ("factdebate.llm.breaker", "down"),
     "needs_builtin": ("factdebate.scale.builtin_indexes", "needs_builtin"),
     "page_words": ("factdebate.run.page_words", "page_words"),
-    "parse_claim_lines": ("factdebate.run.batch", "parse_claim_lines"),
     "prepare_builtin": ("factdebate.scale.builtin_indexes", "prepare_builtin"),
     "redact_value": ("factdebate.util.scrub", "redact_value"),
     "remember_settings": ("factdebate.util.scrub", "remember_settings"),

@@ -42,7 +42,6 @@ __all__ = [
     "finished_ids",
     "in_order_note",
     "latest_records",
-    "parse_claim_lines",
     "read_claim_bytes",
     "read_claims",
     "run_batch",
@@ -56,6 +55,23 @@ class ClaimItem:
     extra: dict[str, Any]
     line: int = 0  # where it came from, for error messages
     error: str | None = None  # set when the line itself is unusable: it is recorded, never run
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str], where: str = "line ") -> list[ClaimItem]:
+        """JSONL rows: objects with ``claim`` (or ``text``) and an optional ``id``, or bare JSON strings; other
+        fields are carried along. An unusable line is an item with ``error``; a repeated id is refused."""
+        items: list[ClaimItem] = []
+        seen: dict[str, int] = {}
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            item = _parse_line(line, number, where)
+            if item.id in seen:
+                raise InputError(f"{where}{number}: duplicate id '{item.id[:80]}' (first on line {seen[item.id]}); "
+                                 "give every claim its own id")
+            seen[item.id] = number
+            items.append(item)
+        return items
 
 
 def claim_id(claim: str) -> str:
@@ -92,23 +108,6 @@ def _parse_line(line: str, number: int, where: str) -> ClaimItem:
     return item
 
 
-def parse_claim_lines(lines: Iterable[str], where: str = "line ") -> list[ClaimItem]:
-    """JSONL rows: objects with ``claim`` (or ``text``) and an optional ``id``, or bare JSON strings; other
-    fields are carried along. An unusable line is an item with ``error``; a repeated id is refused."""
-    items: list[ClaimItem] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        item = _parse_line(line, number, where)
-        if item.id in seen:
-            raise InputError(f"{where}{number}: duplicate id '{item.id[:80]}' (first on line {seen[item.id]}); "
-                             "give every claim its own id")
-        seen[item.id] = number
-        items.append(item)
-    return items
-
-
 def read_claims(path: str | Path) -> list[ClaimItem]:
     return claims_from_bytes(read_claim_bytes(path), path)
 
@@ -137,7 +136,7 @@ def claims_from_bytes(raw: bytes, path: str | Path) -> list[ClaimItem]:
     except UnicodeDecodeError as exc:
         raise InputError(f"the input {file} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
                          "save it as UTF-8") from None
-    return parse_claim_lines(text.splitlines(), where=f"{file}:")
+    return ClaimItem.from_lines(text.splitlines(), where=f"{file}:")
 
 
 def check_batch_resume(output: str | Path, settings: Settings) -> None:

@@ -21,7 +21,6 @@ from factdebate.engine import (
     Resources,
     Settings,
     hide_endpoints,
-    parse_claim_lines,
     redact_value,
     run_claim,
     validate_claim,
@@ -37,10 +36,10 @@ RECORD_RETRY_SECONDS = 5.0  # how often a result the storage refused is tried ag
 
 
 def parse_jsonl(text: str, settings: Settings, max_claims: int) -> list[ClaimItem]:
-    """The upload's claims (see :func:`factdebate.run.batch.parse_claim_lines`), each validated up front so a
+    """The upload's claims (see :meth:`ClaimItem.from_lines`), each validated up front so a
     bad row is reported with its line before any work starts (an API caller gets a 422 at once, where the
     CLI records the line as an error and runs the rest)."""
-    items = parse_claim_lines(text.splitlines())
+    items = ClaimItem.from_lines(text.splitlines())
     for item in items:
         if item.error:
             raise InputError(item.error)
