@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import Annotated
+
+from pydantic import AfterValidator, WithJsonSchema
 
 from factdebate.core.errors import ConfigError
 
@@ -24,6 +27,19 @@ def check_corpus_name(name: str) -> str:
         raise ConfigError(f"invalid corpus name {name[:MAX_CHARS]!r}: use letters, digits, '_', '.' and '-', "
                           "starting with a letter or digit")
     return name
+
+
+def _named(name: str) -> str:
+    """:func:`check_corpus_name` in a model: its words as a ValueError, which the model reports with the field."""
+    try:
+        return check_corpus_name(name)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+
+
+# A corpus name in a model (the settings' corpus, a service's corpora): checked by one rule, its JSON Schema the
+# pattern a form or a request's schema shows.
+CorpusName = Annotated[str, AfterValidator(_named), WithJsonSchema({"type": "string", "pattern": PATTERN})]
 
 
 def collection_name(corpus: str) -> str:

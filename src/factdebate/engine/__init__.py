@@ -47,8 +47,9 @@ Settings and what the library offers:
   answer's label was decided, the form's sections, the embedded model's caution).
 - ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names; ``mcp_tool``: a tool's name
   on an MCP server.
-- ``BUILTIN_CORPUS``, ``PATTERN``, ``check_corpus_name``: corpora; ``needs_builtin`` and ``prepare_builtin``: the
-  built-in indexes a run opens, built in the background.
+- ``BUILTIN_CORPUS`` and ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in
+  the schema): corpora; ``needs_builtin`` and ``prepare_builtin``: the built-in indexes a run opens, built in the
+  background.
 - ``render`` (the library's prompt templates: the rewrite's request), ``models_down`` (the model servers that
   refused connections lately).
 
@@ -95,7 +96,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.core.types import ClaimCheck, Document, Label, ResponseVerdict, Verdict
     from factdebate.core.version import __version__
     from factdebate.corpus.builtin import BUILTIN_CORPUS
-    from factdebate.corpus.names import PATTERN, check_corpus_name
+    from factdebate.corpus.names import CorpusName
     from factdebate.guard_engine.call import (
         Admission,
         Begun,
@@ -151,18 +152,17 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         scrub_known,
     )
 
-__all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "PATTERN", "STORAGE", "Admission",
-           "AgentTool", "AnswerPastLimit", "Begun", "CallQueue", "CheckCall", "ClaimCheck", "ClaimItem", "Client",
-           "ConfigError", "Document", "EventSink", "EvidenceMode", "FactDebateError", "GuardClaim", "GuardEvidence",
+__all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "STORAGE", "Admission", "AgentTool",
+           "AnswerPastLimit", "Begun", "CallQueue", "CheckCall", "ClaimCheck", "ClaimItem", "Client", "ConfigError",
+           "CorpusName", "Document", "EventSink", "EvidenceMode", "FactDebateError", "GuardClaim", "GuardEvidence",
            "GuardOptions", "GuardResult", "GuardedStream", "Host", "InputError", "Label", "Listener", "MethodView",
            "MissingDependencyError", "Option", "Reply", "ResolvedGuardOptions", "ResourcePool", "Resources",
            "ResponseVerdict", "RetrievalTool", "Reviser", "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict",
-           "Watcher", "YamlFile", "__version__", "all_methods", "check_corpus_name", "check_one_claim", "check_replies",
-           "check_response", "checked_tree", "data_dir", "default_deadline_s", "dumps_record", "get_method",
-           "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words", "prepare_builtin",
-           "redact_value", "remember_settings", "render", "request_clock", "resolve_options", "run_claim",
-           "scrub_known", "settings_from", "settings_over", "size_words", "transcribing", "upgrade", "validate_answer",
-           "validate_claim"]
+           "Watcher", "YamlFile", "__version__", "all_methods", "check_one_claim", "check_replies", "check_response",
+           "checked_tree", "data_dir", "default_deadline_s", "dumps_record", "get_method", "hide_endpoints", "mcp_tool",
+           "models_down", "needs_builtin", "page_words", "prepare_builtin", "redact_value", "remember_settings",
+           "render", "request_clock", "resolve_options", "run_claim", "scrub_known", "settings_from", "settings_over",
+           "size_words", "transcribing", "upgrade", "validate_answer", "validate_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -170,7 +170,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "BUILTIN_CORPUS": ("factdebate.corpus.builtin", "BUILTIN_CORPUS"),
     "CONVERSATION_ID_PATTERN": ("factdebate.guard_engine.types", "CONVERSATION_ID_PATTERN"),
     "MAX_EVIDENCE_ITEMS": ("factdebate.guard_engine.types", "MAX_EVIDENCE_ITEMS"),
-    "PATTERN": ("factdebate.corpus.names", "PATTERN"),
     "STORAGE": ("factdebate.core.storage_full", "STORAGE"),
     "Admission": ("factdebate.guard_engine.call", "Admission"),
     "AgentTool": ("factdebate.tools.registry", "AgentTool"),
@@ -183,6 +182,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "ClaimItem": ("factdebate.run.batch", "ClaimItem"),
     "Client": ("factdebate.util.http_client", "Client"),
     "ConfigError": ("factdebate.core.errors", "ConfigError"),
+    "CorpusName": ("factdebate.corpus.names", "CorpusName"),
     "Document": ("factdebate.core.types", "Document"),
     "EventSink": ("factdebate.core.runtime", "EventSink"),
     "EvidenceMode": ("factdebate.guard_engine.types", "EvidenceMode"),
@@ -215,7 +215,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "YamlFile": ("factdebate.settings.sources", "YamlFile"),
     "__version__": ("factdebate.core.version", "__version__"),
     "all_methods": ("factdebate.methods.base", "all_methods"),
-    "check_corpus_name": ("factdebate.corpus.names", "check_corpus_name"),
     "check_one_claim": ("factdebate.guard_engine.response_check", "check_one_claim"),
     "check_replies": ("factdebate.guard_engine.call", "check_replies"),
     "check_response": ("factdebate.guard_engine.call", "check_response"),

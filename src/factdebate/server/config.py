@@ -12,25 +12,18 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, InitSettingsSource, SettingsConfigDict
 
-from factdebate.engine import ConfigError, YamlFile, check_corpus_name
+from factdebate.engine import ConfigError, CorpusName, YamlFile
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.state.db import is_server_url, unsupported
 from factdebate.server.tool_allowlist import check_allow_entry
 
 _KEY_ID = re.compile(r"^key-[0-9a-f]{10}$")
-
-
-def _corpus_name(name: str) -> str:
-    try:
-        return check_corpus_name(name)
-    except ConfigError as exc:  # a validator's error is a ValueError, so the config's loader reports it
-        raise ValueError(str(exc)) from None
 
 
 class ServiceConfig(BaseModel):
@@ -103,11 +96,12 @@ class ServiceConfig(BaseModel):
                                          "reaches at all (MERMAID's executor included): mcp:<server>/<tool>, or "
                                          "mcp:<server>/* for all of a server's; empty: none. The configured "
                                          "defaults may use any.")
-    allowed_corpora: list[str] = Field(default_factory=list, description="Corpora every caller may search besides "
-                                       "the built-in one and the configured default; \"*\" allows any.")
-    key_corpora: dict[str, list[str]] = Field(default_factory=dict, description="Corpora only one key may search "
-                                              "(besides allowed_corpora), by the key's id: key- and the first 10 hex "
-                                              "digits of the key's SHA-256.")
+    allowed_corpora: list[Literal["*"] | CorpusName] = Field(
+        default_factory=list, description="Corpora every caller may search besides the built-in one and the "
+        "configured default; \"*\" allows any.")
+    key_corpora: dict[str, list[CorpusName]] = Field(
+        default_factory=dict, description="Corpora only one key may search (besides allowed_corpora), by the key's "
+        "id: key- and the first 10 hex digits of the key's SHA-256.")
     defaults: dict[str, Any] = Field(default_factory=dict, description="Default verification options (the flat "
                                      "option names) on top of config_file.")
     config_file: Path | None = Field(default=None, description="The verification settings YAML (the format of "
@@ -149,20 +143,13 @@ class ServiceConfig(BaseModel):
     def _allow_entries(cls, entries: list[str]) -> list[str]:
         return [check_allow_entry(entry) for entry in entries]
 
-    @field_validator("allowed_corpora")
-    @classmethod
-    def _corpus_entries(cls, names: list[str]) -> list[str]:
-        return [name if name == "*" else _corpus_name(name) for name in names]
-
     @field_validator("key_corpora")
     @classmethod
     def _key_corpus_entries(cls, entries: dict[str, list[str]]) -> dict[str, list[str]]:
-        for key, names in entries.items():
+        for key in entries:
             if not _KEY_ID.fullmatch(key):  # a key's id, so that the file never needs to hold the key itself
                 raise ValueError("an entry is not a key id (key- and the first 10 hex digits of the key's SHA-256; "
                                  "never the key itself, which is not shown here)")
-            for name in names:
-                _corpus_name(name)
         return entries
 
     @field_validator("state_db")

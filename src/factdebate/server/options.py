@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
-from factdebate.engine import PATTERN as CORPUS_PATTERN
 from factdebate.engine import (
     ConfigError,
     InputError,
@@ -34,9 +33,9 @@ from factdebate.server.evidence import EvidenceChoice
 from factdebate.server.streaming import TRANSCRIPT_CHARS
 from factdebate.server.tool_allowlist import check_caller_tools, with_callable_servers
 
-# What the service adds to an option's own constraints (a corpus name becomes part of a file path).
+# What the service says of an option besides its own words (each option's constraints are its own: a corpus
+# name, which becomes part of a file path, is checked by its type).
 SERVICE_FIELDS: dict[str, dict[str, Any]] = {
-    "corpus": {"pattern": CORPUS_PATTERN},
     "llm": {"description": "Debater model; only models the server offers."},
 }
 

@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from factdebate.core.errors import ConfigError
 from factdebate.core.fields import offered
+from factdebate.corpus.names import CorpusName
 from factdebate.llm.model_params import REASONING_TOKENS
 from factdebate.methods.base import all_methods
 from factdebate.settings.config_file import ConfigFile
@@ -102,7 +102,7 @@ class RetrievalSettings(_Strict):
         json_schema_extra=offered("search", env="FACTDEBATE_SEARCH", group="evidence"),
         description="What the search agent searches: auto (tavily when TAVILY_API_KEY is set, else local), local, "
                     "tavily, wikipedia.")
-    corpus: str = Field(
+    corpus: CorpusName = Field(
         title="Search corpus", default="builtin", json_schema_extra=offered("corpus", group="evidence"),
         description="Indexed corpus to retrieve from (default builtin).")
     milvus_uri: str | None = Field(
@@ -172,16 +172,6 @@ class RetrievalSettings(_Strict):
         from factdebate.core.claim_context import iso_day
 
         return iso_day(value)
-
-    @field_validator("corpus")
-    @classmethod
-    def _corpus_name(cls, corpus: str) -> str:
-        from factdebate.corpus.names import check_corpus_name
-
-        try:
-            return check_corpus_name(corpus)
-        except ConfigError as exc:
-            raise ValueError(str(exc)) from None
 
 
 class ScaleSettings(_Strict):
