@@ -64,6 +64,10 @@ mean lateness, the checks running, the limit, the process's CPU seconds) to ``/t
 (benchmarks/loop_watch.py; ``FACTDEBATE_BENCH_LOOP_WATCH_MS``, default 5: the callbacks whose stacks are
 sampled) and writes ``/tmp/watch.PORT.json`` when that guard stops. It costs the guard CPU (a SIGALRM every
 0.5 ms), so its runs' first-token figures are not the plain runs'.
+
+``FACTDEBATE_BENCH_CPU_SAMPLES=/tmp/samples`` has each guard sample its own stacks in CPU time
+(benchmarks/cpu_samples.py) and write ``/tmp/samples.PORT`` (folded stacks) when it stops. Each guard is served
+by ``server/ops/workers.serve_app``, as ``factdebate serve`` serves it.
 """
 
 from __future__ import annotations
@@ -75,6 +79,7 @@ import json
 import os
 import random
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -105,6 +110,7 @@ def serve(args: argparse.Namespace) -> None:
     import uvicorn
 
     from benchmarks.guard import guard_app
+    from factdebate.server.ops.workers import serve_app
 
     set_target()
     watch = os.environ.get("FACTDEBATE_BENCH_LOOP_WATCH")  # a file: the loop's long callbacks go there
@@ -120,7 +126,20 @@ def serve(args: argparse.Namespace) -> None:
                     port=args.port, log_level="warning")
         return
     app = guard_app(Path(tempfile.mkdtemp()), args.upstream, checker(args.latency, args.checker_slots), KEY, LIGHT_KEY)
-    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+    samples = os.environ.get("FACTDEBATE_BENCH_CPU_SAMPLES")  # benchmarks/cpu_samples.py: where the CPU goes
+    if not samples:
+        serve_app(app, "127.0.0.1", args.port, "warning", 5)  # as `factdebate serve` serves it
+        return
+    from benchmarks.cpu_samples import Sampler
+
+    # uvicorn raises the SIGTERM it caught again once it has stopped: an exit, so the samples are written
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    sampler = Sampler()
+    sampler.start()
+    try:
+        serve_app(app, "127.0.0.1", args.port, "warning", 5)
+    finally:
+        sampler.stop(Path(f"{samples}.{args.port}"))
 
 
 def set_target() -> None:
