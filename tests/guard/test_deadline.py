@@ -65,6 +65,7 @@ def test_the_operators_deadline_wins_and_a_requests_is_still_capped(llm: dict[st
     assert resolve_options(GuardOptions(), settings).deadline_s == 30
     assert resolve_options(GuardOptions(deadline_s=5), settings).deadline_s == 5
     assert resolve_options(GuardOptions(deadline_s=500), settings).deadline_s == 90
+    assert GuardOptions(deadline_s=5).resolve(settings) == resolve_options(GuardOptions(deadline_s=5), settings)
     unset = _settings(llm)
     assert resolve_options(GuardOptions(deadline_s=500), unset).deadline_s == 120
 

@@ -17,8 +17,8 @@ The check (guard_engine/), one call for every door:
   ``finish``, which hides and keeps a result); ``GuardedStream``: a begun reply's check while it streams
   (``GuardedStream.of``), its policy on the text, and the result of a reply that streamed no text.
 - ``request_clock`` (where a request's checks start their clock), ``default_deadline_s`` (a check's deadline).
-- ``GuardOptions``, ``resolve_options``, ``ResolvedGuardOptions``: what a caller asks, and the same within the
-  operator's settings; ``Tier`` and ``EvidenceMode`` (option values), ``CONVERSATION_ID_PATTERN`` and
+- ``GuardOptions`` and ``ResolvedGuardOptions``: what a caller asks, and the same within the operator's settings
+  (``GuardOptions.resolve``); ``Tier`` and ``EvidenceMode`` (option values), ``CONVERSATION_ID_PATTERN`` and
   ``MAX_EVIDENCE_ITEMS`` (a request's bounds); ``GuardEvidence`` (one of the caller's passages, which the
   resolved options give as a run reads them: ``ResolvedGuardOptions.passages``).
 - ``GuardResult`` and ``GuardClaim``: a check's result (``with_caution``: a copy with one more caution) and its
@@ -108,7 +108,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     )
     from factdebate.guard_engine.clock import request_clock
     from factdebate.guard_engine.deadline import default_deadline_s
-    from factdebate.guard_engine.options import resolve_options
     from factdebate.guard_engine.response_check import check_one_claim
     from factdebate.guard_engine.stream_policy import GuardedStream
     from factdebate.guard_engine.types import (
@@ -161,7 +160,7 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "S
            "Watcher", "YamlFile", "__version__", "all_methods", "check_one_claim", "check_replies", "check_response",
            "checked_tree", "data_dir", "default_deadline_s", "dumps_record", "get_method", "hide_endpoints", "mcp_tool",
            "models_down", "needs_builtin", "page_words", "prepare_builtin", "redact_value", "remember_settings",
-           "render", "request_clock", "resolve_options", "run_claim", "scrub_known", "settings_from", "settings_over",
+           "render", "request_clock", "run_claim", "scrub_known", "settings_from", "settings_over",
            "size_words", "transcribing", "upgrade", "validate_answer", "validate_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
@@ -233,7 +232,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "remember_settings": ("factdebate.util.scrub", "remember_settings"),
     "render": ("factdebate.prompts", "render"),
     "request_clock": ("factdebate.guard_engine.clock", "request_clock"),
-    "resolve_options": ("factdebate.guard_engine.options", "resolve_options"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
     "scrub_known": ("factdebate.util.scrub", "scrub_known"),
     "settings_from": ("factdebate.settings.load", "settings_from"),

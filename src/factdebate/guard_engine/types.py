@@ -1,7 +1,7 @@
 """The guard's contract: what a face hands the checking module and what it gets back.
 
 A face turns its request into :class:`GuardOptions` (checked here, with the same bounds for every face),
-:func:`factdebate.guard_engine.options.resolve_options` applies the operator's defaults and caps, and
+:meth:`GuardOptions.resolve` applies the operator's defaults and caps, and
 :func:`factdebate.guard_engine.check.check_text` (or :class:`factdebate.guard_engine.stream.StreamingCheck`
 while an answer is still arriving) returns a :class:`GuardResult`: each claim's place, verdict, deciding tier,
 evidence and correction, and the text the client gets once the policy is applied. A claim that could not be
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
@@ -31,6 +31,9 @@ from factdebate.core.types import (  # Span: the offsets /v1/check-response give
     VerdictWarning,
 )
 from factdebate.corpus.chunking import chunk_text
+
+if TYPE_CHECKING:
+    from factdebate.settings.model import Settings
 
 Policy = Literal["annotate", "flag", "hold", "rewrite", "block"]
 Tier = Literal["fast", "standard", "deep"]
@@ -136,6 +139,13 @@ class GuardOptions(_Strict):
     @classmethod
     def _method_text(cls, value: str | None) -> str | None:
         return None if value is None else _clean(value, "method")
+
+    def resolve(self, settings: Settings) -> ResolvedGuardOptions:
+        """These options within the operator's ``settings``: its defaults and caps applied, a choice past them
+        raised as an ``InputError`` (guard_engine/options.py's ``resolve_options``)."""
+        from factdebate.guard_engine.options import resolve_options
+
+        return resolve_options(self, settings)
 
 
 class ResolvedGuardOptions(_Strict):

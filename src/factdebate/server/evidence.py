@@ -19,7 +19,6 @@ from factdebate.engine import (
     GuardOptions,
     InputError,
     Settings,
-    resolve_options,
 )
 
 
@@ -40,7 +39,7 @@ def with_evidence(settings: Settings, choice: EvidenceChoice) -> tuple[Settings,
     ``InputError`` for evidence beyond the bounds, or ``given`` without evidence."""
     if not choice.evidence and choice.evidence_mode is None:
         return settings, None
-    resolved = resolve_options(GuardOptions(evidence=choice.evidence, evidence_mode=choice.evidence_mode), settings)
+    resolved = GuardOptions(evidence=choice.evidence, evidence_mode=choice.evidence_mode).resolve(settings)
     if resolved.evidence_mode == "retrieved":
         return settings, None
     retrieval = settings.retrieval.model_copy(update={"evidence": resolved.evidence_mode})

@@ -357,15 +357,13 @@ class Tools:
                            evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
                            max_tier: Tier | None = None, deadline_s: float | None = None,
                            conversation: list[dict[str, Any]] | None = None) -> AnswerCheck:
-        from factdebate.engine import resolve_options
-
         started = time.monotonic()
         with _tool_errors():
             options = GuardOptions.model_validate({"evidence": evidence, "evidence_mode": evidence_mode,
                                                    "tier": tier, "max_tier": max_tier, "deadline_s": deadline_s,
                                                    "policy": "annotate"})
             settings = self.resolver.base
-            resolved = resolve_options(options, settings)  # the operator's caps: a refusal before any wait
+            resolved = options.resolve(settings)  # the operator's caps: a refusal before any wait
             held = await _answer_tiers_now(self.prepared, settings, resolved, min(INDEX_WAIT_S, resolved.deadline_s))
             left = resolved.deadline_s - (time.monotonic() - started)  # the wait counts against the deadline
             options = options.model_copy(update={"deadline_s": max(0.1, left)}
