@@ -66,6 +66,8 @@ def test_the_operators_deadline_wins_and_a_requests_is_still_capped(llm: dict[st
     assert resolve_options(GuardOptions(deadline_s=5), settings).deadline_s == 5
     assert resolve_options(GuardOptions(deadline_s=500), settings).deadline_s == 90
     assert GuardOptions(deadline_s=5).resolve(settings) == resolve_options(GuardOptions(deadline_s=5), settings)
+    assert (GuardOptions().deadline_within(settings), GuardOptions(deadline_s=500).deadline_within(settings)) == \
+        (30, 90)  # the deadline admission reckons with is the one the check runs under
     unset = _settings(llm)
     assert resolve_options(GuardOptions(deadline_s=500), unset).deadline_s == 120
 

@@ -16,10 +16,11 @@ The check (guard_engine/), one call for every door:
 - ``Begun`` (a check set up and admitted: its result of a reply the service had no room to check, and its
   ``finish``, which hides and keeps a result); ``GuardedStream``: a begun reply's check while it streams
   (``GuardedStream.of``), its policy on the text, and the result of a reply that streamed no text.
-- ``request_clock`` (where a request's checks start their clock), ``default_deadline_s`` (a check's deadline).
+- ``request_clock`` (where a request's checks start their clock).
 - ``GuardOptions`` and ``ResolvedGuardOptions``: what a caller asks, and the same within the operator's settings
-  (``GuardOptions.resolve``); ``Tier`` and ``EvidenceMode`` (option values), ``CONVERSATION_ID_PATTERN`` and
-  ``MAX_EVIDENCE_ITEMS`` (a request's bounds); ``GuardEvidence`` (one of the caller's passages, which the
+  (``GuardOptions.resolve``; ``GuardOptions.deadline_within``: a check's deadline); ``Tier`` and
+  ``EvidenceMode`` (option values), ``CONVERSATION_ID_PATTERN`` and ``MAX_EVIDENCE_ITEMS`` (a request's
+  bounds); ``GuardEvidence`` (one of the caller's passages, which the
   resolved options give as a run reads them: ``ResolvedGuardOptions.passages``).
 - ``GuardResult`` and ``GuardClaim``: a check's result (``with_caution``: a copy with one more caution) and its
   claims;
@@ -107,7 +108,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         check_response,
     )
     from factdebate.guard_engine.clock import request_clock
-    from factdebate.guard_engine.deadline import default_deadline_s
     from factdebate.guard_engine.response_check import check_one_claim
     from factdebate.guard_engine.stream_policy import GuardedStream
     from factdebate.guard_engine.types import (
@@ -158,7 +158,7 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "S
            "MissingDependencyError", "Option", "Reply", "ResolvedGuardOptions", "ResourcePool", "Resources",
            "ResponseVerdict", "RetrievalTool", "Reviser", "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict",
            "Watcher", "YamlFile", "__version__", "all_methods", "check_one_claim", "check_replies", "check_response",
-           "checked_tree", "data_dir", "default_deadline_s", "dumps_record", "get_method", "hide_endpoints", "mcp_tool",
+           "checked_tree", "data_dir", "dumps_record", "get_method", "hide_endpoints", "mcp_tool",
            "models_down", "needs_builtin", "page_words", "prepare_builtin", "redact_value", "remember_settings",
            "render", "request_clock", "run_claim", "scrub_known", "settings_from", "settings_over",
            "size_words", "transcribing", "upgrade", "validate_answer", "validate_claim"]
@@ -219,7 +219,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "check_response": ("factdebate.guard_engine.call", "check_response"),
     "checked_tree": ("factdebate.core.textsafe", "checked_tree"),
     "data_dir": ("factdebate.util.paths", "data_dir"),
-    "default_deadline_s": ("factdebate.guard_engine.deadline", "default_deadline_s"),
     "dumps_record": ("factdebate.core.textsafe", "dumps_record"),
     "get_method": ("factdebate.methods.base", "get_method"),
     "hide_endpoints": ("factdebate.util.scrub", "hide_endpoints"),

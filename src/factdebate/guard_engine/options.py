@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from factdebate.core.errors import InputError
-from factdebate.guard_engine.deadline import default_deadline_s
 from factdebate.guard_engine.messages import text_of, tool_evidence
 from factdebate.guard_engine.types import TIERS, GuardEvidence, GuardOptions, ResolvedGuardOptions
 from factdebate.guard_engine.window import turns_of
@@ -20,11 +19,10 @@ __all__ = ["evidence_from_messages", "resolve_options", "text_of", "with_convers
 
 
 def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardOptions:
-    """Defaults from ``settings.guard`` (guard_engine/deadline.py fits an unset deadline); a caller may lower
-    the deadline, not raise it past the cap, nor ask for a tier above ``guard.max_tier``."""
+    """Defaults from ``settings.guard`` (:meth:`GuardOptions.deadline_within` fits an unset deadline); a caller
+    may lower the deadline, not raise it past the cap, nor ask for a tier above ``guard.max_tier``."""
     guard = settings.guard
-    asked = options.deadline_s if options.deadline_s is not None else default_deadline_s(settings)
-    deadline = min(asked, guard.max_deadline_s)
+    deadline = options.deadline_within(settings)
     local = reads_in_process(settings)
     tier = options.tier or (guard.tier if "tier" in guard.model_fields_set or not local else "fast")
     if TIERS.index(tier) > TIERS.index(guard.max_tier):

@@ -140,6 +140,14 @@ class GuardOptions(_Strict):
     def _method_text(cls, value: str | None) -> str | None:
         return None if value is None else _clean(value, "method")
 
+    def deadline_within(self, settings: Settings) -> float:
+        """The seconds a check of these options has: ``deadline_s`` when asked, else the operator's default
+        (guard_engine/deadline.py: one that fits where the checker runs), never past ``guard.max_deadline_s``."""
+        from factdebate.guard_engine.deadline import default_deadline_s
+
+        asked = self.deadline_s if self.deadline_s is not None else default_deadline_s(settings)
+        return min(asked, settings.guard.max_deadline_s)
+
     def resolve(self, settings: Settings) -> ResolvedGuardOptions:
         """These options within the operator's ``settings``: its defaults and caps applied, a choice past them
         raised as an ``InputError`` (guard_engine/options.py's ``resolve_options``)."""

@@ -32,7 +32,7 @@ from fastapi import HTTPException
 from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from factdebate.engine import Admission, Settings, default_deadline_s
+from factdebate.engine import Admission, GuardOptions, Settings
 from factdebate.server.ops.shedding import Shed
 from factdebate.server.security import RateLimiter
 from factdebate.server.service import Service
@@ -180,7 +180,7 @@ def admit_check(service: Service, who: str, settings: Settings, deadline_s: floa
     """The check of ``who`` (a key's id) admitted, or refused as an ``HTTPException`` (503 shed or at the limit
     of checks, 429 out of claims). ``deadline_s``: the deadline the request asked for (None: the operator's)."""
     guard = settings.guard
-    deadline = min(deadline_s or default_deadline_s(settings), guard.max_deadline_s)  # as guard_engine/options.py
+    deadline = GuardOptions(deadline_s=deadline_s).deadline_within(settings)  # as the check's options resolve it
     operators = operator_deadline_s(settings)
     load = service.load
     shed = load.shed(guard.checks_at_once, deadline, guard.max_loop_lag_ms, guard.max_cpu_share, operators)
@@ -199,7 +199,7 @@ def admit_check(service: Service, who: str, settings: Settings, deadline_s: floa
 
 def operator_deadline_s(settings: Settings) -> float:
     """A guard check's deadline unless its caller asks for another: what the checker's limits reckon with."""
-    return min(default_deadline_s(settings), settings.guard.max_deadline_s)
+    return GuardOptions().deadline_within(settings)
 
 
 def _shed(service: Service, on_overload: str, shed: Shed) -> HTTPException | None:
