@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from factdebate.settings.model import Settings
 
-__all__ = ["HOSTED_DEADLINE_S", "checker_runs_here", "default_deadline_s"]
+__all__ = ["HOSTED_DEADLINE_S", "checker_runs_here", "default_deadline_s", "reads_in_process"]
 
 HOSTED_DEADLINE_S = 20.0  # the wait a chat's reader is promised, and what a hosted or GPU checker meets
 IN_PROCESS = ("llama-cpp:", "llamacpp:", "llama_cpp:")  # make_backend's spellings of the in-process llama.cpp
@@ -61,3 +61,12 @@ def _loopback(url: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:  # a host name: not this machine's by its name alone
         return False
+
+
+def reads_in_process(settings: Settings) -> bool:
+    """Whether the checker is an in-process GGUF model other than the embedded one (which keeps the tiers)."""
+    from factdebate.llm.near_chance import EMBEDDED_MODELS
+
+    spec = settings.llm_for("debater")
+    provider, _, target = spec.partition(":")
+    return provider in ("llama-cpp", "llamacpp", "llama_cpp") and f"llama-cpp:{target}" not in EMBEDDED_MODELS

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
+from factdebate.core.errors import InputError
 from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import (  # Span: the offsets /v1/check-response gives too
     ClaimExtraction,
@@ -149,11 +150,53 @@ class GuardOptions(_Strict):
         return min(asked, settings.guard.max_deadline_s)
 
     def resolve(self, settings: Settings) -> ResolvedGuardOptions:
-        """These options within the operator's ``settings``: its defaults and caps applied, a choice past them
-        raised as an ``InputError`` (guard_engine/options.py's ``resolve_options``)."""
-        from factdebate.guard_engine.options import resolve_options
+        """These options within the operator's ``settings``: defaults from ``settings.guard``
+        (:meth:`deadline_within` fits an unset deadline); a caller may lower the deadline, not raise it past the
+        cap, nor ask for a tier above ``guard.max_tier`` (an ``InputError``)."""
+        from factdebate.guard_engine.deadline import reads_in_process
 
-        return resolve_options(self, settings)
+        guard = settings.guard
+        deadline = self.deadline_within(settings)
+        local = reads_in_process(settings)
+        tier = self.tier or (guard.tier if "tier" in guard.model_fields_set or not local else "fast")
+        if TIERS.index(tier) > TIERS.index(guard.max_tier):
+            raise InputError(f"tier '{tier}' is above what this server allows (guard.max_tier = "
+                             f"{guard.max_tier}); ask for {' or '.join(TIERS[:TIERS.index(guard.max_tier) + 1])}")
+        # A caller's max_tier caps the climb below the operator's (never above it): a tier asked above it is
+        # refused, the operator's default tier is lowered to it.
+        max_tier = TIERS[min(TIERS.index(self.max_tier or guard.max_tier), TIERS.index(guard.max_tier))]
+        if self.tier is not None and TIERS.index(tier) > TIERS.index(max_tier):
+            raise InputError(f"tier '{tier}' is above the max_tier '{max_tier}' asked for: ask for a tier at or "
+                             "below it")
+        tier = TIERS[min(TIERS.index(tier), TIERS.index(max_tier))]
+        if local and self.max_tier is None and "max_tier" not in guard.model_fields_set:
+            # An in-process checker's debate round did not end within the deadline, and read the evidence worse
+            # than the fast tier (docs/guard.md, "What the guard catches").
+            max_tier = tier
+        evidence = list(self.evidence or [])
+        if len(evidence) > guard.max_evidence_items:
+            raise InputError(f"{len(evidence)} evidence passages sent; the limit is {guard.max_evidence_items} "
+                             "(guard.max_evidence_items)")
+        total = sum(len(item.text) + len(item.title) for item in evidence)
+        if total > guard.max_evidence_chars:
+            raise InputError(f"the evidence sent is {total} characters long; the limit is "
+                             f"{guard.max_evidence_chars} (guard.max_evidence_chars): send the passages that "
+                             "matter, they are ranked per claim")
+        method = self.method or guard.method or settings.method
+        from factdebate.methods.base import all_methods
+
+        if method not in all_methods():
+            raise InputError(f"no method named '{method}'; methods: {', '.join(all_methods())}")
+        conversation = list(self._conversation)
+        mode = self.evidence_mode or ("both" if evidence or conversation else "retrieved")
+        if mode == "given" and not (evidence or conversation):
+            raise InputError("evidence_mode 'given' needs evidence: send it as evidence: [{title, text, url}]")
+        return ResolvedGuardOptions(policy=self.policy or guard.policy, deadline_s=deadline, tier=tier,
+                                    max_tier=max_tier, method=method, evidence=evidence, evidence_mode=mode,
+                                    conversation_id=self.conversation_id,
+                                    on_unchecked=self.on_unchecked or guard.on_unchecked,
+                                    question=self.question, conversation_evidence=conversation,
+                                    dialogue=list(self._dialogue), on_not_enough_info=guard.on_not_enough_info)
 
 
 class ResolvedGuardOptions(_Strict):
