@@ -28,8 +28,7 @@ from pydantic import ValidationError
 from factdebate.core.errors import ConfigError, EventLoopError, InputError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Document, ResponseVerdict, Verdict
-from factdebate.guard_engine.call import CheckCall, LocalHost, Reply, check_replies
-from factdebate.guard_engine.call import check_response as check_response_call
+from factdebate.guard_engine.call import CheckCall, LocalHost, Reply
 from factdebate.guard_engine.local import conversation_of, local_host
 from factdebate.guard_engine.stream_policy import StreamOut, check_stream
 from factdebate.guard_engine.types import (
@@ -410,7 +409,7 @@ async def _acheck_response(response: str, question: str | None, items: list[Guar
     _trace_path(trace)
     host = LocalHost(settings, lambda s: session(s, backends, on_event, trace))
     with given_evidence(given):
-        return await check_response_call(CheckCall((), GuardOptions(), asked), text, host)  # guard_engine/call.py
+        return await CheckCall((), GuardOptions(), asked).check_response(text, host)  # guard_engine/call.py
 
 
 def check_response(response: str, *, question: str | None = None, evidence: Passages[Passage] | None = None,
@@ -495,7 +494,7 @@ async def aguard(reply: str | list[dict[str, Any]], **options: Unpack[GuardKeywo
     """
     guard_options, host, question = _guard_host("aguard", options)
     messages, one = conversation_of(reply) if isinstance(reply, list) else ([], Reply(reply))
-    [result] = await check_replies(CheckCall(messages, guard_options, question), [one], host)  # guard_engine/call.py
+    [result] = await CheckCall(messages, guard_options, question).check_replies([one], host)  # guard_engine/call.py
     return result
 
 

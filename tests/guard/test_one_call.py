@@ -88,7 +88,7 @@ class DeadChecker(ScriptedBackend):
 
 
 async def test_factdebate_check_response_makes_the_one_call_and_names_no_unreachable_checker() -> None:
-    """Without a tier, ``factdebate.check_response`` makes the one call too (guard_engine/call.py's check_response):
+    """Without a tier, ``factdebate.check_response`` makes the one call too (``CheckCall.check_response``):
     an extractor that cannot be reached fails with what failed, a claim checker's failure is in the verdict
     alike, neither with the operator's address."""
     with pytest.raises(EndpointUnavailableError) as failed:

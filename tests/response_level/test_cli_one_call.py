@@ -1,4 +1,4 @@
-"""``factdebate check-response`` makes the one call of check-response (guard_engine/call.py's ``check_response``,
+"""``factdebate check-response`` makes the one call of check-response (``CheckCall.check_response``,
 issue 57 item 2), as ``factdebate.check_response``, MCP's ``check_response`` and ``POST /v1/check-response`` do:
 what the terminal shows of a claim whose checker could not be reached says what failed, not the model
 server's address, on stdout as JSON and as the table."""

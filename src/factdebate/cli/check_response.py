@@ -170,7 +170,6 @@ def _checked(settings: Settings, response: str, question: str | None, with_feedb
     """The response's verdict and, ``with_feedback``, the note of corrections for its refuted claims."""
     from factdebate.cli import feedback as notes
     from factdebate.guard_engine.call import CheckCall, LocalHost
-    from factdebate.guard_engine.call import check_response as check_response_call
     from factdebate.guard_engine.types import GuardOptions
     from factdebate.run.build import build_resources
     from factdebate.run.foreground import prepare_in_foreground
@@ -194,8 +193,8 @@ def _checked(settings: Settings, response: str, question: str | None, with_feedb
         async with resources:
             with err.status("extracting claims…") as status:
                 sinks: list[EventSink] = [lambda event: status.update(_progress(event)), *traced]
-                verdict = await check_response_call(CheckCall((), GuardOptions(), question), response,
-                                                    LocalHost(settings, opened), sinks=sinks)
+                verdict = await CheckCall((), GuardOptions(), question).check_response(
+                    response, LocalHost(settings, opened), sinks=sinks)
                 if not with_feedback:
                     return verdict, None
                 status.update("writing corrections for the refuted claims…")

@@ -5,10 +5,10 @@ uses (the MCP server answers its handshake before the check engine is imported).
 
 The check (guard_engine/), one call for every door:
 
-- ``CheckCall`` (a door's input: the conversation, its reply, the options, the caller), ``Reply`` (one reply),
-  ``check_replies`` (the call for a chat reply), ``check_response`` (for a long answer, claim by claim),
-  ``check_one_claim`` (one claim of a checked answer, checked again: its check, with the answer's label and
-  verdict it makes).
+- ``CheckCall`` (a door's input: the conversation, its reply, the options, the caller; the one call is its
+  ``check_replies`` for a chat's replies, its ``check_response`` for a long answer, claim by claim), ``Reply``
+  (one reply), ``check_one_claim`` (one claim of a checked answer, checked again: its check, with the answer's
+  label and verdict it makes).
 - ``Host`` (what a door gives the call: admission, resources, keeping, the reviser; its ``begin`` sets up and
   admits a streamed reply's check), ``Admission`` (a check's hold on the service's room); ``CallQueue``: a
   model server's calls in flight and waiting, which admission reads (``CallQueue.on_this_loop``: the event
@@ -98,15 +98,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.core.version import __version__
     from factdebate.corpus.builtin import BUILTIN_CORPUS
     from factdebate.corpus.names import CorpusName
-    from factdebate.guard_engine.call import (
-        Admission,
-        Begun,
-        CheckCall,
-        Host,
-        Reply,
-        check_replies,
-        check_response,
-    )
+    from factdebate.guard_engine.call import Admission, Begun, CheckCall, Host, Reply
     from factdebate.guard_engine.clock import request_clock
     from factdebate.guard_engine.response_check import check_one_claim
     from factdebate.guard_engine.stream_policy import GuardedStream
@@ -157,11 +149,11 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "S
            "GuardOptions", "GuardResult", "GuardedStream", "Host", "InputError", "Label", "Listener", "MethodView",
            "MissingDependencyError", "Option", "Reply", "ResolvedGuardOptions", "ResourcePool", "Resources",
            "ResponseVerdict", "RetrievalTool", "Reviser", "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict",
-           "Watcher", "YamlFile", "__version__", "all_methods", "check_one_claim", "check_replies", "check_response",
-           "checked_tree", "data_dir", "dumps_record", "get_method", "hide_endpoints", "mcp_tool",
-           "models_down", "needs_builtin", "page_words", "prepare_builtin", "redact_value", "remember_settings",
-           "render", "request_clock", "run_claim", "scrub_known", "settings_from", "settings_over",
-           "size_words", "transcribing", "upgrade", "validate_answer", "validate_claim"]
+           "Watcher", "YamlFile", "__version__", "all_methods", "check_one_claim", "checked_tree", "data_dir",
+           "dumps_record", "get_method", "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words",
+           "prepare_builtin", "redact_value", "remember_settings", "render", "request_clock", "run_claim",
+           "scrub_known", "settings_from", "settings_over", "size_words", "transcribing", "upgrade", "validate_answer",
+           "validate_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -215,8 +207,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "__version__": ("factdebate.core.version", "__version__"),
     "all_methods": ("factdebate.methods.base", "all_methods"),
     "check_one_claim": ("factdebate.guard_engine.response_check", "check_one_claim"),
-    "check_replies": ("factdebate.guard_engine.call", "check_replies"),
-    "check_response": ("factdebate.guard_engine.call", "check_response"),
     "checked_tree": ("factdebate.core.textsafe", "checked_tree"),
     "data_dir": ("factdebate.util.paths", "data_dir"),
     "dumps_record": ("factdebate.core.textsafe", "dumps_record"),

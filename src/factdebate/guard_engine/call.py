@@ -1,8 +1,9 @@
 """The one call behind every door of the guard, so that every door checks a reply the same way.
 
 A door (the chat proxy, ``/v1/guard/check``, LiteLLM's guardrail route, MCP, the Python API) reads its input
-into a :class:`CheckCall` and the reply or replies, makes this call with its :class:`Host`, and writes the
-answer; without a tier, check-response's doors make :func:`check_response`, the same call over the full method.
+into a :class:`CheckCall` and the reply or replies, makes this call with its :class:`Host`
+(:meth:`CheckCall.check_replies`), and writes the answer; without a tier, check-response's doors make
+:meth:`CheckCall.check_response`, the same call over the full method.
 Everything else happens here, once: the conversation's tool results become evidence, settings and options are
 resolved, the check is admitted, the reviser is the host's, the model cache is scoped to the caller, each
 result is hidden (no operator address: :func:`hidden_result`) and kept, and the charge settled.
@@ -49,11 +50,68 @@ T = TypeVar("T")
 
 @dataclass
 class CheckCall:
-    """What a door read from its input: the conversation before the reply, the options, the question."""
+    """What a door read from its input: the conversation before the reply, the options, the question; and the
+    one call every door makes with it (:meth:`check_replies`, :meth:`check_response`)."""
 
     messages: Sequence[Any] = ()
     options: GuardOptions = field(default_factory=GuardOptions)
     question: str | None = None
+
+    async def check_replies(self, replies: Replies, host: Host) -> list[GuardResult]:
+        """The one call: every reply checked within one admission, each with its own deadline and result (the
+        first kept under the request's id). ``replies`` may be a coroutine function (the chat proxy's upstream),
+        asked once admitted; its time is not the check's and its failure is raised as it came, charged nothing."""
+        begun = await host.begin(self)
+        claims = 0
+        try:
+            if callable(replies):
+                with not_counted():  # the upstream's time is not the check's (guard_engine/clock.py)
+                    replies = await replies(begun)
+            async with contextlib.AsyncExitStack() as stack:
+                # a session's resources are opened only for a reply with something to check (not a tool call alone)
+                needed = begun.admission.overloaded is None and any(reply.text.strip() or not reply.message
+                                                                     for reply in replies)
+                resources, sinks = (await stack.enter_async_context(host.session(begun.settings)) if needed
+                                    else (None, []))
+                tasks = [asyncio.ensure_future(check_one(begun, reply, resources, sinks, first=number == 0))
+                         for number, reply in enumerate(replies)]
+                try:
+                    results = list(await asyncio.gather(*tasks))
+                except FactDebateError as exc:
+                    for task in tasks:
+                        task.cancel()
+                    await asyncio.gather(*tasks, return_exceptions=True)
+                    raise failed(exc) from None
+            claims = sum(len(result.claims) for result in results)
+            return results
+        finally:
+            begun.admission.charge(claims)
+            begun.admission.release()
+
+    async def check_response(self, text: str, host: Host, *, sinks: Sequence[EventSink] = (),
+                             given: Sequence[Document] | None = None) -> ResponseVerdict:
+        """The one call for a long answer checked claim by claim with the full method and no deadline: begun,
+        admitted, scoped and hidden as a reply's check is, under check-response's policy
+        (guard_engine/response_check.py), and given as a ``ResponseVerdict`` (guard_engine/response_view.py).
+        ``given``: the passages that came with the answer, as :func:`~factdebate.run.claim.run_claim` takes them."""
+        if given is not None:
+            with given_evidence(given):
+                return await self.check_response(text, host, sinks=sinks)
+        begun = await host.begin(self)
+        claims = 0
+        try:
+            async with host.session(begun.settings) as (resources, session_sinks):
+                with cache_scope(caller_scope(host.caller)):
+                    try:
+                        result = await check_response_text(text, begun.settings, resources, question=begun.question,
+                                                           sinks=[*session_sinks, *sinks] or None)
+                    except FactDebateError as exc:
+                        raise failed(exc) from None
+            claims = len(result.claims)
+            return hidden_verdict(response_verdict(result))
+        finally:
+            begun.admission.charge(claims)
+            begun.admission.release()
 
 
 @dataclass
@@ -253,64 +311,6 @@ async def check_one(begun: Begun, reply: Reply, resources: Resources | None, ses
 
 
 Replies = Sequence[Reply] | Callable[[Begun], Awaitable[Sequence[Reply]]]
-
-
-async def check_replies(call: CheckCall, replies: Replies, host: Host) -> list[GuardResult]:
-    """The one call: every reply checked within one admission, each with its own deadline and result (the
-    first kept under the request's id). ``replies`` may be a coroutine function (the chat proxy's upstream),
-    asked once admitted; its time is not the check's and its failure is raised as it came, charged nothing."""
-    begun = await host.begin(call)
-    claims = 0
-    try:
-        if callable(replies):
-            with not_counted():  # the upstream's time is not the check's (guard_engine/clock.py)
-                replies = await replies(begun)
-        async with contextlib.AsyncExitStack() as stack:
-            # a session's resources are opened only for a reply with something to check (not a tool call alone)
-            needed = begun.admission.overloaded is None and any(reply.text.strip() or not reply.message
-                                                                 for reply in replies)
-            resources, sinks = (await stack.enter_async_context(host.session(begun.settings)) if needed
-                                else (None, []))
-            tasks = [asyncio.ensure_future(check_one(begun, reply, resources, sinks, first=number == 0))
-                     for number, reply in enumerate(replies)]
-            try:
-                results = list(await asyncio.gather(*tasks))
-            except FactDebateError as exc:
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
-                raise failed(exc) from None
-        claims = sum(len(result.claims) for result in results)
-        return results
-    finally:
-        begun.admission.charge(claims)
-        begun.admission.release()
-
-
-async def check_response(call: CheckCall, text: str, host: Host, *, sinks: Sequence[EventSink] = (),
-                         given: Sequence[Document] | None = None) -> ResponseVerdict:
-    """The one call for a long answer checked claim by claim with the full method and no deadline: begun,
-    admitted, scoped and hidden as a reply's check is, under check-response's policy
-    (guard_engine/response_check.py), and given as a ``ResponseVerdict`` (guard_engine/response_view.py).
-    ``given``: the passages that came with the answer, as :func:`~factdebate.run.claim.run_claim` takes them."""
-    if given is not None:
-        with given_evidence(given):
-            return await check_response(call, text, host, sinks=sinks)
-    begun = await host.begin(call)
-    claims = 0
-    try:
-        async with host.session(begun.settings) as (resources, session_sinks):
-            with cache_scope(caller_scope(host.caller)):
-                try:
-                    result = await check_response_text(text, begun.settings, resources, question=begun.question,
-                                                       sinks=[*session_sinks, *sinks] or None)
-                except FactDebateError as exc:
-                    raise failed(exc) from None
-        claims = len(result.claims)
-        return hidden_verdict(response_verdict(result))
-    finally:
-        begun.admission.charge(claims)
-        begun.admission.release()
 
 
 def hidden_verdict(verdict: ResponseVerdict) -> ResponseVerdict:

@@ -30,7 +30,7 @@ from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from factdebate.engine import CheckCall, GuardOptions, GuardResult, Reply, Reviser, Settings, check_replies
+from factdebate.engine import CheckCall, GuardOptions, GuardResult, Reply, Reviser, Settings
 from factdebate.server.guard.chat_request import MAX_CHOICES, ChatMessage, ChatRequest, chat_of
 from factdebate.server.guard.check_id import check_id_of
 from factdebate.server.guard.host import ServiceHost, door_error, door_options
@@ -140,8 +140,8 @@ async def _guardrail(request: Request, service: Service, who: str) -> Response:
     host = ServiceHost(service, who, check_id_of(request.scope), chat=chat, revise=revise, scope=request.scope)
     try:
         # the first text's check is kept under the request's id (its header's); the others get their own
-        results = await check_replies(CheckCall(messages, door_options(options, request)),
-                                      [Reply(text) for text in texts], host)
+        results = await CheckCall(messages, door_options(options, request)).check_replies(
+            [Reply(text) for text in texts], host)
     except Exception as exc:
         if (answer := door_error(exc)) is None:
             raise

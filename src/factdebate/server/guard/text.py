@@ -15,7 +15,7 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from factdebate.engine import CheckCall, GuardOptions, Reply, Reviser, Settings, check_replies
+from factdebate.engine import CheckCall, GuardOptions, Reply, Reviser, Settings
 from factdebate.server.guard.chat_request import ChatMessage, ChatRequest, chat_of, lone_surrogate
 from factdebate.server.guard.check_id import check_id_of
 from factdebate.server.guard.host import ServiceHost, door_error, door_options
@@ -78,8 +78,8 @@ async def _check(request: Request, service: Service, who: str) -> Response:
 
     host = ServiceHost(service, who, check_id_of(request.scope), chat=chat, revise=revise, scope=request.scope)
     try:
-        [result] = await check_replies(CheckCall(messages, door_options(body.factdebate, request), body.question),
-                                       [Reply(body.text)], host)
+        call = CheckCall(messages, door_options(body.factdebate, request), body.question)
+        [result] = await call.check_replies([Reply(body.text)], host)
     except Exception as exc:
         if (answer := door_error(exc)) is None:
             raise

@@ -41,14 +41,12 @@ from factdebate.engine import (
     Settings,
     Tier,
     Verdict,
-    check_replies,
     checked_tree,
     needs_builtin,
     prepare_builtin,
     run_claim,
     validate_claim,
 )
-from factdebate.engine import check_response as check_response_call
 from factdebate.server.evidence import EvidenceChoice, with_evidence
 from factdebate.server.mcp.guard_host import McpHost, caller_of
 from factdebate.server.mcp.prepare import Preparation
@@ -348,8 +346,8 @@ class Tools:
             # API key that calls, the operator's addresses hidden in a failure's message.
             host = McpHost(self.resolver, self.resources, caller_of(context), settings=settings)
             async with reporting(context, "extracting the claims") as progress:
-                verdict = await check_response_call(CheckCall((), GuardOptions(), asked), text, host,
-                                                    sinks=[progress], given=given)
+                verdict = await CheckCall((), GuardOptions(), asked).check_response(text, host, sinks=[progress],
+                                                                                    given=given)
         return summarize_response(verdict)
 
     async def check_answer(self, answer: str, context: Context, question: str | None = None,
@@ -373,8 +371,8 @@ class Tools:
             # answer, when the agent gives it, is what the answer is read in (guard_engine/window.py).
             host = McpHost(self.resolver, self.resources, caller_of(context))
             async with reporting(context, "checking the reply"):  # seconds elapsed, every second
-                [result] = await check_replies(CheckCall(conversation or (), options, question), [Reply(answer)],
-                                               host)
+                call = CheckCall(conversation or (), options, question)
+                [result] = await call.check_replies([Reply(answer)], host)
         summary = summarize_answer(result)
         summary["deadline_s"] = resolved.deadline_s  # the deadline that applied (the check ran on what was left)
         if held:

@@ -1,5 +1,5 @@
 """``/v1/check-response``: a long answer checked claim by claim by check-response's one call (guard_engine/call.py's
-``check_response``, every door's: :class:`ResponseHost`), as JSON or streamed as SSE (the response's events,
+``CheckCall.check_response``, every door's: :class:`ResponseHost`), as JSON or streamed as SSE (the response's events,
 then every claim's run nested in its ``subclaim`` span); ``/v1/check-response/claim``: one of its claims checked
 again alone (a claim whose check failed), with the response's label worked out anew from the caller's list of
 its claims' labels, or, for a claim of a kept check (``check_id``), from that check's, which is then updated so
@@ -40,7 +40,6 @@ from factdebate.engine import (
     validate_answer,
     validate_claim,
 )
-from factdebate.engine import check_response as check_response_call
 from factdebate.server.admission import ClaimCharge, RunSlot, ServiceAdmission, claimed_slot
 from factdebate.server.evidence import EvidenceChoice, checked_evidence
 from factdebate.server.options import TranscriptChoice, VerifyOptions, public_options, public_verdict
@@ -75,7 +74,7 @@ def _checked(body: ResponseRequest, service: Service,
 
 
 class ResponseHost(Host):
-    """The service as the host of check-response's one call (guard_engine/call.py's ``check_response``, which MCP's
+    """The service as the host of check-response's one call (``CheckCall.check_response``, which MCP's
     ``check_response``, ``factdebate.check_response`` and the CLI make too): the settings the route resolved
     from the request, the run slot and claims it took before answering (a refusal is the request's own status,
     before a stream starts; server/admission.py), and the service's resource pool. The call scopes the model
@@ -101,8 +100,8 @@ async def _one_call(service: Service, who: str, checked: tuple[Settings, str, st
     claims charged as they are extracted (``charge.sink``), the slot given back when it ends."""
     settings, text, question, given = checked
     host = ResponseHost(service, who, settings, slot, charge)
-    return public_verdict(await check_response_call(CheckCall((), GuardOptions(), question), text, host,
-                                                    sinks=[charge.sink, *sinks], given=given))
+    return public_verdict(await CheckCall((), GuardOptions(), question).check_response(
+        text, host, sinks=[charge.sink, *sinks], given=given))
 
 
 @router.post("/check-response", tags=["verify"], summary="Check a long answer claim by claim")

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 
-from factdebate.engine import Begun, Reply, check_replies
+from factdebate.engine import Begun, Reply
 from factdebate.server.guard.chat_request import ChatRequest
 from factdebate.server.guard.host import ChatDoor, door_error, prepare_stream, read_chat
 from factdebate.server.guard.openai_chat.answer import answer_replies, apply_to_answer
@@ -89,7 +89,7 @@ async def _plain_reply(door: ChatDoor) -> Response:
         answer.update(await upstream.complete(body.upstream_body(begun.settings.guard.max_tokens)))
         return answer_replies(answer, body.n or 1)
 
-    results = await check_replies(door.call, replies, door.host)
+    results = await door.call.check_replies(replies, door.host)
     apply_to_answer(answer, results, block_finish[0])
     headers = {GUARD_CHECK_ID_HEADER: results[0].check_id} if results[0].check_id else None
     try:
