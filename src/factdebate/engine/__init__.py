@@ -20,8 +20,8 @@ The check (guard_engine/), one call for every door:
 - ``GuardOptions`` and ``ResolvedGuardOptions``: what a caller asks, and the same within the operator's settings
   (``GuardOptions.resolve``; ``GuardOptions.deadline_within``: a check's deadline); ``Tier`` and
   ``EvidenceMode`` (option values), ``CONVERSATION_ID_PATTERN`` and ``MAX_EVIDENCE_ITEMS`` (a request's
-  bounds); ``GuardEvidence`` (one of the caller's passages, which the
-  resolved options give as a run reads them: ``ResolvedGuardOptions.passages``).
+  bounds); ``GuardEvidence`` (one of the caller's passages, which the resolved options give as a run reads
+  them: ``ResolvedGuardOptions.passages``).
 - ``GuardResult`` and ``GuardClaim``: a check's result (``with_caution``: a copy with one more caution) and its
   claims;
   ``Reviser`` (what rewrites an answer under the ``rewrite`` policy).
