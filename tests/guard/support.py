@@ -34,14 +34,27 @@ def _about(claim: str, passage: str) -> bool:
     return bool(words & set(re.findall(r"\w+", passage.lower())))
 
 
-def first_sentence(prompt: str) -> str:
-    """The first sentence of the first passage the prompt shows, copied as a model quotes it: after the
-    passage's title, which may hold colons of its own (a tool call's arguments)."""
+def quoted_sentence(prompt: str, claim: str) -> str:
+    """The sentence of the first passage the prompt shows that a model quotes against ``claim``, copied as it
+    quotes it (after the passage's title, which may hold colons of its own: a tool call's arguments). A capable
+    model quotes the sentence that says otherwise: where the claim writes a number, a sentence that writes one
+    ("It opened in 1889." against "The Eiffel Tower opened in 1920."); among those, the one sharing most of the
+    claim's words past the passage's subject (its title's words); the first sentence on a tie."""
     first = re.search(r"^\[1\] (.*)$", prompt, re.M)
     if first is None:
         return ""
-    sentence = first.group(1).split(". ")[0]
-    return sentence.rsplit(": ", 1)[-1].rstrip(".") + "."
+    title, _, text = first.group(1).rpartition(": ")
+    subject = {w.lower() for w in re.findall(r"\w+", title)}
+    said = {w.lower() for w in re.findall(r"\w+", claim)} - subject
+    dated = bool(re.search(r"\d", claim))
+
+    def score(sentence: str) -> tuple[bool, int]:
+        words = {w.lower() for w in re.findall(r"\w+", sentence)}
+        return dated and bool(re.search(r"\d", sentence)), len(said & words)
+
+    sentences = [x.strip() for x in re.split(r"(?<=\.) ", text) if x.strip()]
+    best = max(sentences, key=score, default="") if sentences else ""
+    return best.rstrip(".") + "."
 
 
 def window_answer(prompt: str, extract: Callable[[str], str], fast: Callable[[str], str],

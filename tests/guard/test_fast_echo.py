@@ -9,7 +9,15 @@ import pytest
 
 from factdebate.core.types import Document, Label
 from factdebate.guard_engine.correct import EXAMPLE_SENTENCE
-from factdebate.guard_engine.fast import EXAMPLE, EXAMPLE_QUOTE, UNFOUNDED, read_reply, unseen_numbers
+from factdebate.guard_engine.fast import (
+    EXAMPLE,
+    EXAMPLE_QUOTE,
+    OFF_TOPIC,
+    UNFOUNDED,
+    bears_on,
+    read_reply,
+    unseen_numbers,
+)
 from factdebate.guard_engine.window_call import EXAMPLE_CORRECTION
 from tests.guard.support import run_check, script
 
@@ -117,3 +125,40 @@ async def test_a_supports_of_a_number_no_passage_writes_leaves_the_claim_uncheck
     (claim,) = result.claims
     assert (claim.status, claim.label) == ("unchecked", None) and result.label is None
     assert claim.reason is not None and "no passage it was shown writes 1899" in claim.reason
+
+
+TOWER = [Document(id="t", title="Eiffel Tower",
+                  text="The Eiffel Tower is a lattice tower on the Champ de Mars in Paris, France. The company "
+                       "built the tower from 1887 to 1889.")]
+LATTICE = "The Eiffel Tower is a lattice tower on the Champ de Mars in Paris, France."
+
+
+def test_a_refutes_quoting_words_that_say_nothing_of_the_claim_is_no_verdict() -> None:
+    claim = "The Eiffel Tower was finished in 1899 and is made of wrought iron."
+    off = json.dumps({"label": "REFUTES", "passage": 1, "quote": LATTICE})
+    assert read_reply(off, TOWER, claim) == (None, -1, "", OFF_TOPIC)
+    # a number against the claim's number, or one of the claim's own words, speaks to it
+    dated = json.dumps({"label": "REFUTES", "passage": 1, "quote": "The company built the tower from 1887 to 1889."})
+    assert read_reply(dated, TOWER, claim)[:2] == (Label.REFUTES, 0)
+    assert bears_on("The Eiffel Tower is made of steel.", "It is a lattice tower of wrought iron, not steel.")
+    assert not bears_on("The Eiffel Tower is made of steel.", LATTICE)
+    # a claim stated by its names alone: a quote about its subject may speak to it
+    assert read_reply(json.dumps({"label": "REFUTES", "passage": 1, "quote": LATTICE}), TOWER,
+                      "The Eiffel Tower is located in Rome.")[:2] == (Label.REFUTES, 0)
+    # SUPPORTS keeps its label on any quote the passage holds; the rule is a flag's
+    assert read_reply(off.replace("REFUTES", "SUPPORTS"), TOWER, claim)[0] == Label.SUPPORTS
+
+
+@pytest.mark.parametrize("window_call", [True, False], ids=["window", "apart"])
+async def test_an_off_topic_refutes_leaves_the_claim_unchecked_with_why(window_call: bool) -> None:
+    # As the offline checker answered the README's guard example: REFUTES on the tower's first sentence.
+    text = "The Eiffel Tower was finished in 1899 and is made of wrought iron."
+    refutes = lambda claim: json.dumps({"label": "REFUTES", "passage": 1, "quote": LATTICE})  # noqa: E731
+    result, _ = await run_check(script(claims=[text], fast=refutes), text, docs=TOWER, policy="flag",
+                                guard={**FAST_ONLY, "window_call": window_call})
+    (claim,) = result.claims
+    assert (claim.status, claim.label, claim.correction) == ("unchecked", None, None)
+    assert result.label != Label.REFUTES and claim.reason is not None and OFF_TOPIC in claim.reason
+    # what the reader is shown: the claim could not be checked, and why; no correction
+    assert f'"{text}" could not be checked' in result.text and "say nothing of what the claim states" in result.text
+    assert LATTICE not in result.text

@@ -10,13 +10,16 @@ verdict either: SmolLM2 behind llama-cpp-python's server wrote the example word 
 replies, and its REFUTES flagged "The capital of France is Paris.". A REFUTES whose quote the passage it names
 does not hold is no verdict (:data:`UNFOUNDED`: the claim stays unchecked, and goes up a tier where one is
 allowed), since a flag says the reply is wrong and must show where. Another label whose quote no named
-passage holds is kept, but cites nothing: the passage it names is not called the one it rests on. A SUPPORTS
+passage holds is kept, but cites nothing: the passage it names is not called the one it rests on. A REFUTES
+whose quote is held but says nothing of what the claim states is no verdict either (:data:`OFF_TOPIC`,
+:func:`bears_on`). A SUPPORTS
 of a claim whose number no passage shown writes is no verdict either (:func:`unseen_numbers`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from factdebate.core.errors import FactDebateError
@@ -27,7 +30,7 @@ from factdebate.llm.json_reply import enclosed
 from factdebate.methods.kit.common import book_tool_call, search_tool
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
-from factdebate.response_level.grounding import numbers
+from factdebate.response_level.grounding import among, forms, numbers, predicate_words
 from factdebate.tools.given import GivenEvidenceTool, current_evidence, top_k
 
 AGENT = "guard-fast"
@@ -49,6 +52,27 @@ EXAMPLE = json.dumps({"label": "REFUTES", "passage": 2, "quote": EXAMPLE_QUOTE})
 # benchmarks/decisions/refutes_needs_a_quote.md), and a flag tells the reader the answer is wrong.
 UNFOUNDED = ("the checker answered REFUTES without quoting words of the passage it named, and a claim is "
              "flagged only on a passage that says otherwise")
+
+
+# Why a REFUTES whose quote the passage holds but which says nothing of the claim's statement leaves it unchecked:
+# offline, "The Eiffel Tower was finished in 1899 and is made of wrought iron." was refuted by "The Eiffel Tower is
+# a lattice tower on the Champ de Mars in Paris, France.", right by chance, with that sentence as its correction.
+OFF_TOPIC = ("the checker answered REFUTES quoting words that say nothing of what the claim states (none of its "
+             "words past its names, none of its numbers), and a claim is flagged only on a passage that says "
+             "otherwise")
+NOT_FOUNDED = (UNFOUNDED, OFF_TOPIC)  # read, but no verdict: not a lost reply, not asked again
+
+
+def bears_on(claim: str, quote: str) -> bool:
+    """Whether ``quote`` speaks to what ``claim`` states: it writes one of the claim's words past its names and
+    function words (grounding.predicate_words, in any of their forms), or a number where the claim writes one.
+    A claim stated by its names alone ("The Eiffel Tower is located in Rome.") has nothing to share but names,
+    and any quote about its subject may speak to it."""
+    predicate = predicate_words(claim)
+    if not predicate and not numbers(claim):
+        return True
+    written = forms(re.findall(r"[^\W_]+", quote))
+    return any(among(word, written) for word in predicate) or bool(numbers(claim) and numbers(quote))
 
 
 def unseen_numbers(claim: str, documents: list[Document]) -> str:
@@ -81,19 +105,22 @@ class FastVerdict:
     cited: bool = False  # the checker named a passage: the first of ``documents``
 
 
-def read_reply(text: str, documents: list[Document]) -> tuple[Label | None, int, str, str]:
+def read_reply(text: str, documents: list[Document], claim: str | None = None
+               ) -> tuple[Label | None, int, str, str]:
     """(label, passage index or -1, quote, problem); label None when the reply is unreadable or copies the
     prompt's example; index -1 (nothing cited) when the quote is not in the passage it names."""
     try:
         value = enclosed(text, "{")
     except json.JSONDecodeError as exc:
         return None, -1, "", f"not a JSON object ({exc.msg})"
-    return read_value(value, documents)
+    return read_value(value, documents, claim)
 
 
-def read_value(value: object, documents: list[Document]) -> tuple[Label | None, int, str, str]:
+def read_value(value: object, documents: list[Document], claim: str | None = None
+               ) -> tuple[Label | None, int, str, str]:
     """:func:`read_reply` of a reply already read as JSON (one object, or one claim's item of the window's
-    answer, guard_engine/window_call.py)."""
+    answer, guard_engine/window_call.py); with ``claim``, a REFUTES whose quote does not bear on it
+    (:func:`bears_on`) is no verdict."""
     if not isinstance(value, dict):
         return None, -1, "", "not a JSON object"
     label = str(value.get("label", "")).strip().upper()
@@ -109,6 +136,8 @@ def read_value(value: object, documents: list[Document]) -> tuple[Label | None, 
         return None, -1, "", "it copied the prompt's example instead of reading the passages"
     if label == Label.REFUTES.value and not held:
         return None, -1, "", UNFOUNDED  # a flag must rest on words a passage holds (the module's docstring)
+    if label == Label.REFUTES.value and claim is not None and not bears_on(claim, quote):
+        return None, -1, "", OFF_TOPIC  # ... and on words about what the claim states
     if quote and not held:
         return Label(label), -1, "", ""  # a quote no named passage holds is not evidence, nor its passage cited
     return Label(label), index, quote if held else "", ""
@@ -146,8 +175,8 @@ async def decide_fast(claim: str, resources: Resources, mode: str) -> FastVerdic
     reply = await resources.llm("debater").complete(
         [{"role": "user", "content": prompt.text}], GenParams(temperature=0.0, max_tokens=300, json_schema=SCHEMA),
         agent=AGENT, prompt=prompt.name)
-    label, index, quote, problem = read_reply(reply.text, shown)
-    if label is None and problem != UNFOUNDED:  # an unfounded REFUTES was read: not a lost reply
+    label, index, quote, problem = read_reply(reply.text, shown, claim)
+    if label is None and problem not in NOT_FOUNDED:  # an unfounded REFUTES was read: not a lost reply
         count_reply("guard_fast", "lost")
     return verdict_of(label, index, quote, problem, shown)
 

@@ -40,7 +40,7 @@ from factdebate.guard_engine.evidence import tier_resources, tier_settings
 from factdebate.guard_engine.fast import (
     EXAMPLE_QUOTE,
     LABELS,
-    UNFOUNDED,
+    NOT_FOUNDED,
     read_value,
     searched,
     shown_passages,
@@ -286,9 +286,9 @@ class WindowCall:
             if not isinstance(item, dict) or not isinstance(item.get("claim"), str):
                 continue
             claim = " ".join(_MARK.sub(" ", item["claim"]).split())
-            label, index, quote, problem = read_value(item, shown)
+            label, index, quote, problem = read_value(item, shown, claim)
             count_reply("guard_fast", "asked")
-            if label is None and problem != UNFOUNDED:
+            if label is None and problem not in NOT_FOUNDED:
                 count_reply("guard_fast", "lost")
                 continue
             own, order = for_claim(claim, shown, read)

@@ -17,7 +17,7 @@ from typing import Any
 from factdebate.llm.base import FatalLLMError, GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
-from tests.guard.support import first_sentence, window_answer
+from tests.guard.support import quoted_sentence, window_answer
 
 PARIS = "Paris is the capital of France."
 TOWER = "The Eiffel Tower is in Paris."
@@ -85,7 +85,7 @@ class Checker(ScriptedBackend):
     @staticmethod
     def fast(text: str) -> str:
         claim = _claim_of(text)
-        return json.dumps({"label": truth(claim), "passage": 1, "quote": first_sentence(text)})
+        return json.dumps({"label": truth(claim), "passage": 1, "quote": quoted_sentence(text, claim)})
 
     def proposed(self, claim: str, quote: str) -> str | None:
         """The correction the window's call writes with a refuted claim's verdict: the corrector's, unless the

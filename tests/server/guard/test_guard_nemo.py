@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from factdebate.llm.scripted import ScriptedBackend
-from tests.guard.support import first_sentence, script, window_answer
+from tests.guard.support import quoted_sentence, script, window_answer
 from tests.server.conftest import KEY
 from tests.server.guard.test_guard_chat import PARIS, ROME, Guard, guard  # noqa: F401 - the fixture
 from tests.server.guard_support import ANSWER
@@ -91,9 +91,10 @@ def _extracted(prompt: str) -> str:
 
 
 def _fast(prompt: str) -> str:
-    label = "REFUTES" if "1920" in prompt.split("Statement:", 1)[-1] else "NOT ENOUGH INFO"
+    claim = prompt.split("Statement:", 1)[-1]
+    label = "REFUTES" if "1920" in claim else "NOT ENOUGH INFO"
     return json.dumps({"label": label, "passage": 1 if label == "REFUTES" else 0,
-                       "quote": first_sentence(prompt) if label == "REFUTES" else ""})
+                       "quote": quoted_sentence(prompt, claim) if label == "REFUTES" else ""})
 
 
 def _follow_up_checker(call: Any, messages: list[Any], params: Any) -> str:
