@@ -160,9 +160,9 @@ def table(rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
         tp = sum(r["flagged"] and r["gold"] == FALSE for r in mine)
         flagged = sum(r["flagged"] for r in mine)
         positives = sum(r["gold"] == FALSE for r in mine)
-        precision = tp / flagged if flagged else float("nan")
-        recall = tp / positives if positives else float("nan")
-        f1 = 2 * precision * recall / (precision + recall) if flagged and positives and tp else 0.0
+        precision = tp / flagged if flagged else None  # nothing flagged: no precision to give (the table's "–")
+        recall = tp / positives if positives else None
+        f1 = 2 * tp / (flagged + positives) if tp else 0.0
         p_low, p_high = wilson(tp, flagged) if flagged else (0.0, 1.0)
         r_low, r_high = wilson(tp, positives) if positives else (0.0, 1.0)
         claims = [c for r in mine for c in r["claims"]]
@@ -171,15 +171,29 @@ def table(rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
         reasons.update(f"answer degraded: {str(r['error'])[:80]}" for r in mine if r["error"] and not r["claims"])
         nei = sum(c["label"] == "NOT ENOUGH INFO" for c in claims)
 
-        lines.append(f"| {name} | {way} | {n} | {precision:.2f} [{p_low:.2f}, {p_high:.2f}] ({tp}/{flagged}) | "
-                     f"{recall:.2f} [{r_low:.2f}, {r_high:.2f}] ({tp}/{positives}) | {f1:.2f} | "
+        shown_p = f"{precision:.2f} [{p_low:.2f}, {p_high:.2f}]" if precision is not None else "–"
+        shown_r = f"{recall:.2f} [{r_low:.2f}, {r_high:.2f}]" if recall is not None else "–"
+        lines.append(f"| {name} | {way} | {n} | {shown_p} ({tp}/{flagged}) | {shown_r} ({tp}/{positives}) | {f1:.2f} | "
                      f"{len(unchecked)} of {len(claims)} | {nei} | {per(mine, 'seconds'):.0f} | "
                      f"{per(mine, 'calls'):.1f} | {per(mine, 'tokens'):.0f} | {per(mine, 'cpu_s'):.0f} |")
         key = f"{name}.{way.replace(':', '-')}"
-        figures.update({f"{key}.answers": n, f"{key}.precision": round(precision, 3), f"{key}.recall":
-                        round(recall, 3), f"{key}.f1": round(f1, 3), f"{key}.unchecked_claims": len(unchecked),
-                        f"{key}.claims": len(claims), f"{key}.seconds_per_answer": round(per(mine, "seconds"), 1),
+        # a precision with nothing flagged (or a recall with nothing false) is not a figure: left out, not 0
+        measured = {"precision": precision, "recall": recall}
+        figures.update({f"{key}.{name}": round(value, 3) for name, value in measured.items() if value is not None})
+        figures.update({f"{key}.answers": n, f"{key}.f1": round(f1, 3),
+                        f"{key}.unchecked_claims": len(unchecked), f"{key}.claims": len(claims),
+                        f"{key}.seconds_per_answer": round(per(mine, "seconds"), 1),
                         f"{key}.calls_per_answer": round(per(mine, "calls"), 2)})
+    lines += ["", "What a reader of each answer is told (all sets, by way):", "",
+              "| way | gold | flagged | not passed: a claim unchecked, with why | passed: every claim checked |",
+              "|---|---|---|---|---|"]
+    for way in sorted({r["way"] for r in rows}):
+        for gold, name in ((FALSE, "holds a false statement"), (None, "correct")):
+            mine = [r for r in rows if r["way"] == way and (r["gold"] == FALSE) == (gold == FALSE)]
+            flagged = sum(r["flagged"] for r in mine)
+            held = sum(not r["flagged"] and (not r["claims"] or any(c["status"] != "checked" for c in r["claims"]))
+                       for r in mine)
+            lines.append(f"| {way} | {name} ({len(mine)}) | {flagged} | {held} | {len(mine) - flagged - held} |")
     lines += ["", "Why claims were left unchecked (all ways):", ""]
     lines += [f"- {count} × {reason}" for reason, count in reasons.most_common(12)] or ["- none"]
     lines += ["", "Published, claim level on the datasets' own claims (MERMAID paper, Table 1): True F1 / False F1 / "

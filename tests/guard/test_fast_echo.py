@@ -142,6 +142,9 @@ def test_a_refutes_quoting_words_that_say_nothing_of_the_claim_is_no_verdict() -
     assert read_reply(dated, TOWER, claim)[:2] == (Label.REFUTES, 0)
     assert bears_on("The Eiffel Tower is made of steel.", "It is a lattice tower of wrought iron, not steel.")
     assert not bears_on("The Eiffel Tower is made of steel.", LATTICE)
+    # two forms of one word share a stem; words that only begin alike do not ("design" is not "designation")
+    assert bears_on("Fortune cookies are a Chinese invention.", "Fortune cookies were invented in California.")
+    assert not bears_on("Felon is not an official NATO designation.", "A design is expected to have a purpose.")
     # a claim stated by its names alone: a quote about its subject may speak to it
     assert read_reply(json.dumps({"label": "REFUTES", "passage": 1, "quote": LATTICE}), TOWER,
                       "The Eiffel Tower is located in Rome.")[:2] == (Label.REFUTES, 0)

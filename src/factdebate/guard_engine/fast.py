@@ -30,7 +30,8 @@ from factdebate.llm.json_reply import enclosed
 from factdebate.methods.kit.common import book_tool_call, search_tool
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
-from factdebate.response_level.grounding import among, forms, numbers, predicate_words
+from factdebate.response_level.grounding import numbers, predicate_words, stem
+from factdebate.response_level.lemmas import lemmas
 from factdebate.tools.given import GivenEvidenceTool, current_evidence, top_k
 
 AGENT = "guard-fast"
@@ -65,14 +66,25 @@ NOT_FOUNDED = (UNFOUNDED, OFF_TOPIC)  # read, but no verdict: not a lost reply, 
 
 def bears_on(claim: str, quote: str) -> bool:
     """Whether ``quote`` speaks to what ``claim`` states: it writes one of the claim's words past its names and
-    function words (grounding.predicate_words, in any of their forms), or a number where the claim writes one.
-    A claim stated by its names alone ("The Eiffel Tower is located in Rome.") has nothing to share but names,
-    and any quote about its subject may speak to it."""
+    function words (grounding.predicate_words), as written, as one of its lemmas ("opened" for "opens") or
+    sharing its stem with a word of about its length ("invented" for "invention"; not "design" for
+    "designation"), or a number where the claim writes one. A claim stated by its names alone ("The Eiffel
+    Tower is located in Rome.") has nothing to share but names, and any quote about its subject may speak to
+    it."""
     predicate = predicate_words(claim)
     if not predicate and not numbers(claim):
         return True
-    written = forms(re.findall(r"[^\W_]+", quote))
-    return any(among(word, written) for word in predicate) or bool(numbers(claim) and numbers(quote))
+    if numbers(claim) and numbers(quote):
+        return True
+    written = {w.casefold() for w in re.findall(r"[^\W_]+", quote)}
+    return any(_same_word(word, other) for word in predicate for other in written)
+
+
+def _same_word(word: str, other: str) -> bool:
+    if word == other or not lemmas(word).isdisjoint(lemmas(other)):
+        return True
+    # a shared stem joins two forms of one word; a short stem of a long word joins words that only begin alike
+    return stem(word) == stem(other) and min(len(word), len(other)) >= 0.75 * max(len(word), len(other))
 
 
 def unseen_numbers(claim: str, documents: list[Document]) -> str:

@@ -65,9 +65,6 @@ log = logging.getLogger("factdebate.server")
 VERDICTS_HEADER = "X-Factdebate-Verdicts"
 DONE = b"data: [DONE]\n\n"
 PING = b": checking\n\n"  # an SSE comment: clients skip it, proxies see the connection alive
-# The upstream's events already queued behind the one handled go out with it in one write (benchmarks/guard_load.py
-# --variant sets it off to compare within one run).
-JOIN_QUEUED = True
 RELAY_EVENTS = 64  # the upstream's events read ahead of the caller, at most
 
 
@@ -190,39 +187,22 @@ class Relay:
             ping = host.service.config.stream_ping_seconds
             for out in self._pass(first):  # the event that came before the stream started
                 yield out
-            after: tuple[str, Any] | None = None  # an item taken from the queue behind events, handled next
             while True:
                 quiet = loop.time() - self.wrote_at
                 if quiet >= ping:  # events came and none went out (held), or nothing came: a keep-alive
                     yield PING
                     continue
-                if after is not None:
-                    (kind, item), after = after, None
-                elif not self.queue.empty():  # no timer to arm for an item already waiting
-                    kind, item = self.queue.get_nowait()
-                else:
-                    try:
-                        # asyncio.timeout, not wait_for: wait_for (3.11) swallows a cancellation that comes as
-                        # the queue hands an item over, and a caller gone while events kept coming was never
-                        # let go.
-                        async with asyncio.timeout(ping - quiet):
-                            kind, item = await self.queue.get()
-                    except TimeoutError:
-                        continue
+                try:
+                    # asyncio.timeout, not wait_for: wait_for (3.11) swallows a cancellation that comes as the
+                    # queue hands an item over, and a caller gone while events kept coming was never let go.
+                    async with asyncio.timeout(ping - quiet):
+                        kind, item = await self.queue.get()
+                except TimeoutError:
+                    continue
                 if kind == "event":
                     self.room.release()
-                    outs = self._pass(item)
-                    # The events queued behind it go out in the same write: each write passes every
-                    # middleware and is one send to the socket, and a busy loop finds several waiting.
-                    while JOIN_QUEUED and not self.queue.empty():
-                        after = self.queue.get_nowait()
-                        if after[0] != "event":
-                            break
-                        self.room.release()
-                        outs += self._pass(after[1])
-                        after = None
-                    if outs:
-                        yield outs[0] if len(outs) == 1 else b"".join(outs)
+                    for out in self._pass(item):
+                        yield out
                 elif kind == "verdict":
                     yield frame({**chunks.head, "choices": [], "factdebate_claim": item})
                 elif kind == "text":
