@@ -125,8 +125,9 @@ async def check(way: str, sample: Sample, args: argparse.Namespace) -> dict[str,
             result = await fd.aguard(sample.claim, question=question, tier=way[5:],  # type: ignore[arg-type]
                                      deadline_s=args.deadline_s, policy="flag", on_event=meter, **options)
             calls = result.usage.model_calls
-            claims = [{"claim": c.claim, "label": c.label, "status": c.status, "reason": c.reason}
-                      for c in result.claims]
+            # the words a verdict rests on, kept so that a flag can be read without running the answer again
+            claims = [{"claim": c.claim, "label": c.label, "status": c.status, "reason": c.reason,
+                       "cited": [f"{e.title}: {e.quote}" for e in c.evidence if e.cited]} for c in result.claims]
             if result.degraded:
                 error = result.degraded_reason
         else:
