@@ -32,7 +32,8 @@ Claims and answers (run/, core/):
   ``validate_answer`` (a claim, and an answer with its question: the inputs checked first).
 - ``Verdict``, ``ResponseVerdict``, ``ClaimCheck``, ``Label``, ``Document``: the results.
 - ``Resources`` (what a run is built from), ``ResourcePool`` (built per settings, models and indexes shared; its
-  ``aclose`` closes what its runs opened).
+  ``aclose`` closes what its runs opened; ``needs_builtin``: whether a run opens the built-in indexes, and
+  ``prepare_builtin``: those indexes built in the background, then its searches over them opened).
 - ``EventSink`` and ``Listener`` (a run's events, and a sink that asks only for some), ``transcribing`` (the
   text of model calls in a stream's events, cut at the length the service says).
 - ``ClaimItem``: a batch's item (``ClaimItem.from_lines``: a batch's items, from uploaded JSON lines).
@@ -49,8 +50,7 @@ Settings and what the library offers:
 - ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names; ``mcp_tool``: a tool's name
   on an MCP server.
 - ``BUILTIN_CORPUS`` and ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in
-  the schema): corpora; ``needs_builtin`` and ``prepare_builtin``: the built-in indexes a run opens, built in the
-  background.
+  the schema): corpora.
 - ``render`` (the library's prompt templates: the rewrite's request), ``models_down`` (the model servers that
   refused connections lately).
 
@@ -125,7 +125,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.run.claim import run_claim, validate_claim
     from factdebate.run.page_words import page_words
     from factdebate.run.response import validate_answer
-    from factdebate.scale.builtin_indexes import needs_builtin, prepare_builtin
     from factdebate.scale.resource_pool import ResourcePool
     from factdebate.settings.load import settings_from, settings_over
     from factdebate.settings.model import Settings
@@ -150,10 +149,9 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "S
            "MissingDependencyError", "Option", "Reply", "ResolvedGuardOptions", "ResourcePool", "Resources",
            "ResponseVerdict", "RetrievalTool", "Reviser", "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict",
            "Watcher", "YamlFile", "__version__", "all_methods", "check_one_claim", "checked_tree", "data_dir",
-           "dumps_record", "get_method", "hide_endpoints", "mcp_tool", "models_down", "needs_builtin", "page_words",
-           "prepare_builtin", "redact_value", "remember_settings", "render", "request_clock", "run_claim",
-           "scrub_known", "settings_from", "settings_over", "size_words", "transcribing", "upgrade", "validate_answer",
-           "validate_claim"]
+           "dumps_record", "get_method", "hide_endpoints", "mcp_tool", "models_down", "page_words", "redact_value",
+           "remember_settings", "render", "request_clock", "run_claim", "scrub_known", "settings_from", "settings_over",
+           "size_words", "transcribing", "upgrade", "validate_answer", "validate_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -214,9 +212,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "hide_endpoints": ("factdebate.util.scrub", "hide_endpoints"),
     "mcp_tool": ("factdebate.tools.registry", "mcp_tool"),
     "models_down": ("factdebate.llm.breaker", "down"),
-    "needs_builtin": ("factdebate.scale.builtin_indexes", "needs_builtin"),
     "page_words": ("factdebate.run.page_words", "page_words"),
-    "prepare_builtin": ("factdebate.scale.builtin_indexes", "prepare_builtin"),
     "redact_value": ("factdebate.util.scrub", "redact_value"),
     "remember_settings": ("factdebate.util.scrub", "remember_settings"),
     "render": ("factdebate.prompts", "render"),

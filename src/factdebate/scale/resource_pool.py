@@ -88,6 +88,29 @@ class ResourcePool:
                 self._tools[key] = copied or make_tool(kind, settings)
             return self._tools[key]
 
+    @staticmethod
+    def needs_builtin(settings: Settings, kinds: set[str] | None = None) -> bool:
+        """Whether a run with ``settings`` (or a search with the tools ``kinds``) opens the built-in indexes."""
+        from factdebate.scale.builtin_indexes import needs_builtin
+
+        return needs_builtin(settings, kinds)
+
+    def prepare_builtin(self, settings: Settings, follow: Callable[[str, int, int], None],
+                        full_text_ready: Callable[[], None]) -> list[str]:
+        """The built-in indexes ``settings``' method searches, built if missing (the full-text index first,
+        ``full_text_ready`` called once it is there, then the vectors; ``follow(stage, done, total)`` told each
+        build's progress), then the pool's searches over them opened, rather than at the first call (stage
+        ``opening the search``). Returns the tools opened (``search``, ``rag``), none when the method searches no
+        built-in index."""
+        from factdebate.scale.builtin_indexes import prepare_builtin
+
+        kinds = prepare_builtin(settings, follow, full_text_ready)
+        if kinds:
+            follow("opening the search", 0, 0)
+        for kind in kinds:
+            self.tool(kind, settings)
+        return kinds
+
     def _default_build(self, settings: Settings) -> Resources:
         # Every role the settings or the method name shares the pool's backend for its model.
         roles = {"debater", "judge", "scorer", *settings.llm.roles, *method_class(settings.method).roles}

@@ -42,8 +42,6 @@ from factdebate.engine import (
     Tier,
     Verdict,
     checked_tree,
-    needs_builtin,
-    prepare_builtin,
     run_claim,
     validate_claim,
 )
@@ -200,7 +198,7 @@ async def _search_now(index: Preparation, settings: Settings, tool: RetrievalToo
     """What ``search_evidence`` searches with now: the tool asked for once what it needs is ready, and while the
     built-in corpus's vectors are built, the full-text index (the local search: ready in seconds) in their stead,
     with a note saying so; an error while neither is ready, or the preparation failed."""
-    if not needs_builtin(settings, {tool}) or (index.ready and index.error is None):
+    if not ResourcePool.needs_builtin(settings, {tool}) or (index.ready and index.error is None):
         return tool, settings, ""
     if tool == "search":  # the local search: the full-text index is all it needs
         if await index.wait_full_text(INDEX_WAIT_S):
@@ -220,10 +218,10 @@ async def _answer_tiers_now(index: Preparation, settings: Settings, resolved: Re
     search engine (guard_engine/fast.py), over the built-in corpus the full-text index, ready in seconds; the standard
     and deep tiers' method searches the vectors too, which take about 20 minutes to build on a fresh install,
     where the full-text index is ready in about a second: held to the fast tier, a check answers meanwhile."""
-    if resolved.evidence_mode == "given" or not needs_builtin(settings, {"rag", "search"}) \
+    if resolved.evidence_mode == "given" or not ResourcePool.needs_builtin(settings, {"rag", "search"}) \
             or (index.ready and index.error is None):
         return ""
-    fast_needs_text = needs_builtin(settings, {"search"})
+    fast_needs_text = ResourcePool.needs_builtin(settings, {"search"})
     if resolved.max_tier == "fast":  # all the check asks for: the full-text index (if that)
         if fast_needs_text and not await index.wait_full_text(wait_s):
             raise ToolError(index.failed() if index.error is not None else index.not_ready())
@@ -242,12 +240,7 @@ def prepare_indexes(settings: Settings, pool: ResourcePool, index: Preparation) 
     process's searches over them opened (each process searches its own copy of a Milvus Lite folder: Milvus
     Lite serves one process at a time, docs/service.md). Until they are ready the tools say how far it is, and
     serve the full-text index on its own once it is there (the fast tier)."""
-    kinds = prepare_builtin(settings, index.follow, index.full_text.set)
-    if not kinds:
-        return
-    index.stage, index.passages = "opening the search", (0, 0)
-    for kind in kinds:
-        pool.tool(kind, settings)  # opened now rather than at the first call
+    pool.prepare_builtin(settings, index.follow, index.full_text.set)
 
 
 @contextlib.contextmanager
@@ -305,7 +298,7 @@ class Tools:
             settings, given = with_evidence(self.resolver.resolve(options),
                                             EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
             text = validate_claim(claim, settings)
-            await _index_ready(self.prepared, needs_builtin(settings))
+            await _index_ready(self.prepared, self.resources.needs_builtin(settings))
             async with reporting(context, "verifying the claim") as progress:
                 verdict = await run_claim(text, settings, self.resources.get(settings), sinks=[progress], given=given)
         return summarize(verdict)
@@ -341,7 +334,7 @@ class Tools:
             settings, given = with_evidence(self.resolver.resolve(options),
                                             EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
             text, asked = validate_answer(response, question, settings)
-            await _index_ready(self.prepared, needs_builtin(settings))
+            await _index_ready(self.prepared, self.resources.needs_builtin(settings))
             # The guard's one call, as check_answer makes it (guard_engine/call.py): the model cache scoped to the
             # API key that calls, the operator's addresses hidden in a failure's message.
             host = McpHost(self.resolver, self.resources, caller_of(context), settings=settings)
