@@ -33,7 +33,8 @@ Claims and answers (run/, core/):
 - ``Verdict``, ``ResponseVerdict``, ``ClaimCheck``, ``Label``, ``Document``: the results.
 - ``Resources`` (what a run is built from), ``ResourcePool`` (built per settings, models and indexes shared; its
   ``aclose`` closes what its runs opened; ``needs_builtin``: whether a run opens the built-in indexes, and
-  ``prepare_builtin``: those indexes built in the background, then its searches over them opened).
+  ``prepare_builtin``: those indexes built in the background, then its searches over them opened;
+  ``models_down``: the models whose server refused connections lately).
 - ``EventSink`` and ``Listener`` (a run's events, and a sink that asks only for some), ``transcribing`` (the
   text of model calls in a stream's events, cut at the length the service says).
 - ``ClaimItem``: a batch's item (``ClaimItem.from_lines``: a batch's items, from uploaded JSON lines).
@@ -51,8 +52,7 @@ Settings and what the library offers:
   on an MCP server.
 - ``BUILTIN_CORPUS`` and ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in
   the schema): corpora.
-- ``render`` (the library's prompt templates: the rewrite's request), ``models_down`` (the model servers that
-  refused connections lately).
+- ``render`` (the library's prompt templates: the rewrite's request).
 
 Errors: ``FactDebateError`` (every one the library raises for a caller to read; its ``http_status`` says how a
 service answers it, 502 for a server a run needed that did not answer, and its ``caller_message`` what a caller
@@ -114,7 +114,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         Reviser,
         Tier,
     )
-    from factdebate.llm.breaker import down as models_down
     from factdebate.llm.in_flight import CallQueue
     from factdebate.llm.transcript import transcribing
     from factdebate.methods.base import all_methods, get_method
@@ -149,7 +148,7 @@ __all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "S
            "MissingDependencyError", "Option", "Reply", "ResolvedGuardOptions", "ResourcePool", "Resources",
            "ResponseVerdict", "RetrievalTool", "Reviser", "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict",
            "Watcher", "YamlFile", "__version__", "all_methods", "check_one_claim", "checked_tree", "data_dir",
-           "dumps_record", "get_method", "hide_endpoints", "mcp_tool", "models_down", "page_words", "redact_value",
+           "dumps_record", "get_method", "hide_endpoints", "mcp_tool", "page_words", "redact_value",
            "remember_settings", "render", "request_clock", "run_claim", "scrub_known", "settings_from", "settings_over",
            "size_words", "transcribing", "upgrade", "validate_answer", "validate_claim"]
 
@@ -211,7 +210,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "get_method": ("factdebate.methods.base", "get_method"),
     "hide_endpoints": ("factdebate.util.scrub", "hide_endpoints"),
     "mcp_tool": ("factdebate.tools.registry", "mcp_tool"),
-    "models_down": ("factdebate.llm.breaker", "down"),
     "page_words": ("factdebate.run.page_words", "page_words"),
     "redact_value": ("factdebate.util.scrub", "redact_value"),
     "remember_settings": ("factdebate.util.scrub", "remember_settings"),

@@ -74,6 +74,14 @@ class ResourcePool:
                                                    reasoning_tokens=reasoning_tokens, stream=stream)
             return self._backends[key]
 
+    @staticmethod
+    def models_down() -> list[str]:
+        """The models whose server is down now, the pool's backends' included: each refused connections three
+        times in a row and has not answered since (llm/breaker.py; what it learns is the process's)."""
+        from factdebate.llm.breaker import down
+
+        return down()
+
     def tool(self, kind: str, settings: Settings) -> Tool:
         # Where the evidence comes from (the caller's own passages, per request) is not the engine's business:
         # one engine serves every evidence mode, so an index is never opened twice.

@@ -33,7 +33,6 @@ from factdebate.engine import (
     Resources,
     Reviser,
     Settings,
-    models_down,
 )
 from factdebate.server.admission import ServiceAdmission, admit_check
 from factdebate.server.guard.chat_request import ChatRequest, checked_conversation
@@ -104,9 +103,9 @@ class ServiceHost(Host):
         # Admitted is not checked: a check that ran past its deadline lowers what the admission lets in.
         if self._admission is not None and self._admission.teaches:
             self.service.load.check_ended(result.deadline_missed)
+        checker_down = (result.degraded or bool(unchecked)) and bool(self.service.pool.models_down())
         self.service.metrics.guard_check(result.label, result.action_taken, result.tier, unchecked,
-                                         checker_down=(result.degraded or bool(unchecked)) and bool(models_down()),
-                                         deadline_missed=result.deadline_missed)
+                                         checker_down=checker_down, deadline_missed=result.deadline_missed)
         try:
             verdict = result.model_dump(mode="json")
             if self.service.tracing is not None and (trace_id := self.service.tracing.trace_id()) is not None:

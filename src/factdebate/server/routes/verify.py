@@ -22,7 +22,6 @@ from factdebate.engine import (
     Verdict,
     __version__,
     hide_endpoints,
-    models_down,
     run_claim,
     validate_claim,
 )
@@ -136,7 +135,7 @@ async def health(service: ServiceDep, response: Response) -> Health:
         return Health(status="unavailable", version=__version__, uptime_seconds=round(time.time() - service.started, 1),
                       active_runs=service.active_runs, auth="required" if service.keys.required else "off",
                       ready=False, reason=exc.reason, storage=storage, down=["state_db"])
-    down = [f"model {hide_endpoints(name)}" for name in models_down()]  # a name, never where its server is
+    down = [f"model {hide_endpoints(name)}" for name in service.pool.models_down()]  # a name, never where its server is
     if down and service.config.models_required:
         _unavailable(response, MODEL_DOWN_RETRY_AFTER_S)
     return Health(status=("unavailable" if down and service.config.models_required else "ok") if warm.ready
