@@ -106,11 +106,3 @@ def test_a_results_file_of_schema_1_from_every_method_loads() -> None:
     assert verdicts["mad-agree"].decided_by == "moderator" and verdicts["mad-agree"].rounds[0].judges
     assert verdicts["vote-agree"].explanation.startswith("votes:") and not verdicts["vote-agree"].judges
     assert verdicts["tool-mad-disagree"].judge is not None
-
-
-def test_labels_spelled_elsewhere_are_read() -> None:
-    from factdebate.core.types import Label, read_label
-
-    assert [read_label(v) for v in ("supported", "False", "nei", "not enough info", "NOT_ENOUGH_INFO", "maybe",
-                                    None)] == [Label.SUPPORTS, Label.REFUTES, Label.NOT_ENOUGH_INFO,
-                                               Label.NOT_ENOUGH_INFO, Label.NOT_ENOUGH_INFO, None, None]

@@ -17,7 +17,7 @@ import pytest
 
 from factdebate.core.claim_context import four_labels
 from factdebate.core.parsing import parse_label
-from factdebate.core.types import Label, read_label
+from factdebate.core.types import Label
 from factdebate.eval.datasets.loader import load_dataset
 from factdebate.guard_engine.fast import LABELS as GUARD_LABELS
 from factdebate.methods.kit.common import label_reask
@@ -85,7 +85,6 @@ def test_the_fourth_label_is_offered_and_read_only_on_a_four_label_task() -> Non
     assert parse_label(f"Reasoning.\n{C}") is None and offered_labels() == ("SUPPORTS", "REFUTES", NEI)
     assert C not in render("single", claim="c").text
     assert C not in GUARD_LABELS and len(GUARD_LABELS) == 3
-    assert read_label("Conflicting Evidence/Cherrypicking") is Label.CONFLICTING
 
 
 def test_an_averitec_run_predicts_the_fourth_label(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

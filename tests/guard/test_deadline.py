@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from factdebate.guard_engine import GuardOptions, resolve_options
+from factdebate.guard_engine import GuardOptions
 from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings
 from tests.guard.support import run_check, script
@@ -41,35 +41,34 @@ def _no_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("llm", LOCAL.values(), ids=LOCAL.keys())
 def test_a_checker_on_this_machine_gets_the_longest_deadline_by_default(llm: dict[str, Any]) -> None:
-    assert resolve_options(GuardOptions(), _settings(llm)).deadline_s == 120
-    assert resolve_options(GuardOptions(), _settings(llm, max_deadline_s=300)).deadline_s == 300
+    assert GuardOptions().resolve(_settings(llm)).deadline_s == 120
+    assert GuardOptions().resolve(_settings(llm, max_deadline_s=300)).deadline_s == 300
 
 
 @pytest.mark.parametrize("llm", HOSTED.values(), ids=HOSTED.keys())
 def test_a_hosted_checker_gets_20_seconds_by_default(llm: dict[str, Any]) -> None:
-    assert resolve_options(GuardOptions(), _settings(llm)).deadline_s == 20
-    assert resolve_options(GuardOptions(), _settings(llm, max_deadline_s=10)).deadline_s == 10  # never past the cap
+    assert GuardOptions().resolve(_settings(llm)).deadline_s == 20
+    assert GuardOptions().resolve(_settings(llm, max_deadline_s=10)).deadline_s == 10  # never past the cap
 
 
 def test_openai_base_url_on_loopback_is_a_checker_on_this_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = _settings(HOSTED["OpenAI"])
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1")
-    assert resolve_options(GuardOptions(), settings).deadline_s == 120
+    assert GuardOptions().resolve(settings).deadline_s == 120
     monkeypatch.setenv("OPENAI_BASE_URL", "https://api.example/v1")
-    assert resolve_options(GuardOptions(), settings).deadline_s == 20
+    assert GuardOptions().resolve(settings).deadline_s == 20
 
 
 @pytest.mark.parametrize("llm", [*LOCAL.values(), *HOSTED.values()], ids=[*LOCAL, *HOSTED])
 def test_the_operators_deadline_wins_and_a_requests_is_still_capped(llm: dict[str, Any]) -> None:
     settings = _settings(llm, deadline_s=30, max_deadline_s=90)
-    assert resolve_options(GuardOptions(), settings).deadline_s == 30
-    assert resolve_options(GuardOptions(deadline_s=5), settings).deadline_s == 5
-    assert resolve_options(GuardOptions(deadline_s=500), settings).deadline_s == 90
-    assert GuardOptions(deadline_s=5).resolve(settings) == resolve_options(GuardOptions(deadline_s=5), settings)
+    assert GuardOptions().resolve(settings).deadline_s == 30
+    assert GuardOptions(deadline_s=5).resolve(settings).deadline_s == 5
+    assert GuardOptions(deadline_s=500).resolve(settings).deadline_s == 90
     assert (GuardOptions().deadline_within(settings), GuardOptions(deadline_s=500).deadline_within(settings)) == \
         (30, 90)  # the deadline admission reckons with is the one the check runs under
     unset = _settings(llm)
-    assert resolve_options(GuardOptions(deadline_s=500), unset).deadline_s == 120
+    assert GuardOptions(deadline_s=500).resolve(unset).deadline_s == 120
 
 
 def test_an_operators_deadline_above_the_cap_is_still_refused() -> None:
@@ -93,16 +92,16 @@ def test_an_in_process_checker_starts_at_the_fast_tier_and_climbs_only_when_aske
     """The offline model's debate round did not end within the deadline after its fast call, and read the
     evidence worse than the fast tier's quoted verdict: it decides at the tier asked."""
     settings = _settings({"debater": debater})
-    resolved = resolve_options(GuardOptions(), settings)
+    resolved = GuardOptions().resolve(settings)
     assert (resolved.tier, resolved.max_tier) == ("fast", "fast")
-    assert resolve_options(GuardOptions(tier="standard"), settings).max_tier == "standard"
-    assert resolve_options(GuardOptions(max_tier="deep"), settings).max_tier == "deep"  # the caller asks to climb
+    assert GuardOptions(tier="standard").resolve(settings).max_tier == "standard"
+    assert GuardOptions(max_tier="deep").resolve(settings).max_tier == "deep"  # the caller asks to climb
     operator = _settings({"debater": debater}, tier="standard", max_tier="deep")
-    assert (resolve_options(GuardOptions(), operator).tier, resolve_options(GuardOptions(), operator).max_tier) == \
+    assert (GuardOptions().resolve(operator).tier, GuardOptions().resolve(operator).max_tier) == \
         ("standard", "deep")  # the operator's tiers, where set
 
 
 @pytest.mark.parametrize("debater", ["llama-cpp:builtin", "openai:gpt-4o-mini"])
 def test_other_checkers_keep_the_operators_tiers(debater: str) -> None:
-    resolved = resolve_options(GuardOptions(), _settings({"debater": debater}))
+    resolved = GuardOptions().resolve(_settings({"debater": debater}))
     assert (resolved.tier, resolved.max_tier) == ("standard", "deep")

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from factdebate.core.errors import EndpointUnavailableError, InputError
-from factdebate.guard_engine import GuardClaim, GuardOptions, resolve_options
+from factdebate.guard_engine import GuardClaim, GuardOptions
 from factdebate.settings.load import load_settings
 from tests.guard.support import CLAIMS, REPLY, run_check, script
 
@@ -95,15 +95,15 @@ def _settings(**guard: object) -> object:
 
 def test_a_caller_may_lower_the_deadline_never_raise_it_past_the_cap() -> None:
     settings = _settings(deadline_s=10, max_deadline_s=30)
-    assert resolve_options(GuardOptions(), settings).deadline_s == 10  # type: ignore[arg-type]
-    assert resolve_options(GuardOptions(deadline_s=2), settings).deadline_s == 2  # type: ignore[arg-type]
-    assert resolve_options(GuardOptions(deadline_s=500), settings).deadline_s == 30  # type: ignore[arg-type]
+    assert GuardOptions().resolve(settings).deadline_s == 10  # type: ignore[arg-type]
+    assert GuardOptions(deadline_s=2).resolve(settings).deadline_s == 2  # type: ignore[arg-type]
+    assert GuardOptions(deadline_s=500).resolve(settings).deadline_s == 30  # type: ignore[arg-type]
 
 
 def test_a_tier_above_the_operators_cap_is_refused() -> None:
     settings = _settings(tier="fast", max_tier="standard")
     with pytest.raises(InputError, match=r"guard\.max_tier"):
-        resolve_options(GuardOptions(tier="deep"), settings)  # type: ignore[arg-type]
+        GuardOptions(tier="deep").resolve(settings)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("options", [
@@ -121,11 +121,11 @@ def test_every_option_is_checked(options: dict[str, object]) -> None:
 def test_evidence_beyond_the_operators_bounds_is_refused_not_cut() -> None:
     settings = _settings(max_evidence_items=2, max_evidence_chars=1000)
     with pytest.raises(InputError, match="max_evidence_items"):
-        resolve_options(GuardOptions(evidence=[{"text": "a"}] * 3), settings)  # type: ignore[arg-type, list-item]
+        GuardOptions(evidence=[{"text": "a"}] * 3).resolve(settings)  # type: ignore[arg-type, list-item]
     with pytest.raises(InputError, match="max_evidence_chars"):
-        resolve_options(GuardOptions(evidence=[{"text": "a" * 1200}]), settings)  # type: ignore[arg-type, list-item]
+        GuardOptions(evidence=[{"text": "a" * 1200}]).resolve(settings)  # type: ignore[arg-type, list-item]
     with pytest.raises(InputError, match="needs evidence"):
-        resolve_options(GuardOptions(evidence_mode="given"), settings)  # type: ignore[arg-type]
+        GuardOptions(evidence_mode="given").resolve(settings)  # type: ignore[arg-type]
 
 
 async def test_an_unclean_reply_is_degraded_not_checked_and_said() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from factdebate.core.errors import InputError
 from factdebate.core.types import Document, Label
-from factdebate.guard_engine import GuardOptions, StreamingCheck, check_text, resolve_options
+from factdebate.guard_engine import GuardOptions, StreamingCheck, check_text
 from factdebate.guard_engine.gate import gate
 from factdebate.guard_engine.messages import person_question, tool_evidence
 from factdebate.guard_engine.options import with_conversation
@@ -71,7 +71,7 @@ async def test_a_61_tool_result_session_is_checked_with_the_best_results_per_cla
     messages = _session(61)
     options = with_conversation(GuardOptions(evidence_mode="given"), messages)
     async with resources:
-        resolve_options(options, resources.settings)  # 61 results over max_evidence_items (50): not refused
+        options.resolve(resources.settings)  # 61 results over max_evidence_items (50): not refused
         result = await check_text(ROME, resources.settings, resources, options=options,
                                   question=person_question(messages))
     assert result.evidence_dropped == 11
@@ -90,8 +90,8 @@ def test_evidence_the_caller_sends_keeps_its_limits() -> None:
 
     settings = load_settings(overrides={"guard": {"max_evidence_items": 2}}, environ={})
     with pytest.raises(InputError, match="max_evidence_items"):
-        resolve_options(GuardOptions(evidence=[{"text": "a"}] * 3), settings)  # type: ignore[list-item]
-    resolve_options(with_conversation(GuardOptions(), _session(5)), settings)  # the bot's own: never refused
+        GuardOptions(evidence=[{"text": "a"}] * 3).resolve(settings)  # type: ignore[list-item]
+    with_conversation(GuardOptions(), _session(5)).resolve(settings)  # the bot's own: never refused
 
 
 async def test_the_factdebate_question_option_overrides_the_question() -> None:

@@ -120,8 +120,7 @@ def read_verdict(record: dict[str, Any]) -> Verdict:
 
 
 def verdict_json_schema() -> dict[str, Any]:
-    schema = Verdict.model_json_schema()
-    return schema
+    return Verdict.model_json_schema()
 
 
 def response_verdict_json_schema() -> dict[str, Any]:

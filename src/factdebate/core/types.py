@@ -48,14 +48,6 @@ LABEL_ALIASES: dict[str, Label] = {
 }
 
 
-def read_label(value: object) -> Label | None:
-    """A label however another file spells it; None for anything else."""
-    if value is None:
-        return None
-    text = "_".join(str(value).strip().upper().split())
-    return LABEL_ALIASES.get(text) or next((label for label in Label if "_".join(label.split()) == text), None)
-
-
 class Document(BaseModel):
     """One retrieved passage. ``score`` is the engine's own relevance score (higher is better)."""
 

@@ -4,7 +4,7 @@ placed in the text with a correction, and the operator's policy; the contract is
 neither hides the other."""
 
 from factdebate.guard_engine.check import check_text
-from factdebate.guard_engine.options import evidence_from_messages, resolve_options
+from factdebate.guard_engine.options import evidence_from_messages
 from factdebate.guard_engine.stream import StreamingCheck
 from factdebate.guard_engine.stream_policy import GuardedStream, StreamOut, guard_stream
 from factdebate.guard_engine.types import (
@@ -24,6 +24,6 @@ from factdebate.guard_engine.types import (
 __all__ = [
     "ClaimEvidence", "Correction", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult", "GuardUsage",
     "GuardedStream", "ResolvedGuardOptions", "Reviser", "SkippedSentence", "Span", "StreamOut", "StreamingCheck",
-    "check_text", "evidence_from_messages", "guard_stream", "resolve_options",
+    "check_text", "evidence_from_messages", "guard_stream",
 ]
 

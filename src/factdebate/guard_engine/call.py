@@ -31,7 +31,7 @@ from factdebate.core.types import Document, ResponseVerdict
 from factdebate.guard_engine.check import check_text
 from factdebate.guard_engine.clock import not_counted
 from factdebate.guard_engine.messages import person_question, text_of
-from factdebate.guard_engine.options import resolve_options, with_conversation
+from factdebate.guard_engine.options import with_conversation
 from factdebate.guard_engine.overload import overloaded_result
 from factdebate.guard_engine.policy import no_text_result
 from factdebate.guard_engine.response_check import check_response_text
@@ -193,8 +193,8 @@ class Host:
         options = (await asyncio.to_thread(collector_paused, with_conversation, call.options, call.messages) if long
                    else with_conversation(call.options, call.messages))
         settings = await self.settings(options)
-        resolved = (await asyncio.to_thread(collector_paused, resolve_options, options, settings) if long
-                    else resolve_options(options, settings))
+        resolved = (await asyncio.to_thread(collector_paused, options.resolve, settings) if long
+                    else options.resolve(settings))
         question = call.question or person_question(list(call.messages)) or None
         admission = self.admit(settings)
         return Begun(self, settings, options, resolved, question, admission, list(call.messages),

@@ -32,7 +32,6 @@ from factdebate.guard_engine.conversation import Conversation, conversation
 from factdebate.guard_engine.coverage import uncovered
 from factdebate.guard_engine.evidence import evidence_digest, passages
 from factdebate.guard_engine.gate import Sentence, gate
-from factdebate.guard_engine.options import resolve_options
 from factdebate.guard_engine.policy import apply_policy, recheck_options
 from factdebate.guard_engine.session import SessionEvidence, query_of
 from factdebate.guard_engine.tiers import Context, Progress, TierOutcome, begin_fast, decide, tiers_for
@@ -136,7 +135,7 @@ class Check:
                  question: str | None,
                  sinks: list[EventSink] | None, reviser: Reviser | None, caller: str | None,
                  messages: Sequence[Any] = ()) -> None:
-        self.options = options if isinstance(options, ResolvedGuardOptions) else resolve_options(options, settings)
+        self.options = options if isinstance(options, ResolvedGuardOptions) else options.resolve(settings)
         self.settings = settings
         # The checker's failed tries, for the whole reply: a checker that fails every call is given up on once,
         # plain or streamed, not once per call (llm/failure_budget.py).

@@ -55,9 +55,7 @@ UNFOUNDED = ("the checker answered REFUTES without quoting words of the passage 
              "flagged only on a passage that says otherwise")
 
 
-# Why a REFUTES whose quote the passage holds but which says nothing of the claim's statement leaves it unchecked:
-# offline, "The Eiffel Tower was finished in 1899 and is made of wrought iron." was refuted by "The Eiffel Tower is
-# a lattice tower on the Champ de Mars in Paris, France.", right by chance, with that sentence as its correction.
+# A held quote that says nothing of what the claim states is no ground for a flag either (the same decision file).
 OFF_TOPIC = ("the checker answered REFUTES quoting words that say nothing of what the claim states (none of its "
              "words past its names, none of its numbers), and a claim is flagged only on a passage that says "
              "otherwise")
@@ -66,11 +64,9 @@ NOT_FOUNDED = (UNFOUNDED, OFF_TOPIC)  # read, but no verdict: not a lost reply, 
 
 def bears_on(claim: str, quote: str) -> bool:
     """Whether ``quote`` speaks to what ``claim`` states: it writes one of the claim's words past its names and
-    function words (grounding.predicate_words), as written, as one of its lemmas ("opened" for "opens") or
-    sharing its stem with a word of about its length ("invented" for "invention"; not "design" for
-    "designation"), or a number where the claim writes one. A claim stated by its names alone ("The Eiffel
-    Tower is located in Rome.") has nothing to share but names, and any quote about its subject may speak to
-    it."""
+    function words (grounding.predicate_words: as written, a lemma, or a stem shared with a word of about its
+    length), or a number where the claim does. A claim stated by its names alone ("The Eiffel Tower is located
+    in Rome.") has nothing but names to share: any quote about its subject may speak to it."""
     predicate = predicate_words(claim)
     if not predicate and not numbers(claim):
         return True

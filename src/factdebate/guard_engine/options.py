@@ -10,18 +10,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from factdebate.guard_engine.messages import text_of, tool_evidence
-from factdebate.guard_engine.types import GuardEvidence, GuardOptions, ResolvedGuardOptions
+from factdebate.guard_engine.types import GuardEvidence, GuardOptions
 from factdebate.guard_engine.window import turns_of
-from factdebate.settings.model import Settings
 
-__all__ = ["evidence_from_messages", "resolve_options", "text_of", "with_conversation"]
-
-
-def resolve_options(options: GuardOptions, settings: Settings) -> ResolvedGuardOptions:
-    """``options`` within the operator's ``settings`` (:meth:`GuardOptions.resolve`: the defaults from
-    ``settings.guard``; a caller may lower the deadline, not raise it past the cap, nor ask for a tier above
-    ``guard.max_tier``)."""
-    return options.resolve(settings)
+__all__ = ["evidence_from_messages", "text_of", "with_conversation"]
 
 
 def evidence_from_messages(messages: list[dict[str, Any]]) -> list[GuardEvidence]:

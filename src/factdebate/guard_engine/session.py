@@ -17,7 +17,7 @@ from factdebate.settings.model import Settings
 
 
 def _size(item: GuardEvidence) -> int:
-    return len(item.text) + len(item.title)  # as resolve_options counts the caller's
+    return len(item.text) + len(item.title)  # as GuardOptions.resolve counts the caller's
 
 
 class SessionEvidence:
