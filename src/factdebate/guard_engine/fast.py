@@ -56,9 +56,8 @@ UNFOUNDED = ("the checker answered REFUTES without quoting words of the passage 
 
 
 # A held quote that says nothing of what the claim states is no ground for a flag either (the same decision file).
-OFF_TOPIC = ("the checker answered REFUTES quoting words that say nothing of what the claim states (none of its "
-             "words past its names, none of its numbers), and a claim is flagged only on a passage that says "
-             "otherwise")
+OFF_TOPIC = ("the checker answered REFUTES quoting words that say nothing of what the claim states, and a claim is "
+             "flagged only on a passage that says otherwise")
 NOT_FOUNDED = (UNFOUNDED, OFF_TOPIC)  # read, but no verdict: not a lost reply, not asked again
 
 
