@@ -17,7 +17,7 @@ class Watcher:
 
     def watch(self, kind: str, attributes: dict[str, str]) -> AbstractContextManager[None]:
         """A context around the work: entered before it, left after it (with its exception, if it raised)."""
-        raise NotImplementedError
+        raise NotImplementedError  # abstract: each subclass measures in its own way
 
     @staticmethod
     @contextlib.contextmanager
