@@ -32,7 +32,8 @@ WAIT_S = 180  # the step that was held then runs to its end: the encoder's expor
 # The command as the console script runs it, with one step of the build held (``TEST_HELD``: module, class
 # or module-level function, attribute); it says "held: <step>" on stderr as the step starts.
 WRAPPER = """
-import importlib, os, sys, time
+import importlib, os, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C's default, whatever the test run ignores
 held = os.environ.get("TEST_HELD")
 if held:
     module, owner, name = held.split(":")
@@ -60,8 +61,7 @@ PHASES = {
 def _start(env: dict[str, str], trace: Path) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-c", WRAPPER, "verify", "The Eiffel Tower is in Rome.", "--brief",
                              "--trace", str(trace)], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            env=env, start_new_session=True,  # its own process group, as a terminal's job
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            env=env, start_new_session=True)  # its own process group, as a terminal's job
 
 
 def _interrupt_when(proc: subprocess.Popen[str], said: str, how: str = "ctrl-c") -> list[str]:

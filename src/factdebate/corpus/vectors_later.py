@@ -66,19 +66,14 @@ def start(build: Build) -> bool:
         args = [sys.executable, "-m", "factdebate.corpus.vectors_later", build.uri, str(build.limit or ""),
                 build.encoder]
         with (folder / LOG_FILE).open("wb") as log:
-            _children[build] = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
-                                                preexec_fn=_lower_priority if os.name == "posix" else None)
+            # the child lowers its own priority (main): Python run between fork and exec is unsafe beside gRPC's threads
+            _children[build] = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env)
         if len(_children) == 1:
             atexit.register(stop)
         print(f"building the built-in corpus's vector index in the background (minutes; log: {folder / LOG_FILE}): "
               "until it is complete the RAG agent searches the full-text index, and its verdicts say so",
               file=sys.stderr, flush=True)
         return True
-
-
-def _lower_priority() -> None:
-    with contextlib.suppress(OSError):
-        os.nice(NICE)
 
 
 def progress() -> tuple[int, int] | None:
@@ -148,6 +143,8 @@ def main(argv: list[str]) -> int:
         raise KeyboardInterrupt
 
     uri, limit, encoder = argv
+    with contextlib.suppress(OSError, AttributeError):  # below the claim's own work; os.nice is POSIX's
+        os.nice(NICE)
     signal.signal(signal.SIGTERM, interrupt)
     signal.signal(signal.SIGINT, interrupt)
     _report_to(data_dir() / STATUS_FILE)
