@@ -51,9 +51,10 @@ async def test_claims_are_checked_while_the_answer_streams_and_come_back_in_orde
         for n, word in enumerate(words):
             check.feed(word + (" " if n < len(words) - 1 else ""))
             await asyncio.sleep(0)
-            if word == "France.":
-                # The first fact is being checked before the rest of the answer has arrived (the rest is fed
-                # once its check has been asked for, however long that takes on a loaded machine).
+            if word == "Rome.":
+                # The facts are being checked before the rest of the answer has arrived (the rest is fed once
+                # their check has been asked for, however long that takes on a loaded machine); a window holds
+                # two check-worthy sentences while the answer streams (stream.GATHER).
                 for _ in range(6000):  # 60 s at most
                     if any(info.prompt == "guard_window" for info, _ in backend.calls):
                         break
@@ -95,9 +96,9 @@ async def test_a_streamed_claim_not_decided_within_the_deadline_after_the_answer
 
 
 async def test_a_part_the_deadline_cut_before_its_extraction_is_unchecked_and_the_decided_part_kept() -> None:
-    """The first sentence is decided while the answer streams; the window asking about the second is still
-    out when the deadline ends: that sentence is unchecked, the deadline its reason, and the first keeps its
-    verdict (the reply is not degraded as a whole)."""
+    """The first two sentences (a window) are decided while the answer streams; the window asking about the
+    third is still out when the deadline ends: that sentence is unchecked, the deadline its reason, and the first
+    keep their verdicts (the reply is not degraded as a whole)."""
     from factdebate.run.build import build_resources
     from tests.guard.support import SlowBackend
     from tests.helpers import BagOfWordsEncoder
@@ -110,14 +111,15 @@ async def test_a_part_the_deadline_cut_before_its_extraction_is_unchecked_and_th
     async with resources:
         check = StreamingCheck(resources.settings, resources, options=GuardOptions(deadline_s=0.5))
         verdicts = check.verdicts()
-        check.feed("Paris is the capital of France. ")
+        check.feed("Paris is the capital of France. The Louvre is in Paris. ")
         first = await asyncio.wait_for(anext(verdicts), 60)  # decided before the rest arrives
         check.feed("The Eiffel Tower is in Rome.")
         result = await check.finish()
         await verdicts.aclose()
     assert first.status == "checked" and first.label is not None
     assert not result.degraded and result.deadline_missed
-    paris, rome = result.claims
+    paris, louvre, rome = result.claims
+    assert louvre.status == "checked"
     assert (paris.claim, paris.status, paris.label) == ("Paris is the capital of France.", "checked", first.label)
     assert (rome.claim, rome.status, rome.label) == ("The Eiffel Tower is in Rome.", "unchecked", None)
     assert "deadline (0.5 s) ended before this sentence's claims were extracted" in (rome.reason or "")

@@ -94,13 +94,34 @@ async def test_six_claims_streamed_are_at_most_three_calls_with_the_plain_verdic
 
 
 async def test_the_sentences_completed_while_a_window_s_call_runs_go_in_the_next_window() -> None:
-    streamed, backend = await _streamed(_shown(SIX_CLAIMS), SIX, latency=0.2, pause_after="France.", **FAST)
+    streamed, backend = await _streamed(_shown(SIX_CLAIMS), SIX, latency=0.2, pause_after="Rome.", **FAST)
     windows = [messages[0]["content"].split("\nAnswer:\n")[-1] for info, messages in backend.calls
                if info.prompt == "guard_window"]
-    # the first sentence alone, then the rest, completed while its call ran (the last one at the answer's end)
-    assert [[c for c in SIX_CLAIMS if c in w] for w in windows] == [SIX_CLAIMS[:1], SIX_CLAIMS[1:]]
+    # the first two sentences (a window's fewest while the answer streams), then the rest, completed while its
+    # call ran (the last one at the answer's end)
+    assert [[c for c in SIX_CLAIMS if c in w] for w in windows] == [SIX_CLAIMS[:2], SIX_CLAIMS[2:]]
     plain, _ = await run_check(_shown(SIX_CLAIMS), SIX, **FAST)
     assert _verdicts(streamed) == _verdicts(plain)
+
+
+async def test_a_checker_faster_than_the_stream_is_asked_once_every_two_sentences() -> None:
+    """Each sentence completes after the previous window's call is answered: the windows still hold two
+    sentences each, not one."""
+    tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
+    resources, backend, _ = resources_for(_shown(SIX_CLAIMS), method="single", tools=tools)
+    assert isinstance(backend, ScriptedBackend)
+    async with resources:
+        check = StreamingCheck(resources.settings, resources, options=GuardOptions(**FAST))
+        for sentence in re.findall(r"[^.]+\.\s*", SIX):
+            check.feed(sentence)
+            for _ in range(50):  # every call asked so far is answered before the next sentence comes
+                await asyncio.sleep(0.01)
+        result = await check.finish()
+    windows = [messages[0]["content"].split("\nAnswer:\n")[-1] for info, messages in backend.calls
+               if info.prompt == "guard_window"]
+    assert [[c for c in SIX_CLAIMS if c in w] for w in windows] == [SIX_CLAIMS[:2], SIX_CLAIMS[2:4], SIX_CLAIMS[4:]]
+    plain, _ = await run_check(_shown(SIX_CLAIMS), SIX, **FAST)
+    assert _verdicts(result) == _verdicts(plain)
 
 
 async def test_without_the_window_call_a_stream_asks_per_part() -> None:

@@ -30,7 +30,7 @@ from factdebate.llm.json_reply import enclosed
 from factdebate.methods.kit.common import book_tool_call, search_tool
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
-from factdebate.response_level.grounding import numbers, predicate_words, stem
+from factdebate.response_level.grounding import names, numbers, predicate_words, stem
 from factdebate.response_level.lemmas import lemmas
 from factdebate.tools.given import GivenEvidenceTool, current_evidence, top_k
 
@@ -61,17 +61,23 @@ OFF_TOPIC = ("the checker answered REFUTES quoting words that say nothing of wha
 NOT_FOUNDED = (UNFOUNDED, OFF_TOPIC)  # read, but no verdict: not a lost reply, not asked again
 
 
-def bears_on(claim: str, quote: str) -> bool:
-    """Whether ``quote`` speaks to what ``claim`` states: it writes one of the claim's words past its names and
-    function words (grounding.predicate_words: as written, a lemma, or a stem shared with a word of about its
-    length), or a number where the claim does. A claim stated by its names alone ("The Eiffel Tower is located
-    in Rome.") has nothing but names to share: any quote about its subject may speak to it."""
+def bears_on(claim: str, quote: str, title: str = "") -> bool:
+    """Whether ``quote`` (of the passage titled ``title``) speaks to what ``claim`` states. It is about what the
+    claim names: the quote or its title writes one of the claim's names, where the claim has any. And it speaks
+    to what the claim says of it: it writes one of the claim's words past its names and function words
+    (grounding.predicate_words: as written, a lemma, or a stem shared with a word of about its length), or a
+    number where the claim does. A claim stated by its names alone ("The Eiffel Tower is located in Rome.") has
+    nothing but names to share: any quote about its subject may speak to it."""
+    written = {w.casefold() for w in re.findall(r"[^\W_]+", quote)}
+    named = names(claim)
+    titled = written | {w.casefold() for w in re.findall(r"[^\W_]+", title)}
+    if named and not any(_same_word(name, other) for name in named for other in titled):
+        return False  # "AndThen takes a callback function ..." is not refuted by "The exponential function is ..."
     predicate = predicate_words(claim)
     if not predicate and not numbers(claim):
         return True
     if numbers(claim) and numbers(quote):
         return True
-    written = {w.casefold() for w in re.findall(r"[^\W_]+", quote)}
     return any(_same_word(word, other) for word in predicate for other in written)
 
 
@@ -143,7 +149,7 @@ def read_value(value: object, documents: list[Document], claim: str | None = Non
         return None, -1, "", "it copied the prompt's example instead of reading the passages"
     if label == Label.REFUTES.value and not held:
         return None, -1, "", UNFOUNDED  # a flag must rest on words a passage holds (the module's docstring)
-    if label == Label.REFUTES.value and claim is not None and not bears_on(claim, quote):
+    if label == Label.REFUTES.value and claim is not None and not bears_on(claim, quote, documents[index].title):
         return None, -1, "", OFF_TOPIC  # ... and on words about what the claim states
     if quote and not held:
         return Label(label), -1, "", ""  # a quote no named passage holds is not evidence, nor its passage cited

@@ -4,8 +4,9 @@
 check-worthy, to the extractor with bounded context (the answer's opening sentence and its last
 ``CONTEXT_CHARS`` characters: the whole answer so far made prompts grow with the square of its length), and
 its claims are decided while the rest streams. With the window call (guard_engine/window_call.py) one call is
-in flight at a time and the runs completed meanwhile go together when it is answered, so a fast stream costs
-a few calls, not one a sentence. Without it each run goes at once (under ``hold``, a lone sentence's fast
+in flight at a time, the runs completed meanwhile go together when it is answered, and a window holds two
+check-worthy sentences at least while the answer streams (:data:`GATHER`; not under hold), so a fast stream costs a few calls,
+not one a sentence. Without it each run goes at once (under ``hold``, a lone sentence's fast
 verdict starts beside its extraction: guard_engine/head_start.py). Claims are numbered in the answer's order.
 ``verdicts`` yields each claim when decided; ``finish`` checks the rest and waits within ``deadline_s`` from
 the answer's end; a part not extracted by then is unchecked sentence by sentence, said why.
@@ -41,6 +42,11 @@ from factdebate.response_level.spans import CLOSING, SentenceEnds, TextIndex, bo
 from factdebate.settings.model import Settings
 
 CONTEXT_CHARS = 2_000  # of the answer just before a part, shown to the extractor with it
+# A window's fewest check-worthy sentences while the answer streams (not under hold, where the reader waits for
+# each part): a checker faster than the stream would otherwise be asked once a sentence, and each call costs
+# the service CPU (and a served model money) whatever it holds. A verdict comes a sentence later at most; the
+# answer's end asks about what waits at once.
+GATHER = 2
 
 
 class AnswerSoFar:
@@ -235,8 +241,16 @@ class StreamingCheck:
                 held = self.held.add(start, shown, None, waiting=True)
         self._pending.append(_Job(part, worthy, start, held, fenced))
         # With the window call, one call at a time (the module docstring); once the answer has ended, at once.
-        if final or self._check.window_call is None or self._window is None or self._window.done():
+        if final or self._check.window_call is None or (
+                (self._window is None or self._window.done()) and self._gathered()):
             self._open_window()
+
+    def _gathered(self) -> bool:
+        """Whether the parts waiting make a window while the answer still streams: under hold, any part (the
+        reader waits for it); else at least GATHER check-worthy sentences, or a long part not yet gated."""
+        if self.held is not None:
+            return True
+        return sum(GATHER if job.worthy is None else max(1, len(job.worthy)) for job in self._pending) >= GATHER
 
     def _open_window(self) -> None:
         """Ask about the parts waiting (one window), in a task of its own."""
@@ -257,7 +271,7 @@ class StreamingCheck:
 
     def _next_window(self, task: asyncio.Task[None]) -> None:
         """The window's call is answered: the parts completed meanwhile go."""
-        if not self._finished and not task.cancelled():
+        if not self._finished and not task.cancelled() and self._gathered():
             self._open_window()
 
     async def _run(self, jobs: list[_Job], previous: asyncio.Event | None, mine: asyncio.Event,
