@@ -145,13 +145,19 @@ def test_a_refutes_quoting_words_that_say_nothing_of_the_claim_is_no_verdict() -
     # two forms of one word share a stem; words that only begin alike do not ("design" is not "designation")
     assert bears_on("Fortune cookies are a Chinese invention.", "Fortune cookies were invented in California.")
     assert not bears_on("Felon is not an official NATO designation.", "A design is expected to have a purpose.")
-    # and it must be about what the claim names: the quote or its passage's title writes one of its names (as the
-    # offline checker flagged a ChatGPT answer of Factcheck-Bench on a passage about something else)
+    # and its passage must be about what the claim is about: it writes one of the claim's names (the offline
+    # checker flagged a ChatGPT answer of Factcheck-Bench on a passage about something else)
     and_then = "AndThen takes a callback function with an argument of Future[T]."
     exponential = "The exponential function is the unique real function which maps zero to one."
-    assert not bears_on(and_then, exponential, "Exponential function")
-    assert bears_on(and_then, "The callback given to AndThen is a function.", "Futures")
+    assert not bears_on(and_then, exponential, f"Exponential function: {exponential}")
+    assert bears_on(and_then, "It is a function.", "Futures: AndThen takes a closure. It is a function.")
     assert bears_on("The Eiffel Tower was finished in 1899.", "It was built from 1887 to 1889.", "Eiffel Tower")
+    # or two of the claim's other words, when its name is the value it states
+    assert bears_on("The chemical symbol for gold is Ag.", "Its symbol is Au.", "Gold: a chemical element.")
+    # where the claim writes digits, the quote's number is one in digits ("one-to-one" counts nothing)
+    grapheme = "A letter is a grapheme, though there is rarely a one-to-one correspondence with a phoneme."
+    assert not bears_on("Physical Review Letters, 105(3), 035502.", grapheme, f"Letter (alphabet): {grapheme}")
+    assert bears_on("Eisinga had five sons.", "Eise Eisinga had two sons.", "Eise Eisinga")
     # a claim stated by its names alone: a quote about its subject may speak to it
     assert read_reply(json.dumps({"label": "REFUTES", "passage": 1, "quote": LATTICE}), TOWER,
                       "The Eiffel Tower is located in Rome.")[:2] == (Label.REFUTES, 0)

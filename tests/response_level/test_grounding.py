@@ -85,6 +85,14 @@ def test_the_texts_plain_facts_are_added_when_no_claim_covers_them() -> None:
     assert uncovered_sentences(TOWER, covering, 5) == []
 
 
+def test_a_reference_states_nothing_and_is_not_added() -> None:
+    # A ChatGPT answer's reference list (Factcheck-Bench): without a verb it names a work, it does not state a
+    # fact, so it is not checked as a claim (the guard lists it as unchecked, said why).
+    text = ("Water boils at 100 degrees. Fang, H., et al. (2010). Structural memory in water. "
+            "Physical Review Letters, 105(3), 035502.")
+    assert uncovered_sentences(text, [], 5) == ["Water boils at 100 degrees."]
+
+
 def test_a_sentence_joining_two_statements_is_added_as_two_and_a_he_is_left_out() -> None:
     text = ("Paris is the capital of France, and Berlin is the capital of Germany; Rome is in Italy. "
             "He was born in 1901.")

@@ -61,24 +61,35 @@ OFF_TOPIC = ("the checker answered REFUTES quoting words that say nothing of wha
 NOT_FOUNDED = (UNFOUNDED, OFF_TOPIC)  # read, but no verdict: not a lost reply, not asked again
 
 
-def bears_on(claim: str, quote: str, title: str = "") -> bool:
-    """Whether ``quote`` (of the passage titled ``title``) speaks to what ``claim`` states. It is about what the
-    claim names: the quote or its title writes one of the claim's names, where the claim has any. And it speaks
-    to what the claim says of it: it writes one of the claim's words past its names and function words
-    (grounding.predicate_words: as written, a lemma, or a stem shared with a word of about its length), or a
-    number where the claim does. A claim stated by its names alone ("The Eiffel Tower is located in Rome.") has
-    nothing but names to share: any quote about its subject may speak to it."""
+def bears_on(claim: str, quote: str, passage: str = "") -> bool:
+    """Whether ``quote`` (of ``passage``, its title and text) speaks to what ``claim`` states. The passage is
+    about what the claim is about: it writes one of the claim's names, or two of its other words, where the
+    claim has names ("Sydney is the capital of Australia." and a passage on Australia; "The chemical symbol
+    for gold is Ag." and one on gold's symbol). And the quote speaks to what the claim says: it writes one of
+    the claim's words past its names and function words (grounding.predicate_words: as written, a lemma, or a
+    stem shared with a word of about its length), or a number where the claim does. A claim stated by its
+    names alone ("The Eiffel Tower is located in Rome.") has nothing but names to share: any quote about its
+    subject may speak to it."""
     written = {w.casefold() for w in re.findall(r"[^\W_]+", quote)}
-    named = names(claim)
-    titled = written | {w.casefold() for w in re.findall(r"[^\W_]+", title)}
-    if named and not any(_same_word(name, other) for name in named for other in titled):
-        return False  # "AndThen takes a callback function ..." is not refuted by "The exponential function is ..."
+    titled = written | {w.casefold() for w in re.findall(r"[^\W_]+", passage)}
     predicate = predicate_words(claim)
+    named = names(claim)
+    if named and not any(_same_word(name, other) for name in named for other in titled) \
+            and sum(any(_same_word(word, other) for other in titled) for word in predicate) < 2:
+        return False  # "AndThen takes a callback function ..." is not refuted by "The exponential function is ..."
     if not predicate and not numbers(claim):
         return True
-    if numbers(claim) and numbers(quote):
+    if numbers(claim) and _numbers_as_written(quote, claim):
         return True
     return any(_same_word(word, other) for word in predicate for other in written)
+
+
+def _numbers_as_written(quote: str, claim: str) -> set[str]:
+    """The numbers of ``quote``, in digits only where the claim writes digits ("one-to-one" is no count to set
+    against "105(3)")."""
+    if re.search(r"\d", claim):
+        return numbers(" ".join(re.findall(r"\d[\d,.]*", quote)))
+    return numbers(quote)
 
 
 def _same_word(word: str, other: str) -> bool:
@@ -149,7 +160,7 @@ def read_value(value: object, documents: list[Document], claim: str | None = Non
         return None, -1, "", "it copied the prompt's example instead of reading the passages"
     if label == Label.REFUTES.value and not held:
         return None, -1, "", UNFOUNDED  # a flag must rest on words a passage holds (the module's docstring)
-    if label == Label.REFUTES.value and claim is not None and not bears_on(claim, quote, documents[index].title):
+    if label == Label.REFUTES.value and claim is not None and not bears_on(claim, quote, shown):
         return None, -1, "", OFF_TOPIC  # ... and on words about what the claim states
     if quote and not held:
         return Label(label), -1, "", ""  # a quote no named passage holds is not evidence, nor its passage cited

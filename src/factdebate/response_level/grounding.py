@@ -357,6 +357,8 @@ def _states_a_fact(sentence: str) -> bool:
     words = _WORD.findall(sentence)
     if len(words) < 4 or sentence.rstrip().endswith("?") or is_opinion(sentence) or _IMPERATIVE.match(sentence):
         return False
+    if not _has_verb(words):  # a reference ("Physical Review Letters, 105(3), 035502.") names, it does not state
+        return False
     return bool(numbers(sentence)) or bool(names(" ".join(words[1:])))
 
 
