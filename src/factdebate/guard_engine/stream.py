@@ -5,8 +5,8 @@ check-worthy, to the extractor with bounded context (the answer's opening senten
 ``CONTEXT_CHARS`` characters: the whole answer so far made prompts grow with the square of its length), and
 its claims are decided while the rest streams. With the window call (guard_engine/window_call.py) one call is
 in flight at a time, the runs completed meanwhile go together when it is answered, and a window holds two
-check-worthy sentences at least while the answer streams (:data:`GATHER`; not under hold), so a fast stream costs a few calls,
-not one a sentence. Without it each run goes at once (under ``hold``, a lone sentence's fast
+check-worthy sentences at least while the answer streams (:data:`GATHER`; not under hold), so a fast stream
+costs a few calls, not one a sentence. Without it each run goes at once (under ``hold``, a lone sentence's fast
 verdict starts beside its extraction: guard_engine/head_start.py). Claims are numbered in the answer's order.
 ``verdicts`` yields each claim when decided; ``finish`` checks the rest and waits within ``deadline_s`` from
 the answer's end; a part not extracted by then is unchecked sentence by sentence, said why.
