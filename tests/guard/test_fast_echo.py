@@ -152,8 +152,12 @@ def test_a_refutes_quoting_words_that_say_nothing_of_the_claim_is_no_verdict() -
     assert not bears_on(and_then, exponential, f"Exponential function: {exponential}")
     assert bears_on(and_then, "It is a function.", "Futures: AndThen takes a closure. It is a function.")
     assert bears_on("The Eiffel Tower was finished in 1899.", "It was built from 1887 to 1889.", "Eiffel Tower")
-    # or two of the claim's other words, when its name is the value it states
+    # or half the claim's other words, when its name is the value it states
     assert bears_on("The chemical symbol for gold is Ag.", "Its symbol is Au.", "Gold: a chemical element.")
+    # a heading's capitals are no name the passage writes as a name (Factcheck-Bench, a migration plan)
+    planning = "Urban planning is the process of developing and designing plans for land use."
+    assert not bears_on("Developing a Migration Plan: Creating a roadmap of the migration process's stages and "
+                        "risks.", planning, f"Urban planning: {planning}")
     # where the claim writes digits, the quote's number is one in digits ("one-to-one" counts nothing)
     grapheme = "A letter is a grapheme, though there is rarely a one-to-one correspondence with a phoneme."
     assert not bears_on("Physical Review Letters, 105(3), 035502.", grapheme, f"Letter (alphabet): {grapheme}")

@@ -63,20 +63,21 @@ NOT_FOUNDED = (UNFOUNDED, OFF_TOPIC)  # read, but no verdict: not a lost reply, 
 
 def bears_on(claim: str, quote: str, passage: str = "") -> bool:
     """Whether ``quote`` (of ``passage``, its title and text) speaks to what ``claim`` states. The passage is
-    about what the claim is about: it writes one of the claim's names, or two of its other words, where the
-    claim has names ("Sydney is the capital of Australia." and a passage on Australia; "The chemical symbol
-    for gold is Ag." and one on gold's symbol). And the quote speaks to what the claim says: it writes one of
+    about what the claim is about: where the claim has names, the passage writes one of them as a name, or half
+    of the claim's other words ("Sydney is the capital of Australia." and a passage on Australia; "The chemical
+    symbol for gold is Ag." and one on gold's chemical symbol; not "Developing a Migration Plan: creating a
+    roadmap ..." and a passage on urban planning). And the quote speaks to what the claim says: it writes one of
     the claim's words past its names and function words (grounding.predicate_words: as written, a lemma, or a
     stem shared with a word of about its length), or a number where the claim does. A claim stated by its
     names alone ("The Eiffel Tower is located in Rome.") has nothing but names to share: any quote about its
     subject may speak to it."""
     written = {w.casefold() for w in re.findall(r"[^\W_]+", quote)}
-    titled = written | {w.casefold() for w in re.findall(r"[^\W_]+", passage)}
     predicate = predicate_words(claim)
-    named = names(claim)
-    if named and not any(_same_word(name, other) for name in named for other in titled) \
-            and sum(any(_same_word(word, other) for other in titled) for word in predicate) < 2:
-        return False  # "AndThen takes a callback function ..." is not refuted by "The exponential function is ..."
+    named, elsewhere = names(claim), names(passage) | names(quote)
+    if named and not any(_same_word(name, other) for name in named for other in elsewhere):
+        about = written | {w.casefold() for w in re.findall(r"[^\W_]+", passage)}
+        if not predicate or 2 * sum(any(_same_word(w, other) for other in about) for w in predicate) < len(predicate):
+            return False  # "AndThen takes a callback function ..." is not refuted by "The exponential function ..."
     if not predicate and not numbers(claim):
         return True
     if numbers(claim) and _numbers_as_written(quote, claim):
