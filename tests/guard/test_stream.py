@@ -54,7 +54,7 @@ async def test_claims_are_checked_while_the_answer_streams_and_come_back_in_orde
             if word == "Rome.":
                 # The facts are being checked before the rest of the answer has arrived (the rest is fed once
                 # their check has been asked for, however long that takes on a loaded machine); a window holds
-                # two check-worthy sentences while the answer streams (stream.GATHER).
+                # two check-worthy sentences while the answer streams (guard.window_sentences).
                 for _ in range(6000):  # 60 s at most
                     if any(info.prompt == "guard_window" for info, _ in backend.calls):
                         break

@@ -5,7 +5,7 @@ check-worthy, to the extractor with bounded context (the answer's opening senten
 ``CONTEXT_CHARS`` characters: the whole answer so far made prompts grow with the square of its length), and
 its claims are decided while the rest streams. With the window call (guard_engine/window_call.py) one call is
 in flight at a time, the runs completed meanwhile go together when it is answered, and a window holds two
-check-worthy sentences at least while the answer streams (:data:`GATHER`; not under hold), so a fast stream
+check-worthy sentences at least while the answer streams (``guard.window_sentences``; not under hold), so a fast stream
 costs a few calls, not one a sentence. Without it each run goes at once (under ``hold``, a lone sentence's fast
 verdict starts beside its extraction: guard_engine/head_start.py). Claims are numbered in the answer's order.
 ``verdicts`` yields each claim when decided; ``finish`` checks the rest and waits within ``deadline_s`` from
@@ -42,11 +42,6 @@ from factdebate.response_level.spans import CLOSING, SentenceEnds, TextIndex, bo
 from factdebate.settings.model import Settings
 
 CONTEXT_CHARS = 2_000  # of the answer just before a part, shown to the extractor with it
-# A window's fewest check-worthy sentences while the answer streams (not under hold, where the reader waits for
-# each part): a checker faster than the stream would otherwise be asked once a sentence, and each call costs
-# the service CPU (and a served model money) whatever it holds. A verdict comes a sentence later at most; the
-# answer's end asks about what waits at once.
-GATHER = 2
 
 
 class AnswerSoFar:
@@ -247,10 +242,13 @@ class StreamingCheck:
 
     def _gathered(self) -> bool:
         """Whether the parts waiting make a window while the answer still streams: under hold, any part (the
-        reader waits for it); else at least GATHER check-worthy sentences, or a long part not yet gated."""
+        reader waits for it); else ``guard.window_sentences`` check-worthy sentences (a checker faster than the
+        stream would be asked once a sentence, each call costing CPU and a served model's price), or a long
+        part not yet gated."""
         if self.held is not None:
             return True
-        return sum(GATHER if job.worthy is None else max(1, len(job.worthy)) for job in self._pending) >= GATHER
+        least = self._settings.guard.window_sentences
+        return sum(least if job.worthy is None else max(1, len(job.worthy)) for job in self._pending) >= least
 
     def _open_window(self) -> None:
         """Ask about the parts waiting (one window), in a task of its own."""

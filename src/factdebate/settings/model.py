@@ -279,6 +279,11 @@ class GuardSettings(_Strict):
         "claim's correction in one model call (a plain reply is one window; a stream asks once for the "
         "sentences completed while its previous call ran). Off: an extraction call, then a call per claim "
         "and a corrector's call per refuted claim.")
+    window_sentences: int = Field(
+        default=2, ge=1, le=20, description="While a reply streams, the fewest check-worthy sentences a window "
+        "asks about (the reply's end asks about what waits at once; under hold each part is asked at once): "
+        "fewer checker calls a reply, a verdict a sentence later at most. 1: each sentence as soon as the "
+        "checker is free.")
     on_unchecked: Literal["pass", "block"] = Field(
         default="pass", description="A reply with unchecked claims: pass it on (said so) or block it.")
     on_not_enough_info: Literal["pass", "flag", "block"] = Field(
