@@ -43,7 +43,6 @@ from factdebate.guard_engine.types import (
 )
 from factdebate.llm.base import Backend
 from factdebate.run.claim import run_claim, session
-from factdebate.run.response import validate_answer
 from factdebate.settings.keywords import SharedOptions
 from factdebate.settings.load import settings_from
 from factdebate.settings.method_keywords import MethodOptions
@@ -405,7 +404,7 @@ async def _acheck_response(response: str, question: str | None, items: list[Guar
 
     given = _claim_settings(items, mode, flat)  # sets flat's evidence mode: before the settings
     settings = settings_from(flat, config_file)
-    text, asked = validate_answer(response, question, settings)  # checked before anything is built
+    text, asked = settings.response.checked_answer(response, question)  # checked before anything is built
     _trace_path(trace)
     host = LocalHost(settings, lambda s: session(s, backends, on_event, trace))
     with given_evidence(given):
@@ -458,7 +457,7 @@ _GUARD_CHOSEN = ("policy", "tier", "deadline_s", "conversation_id", "on_unchecke
 def _guard_host(name: str, options: Mapping[str, Any]) -> tuple[GuardOptions, LocalHost, str | None]:
     """The guard's options, its host and the question, from the keywords; an option of the wrong kind
     (``policy="nope"``) is a ``ConfigError`` in one line, as a setting's is, not pydantic's own error."""
-    from factdebate.settings.load import validation_problems
+    from factdebate.settings.model import validation_problems
 
     rest = dict(options)
     items, mode = _evidence(name, rest.pop("evidence", None), rest.pop("evidence_mode", None))

@@ -26,7 +26,7 @@ from factdebate.methods.mermaid.toolbox import Toolbox
 from factdebate.prompts import render
 from factdebate.run.build import build_resources
 from factdebate.settings.load import load_settings
-from factdebate.settings.options import options_to_overrides
+from factdebate.settings.options import Option
 from tests.eval.support import first_records
 from tests.eval.test_response_eval import factool_file
 from tests.helpers import BagOfWordsEncoder, StaticTool
@@ -68,7 +68,7 @@ async def run_cell(paper_key: str, run_name: str, column: str,
     spec, col = paper.runs[run_name], paper.datasets[column]
     options = {"method": spec.method, **OFFLINE, **col.options, **spec.options}
     options = {k: v.replace("{run_dir}", str(tmp_path)) if isinstance(v, str) else v for k, v in options.items()}
-    overrides = options_to_overrides(options)
+    overrides = Option.overrides(options)
     overrides["llm"] = {**overrides.get("llm", {}), "cache": False}
     settings = load_settings(overrides=overrides, environ={})
     dataset = dataset_for(col.name, col.unit, tmp_path)

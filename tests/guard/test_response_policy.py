@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from factdebate.core.types import Label
-from factdebate.guard_engine.response_check import check_one_claim, check_response_text
+from factdebate.guard_engine.response_check import RecheckedClaim, check_response_text
 from factdebate.guard_engine.response_view import response_verdict
 from tests.helpers import resources_for
 from tests.response_level.test_check_response import CLAIMS, RESPONSE, script
@@ -40,7 +40,7 @@ async def test_the_check_is_the_guards_and_the_verdict_its_view() -> None:
 async def test_a_claim_checked_again_is_one_claim_of_the_same_check() -> None:
     resources, _, _ = resources_for(script(), method="single")
     async with resources:
-        check = await check_one_claim(RESPONSE, 1, CLAIMS[1], resources.settings, resources)
+        check = await RecheckedClaim.check(RESPONSE, 1, CLAIMS[1], resources.settings, resources)
     assert (check.index, check.label, check.error) == (1, Label.REFUTES, None)
     assert check.verdict is not None and check.verdict.method == "single" and check.verdict.config == {}
     assert check.span is not None and RESPONSE[check.span.start:check.span.end].startswith("The Eiffel Tower")

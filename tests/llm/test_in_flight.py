@@ -14,7 +14,7 @@ from factdebate.llm.in_flight import default_limit
 from factdebate.run.build import build_resources
 from factdebate.run.resume import settings_changes
 from factdebate.settings.load import load_settings
-from factdebate.settings.options import options_to_overrides
+from factdebate.settings.options import Option
 from tests.fake_openai import FakeOpenAI
 
 MSG = [{"role": "user", "content": "Is Paris in France?"}]
@@ -67,7 +67,7 @@ def test_the_default_limit_suits_a_local_server_and_a_hosted_api() -> None:
 
 
 def test_the_limit_is_a_flag_and_a_speed_only_setting() -> None:
-    overrides = options_to_overrides({"llm_max_in_flight": 4})
+    overrides = Option.overrides({"llm_max_in_flight": 4})
     assert overrides == {"llm": {"max_in_flight": 4}}
     before = load_settings(environ={}).model_dump(mode="json")
     after = load_settings(overrides=overrides, environ={}).model_dump(mode="json")

@@ -23,7 +23,7 @@ from factdebate.methods.base import METHODS
 from factdebate.methods.mermaid.toolbox import build_toolbox
 from factdebate.server.options import SettingsResolver
 from factdebate.settings.load import load_settings
-from factdebate.settings.options import options_to_overrides
+from factdebate.settings.options import Option
 from tests.readiness import run as run_to_end
 from tests.server.conftest import AUTH, PLAIN, AppFactory, offline_build, parse_sse
 
@@ -47,7 +47,7 @@ def marks(tmp_path: Path) -> dict[str, Path]:
 def operator_config(tmp_path: Path, marks: dict[str, Path]) -> Path:
     """The operator's settings: scripted models, no retrieval, MERMAID with no shipped server and no memory,
     and two MCP servers, the token holder first (so that an executor offered both would search it first)."""
-    settings = options_to_overrides(PLAIN)
+    settings = Option.overrides(PLAIN)
     settings.setdefault("methods", {})["mermaid"] = {"servers": [], "memory": "off"}
     settings["mcp_servers"] = {"secretsrv": _server("secretsrv", marks["secretsrv"], {"GITHUB_TOKEN": TOKEN}),
                                "opensrv": _server("opensrv", marks["opensrv"])}

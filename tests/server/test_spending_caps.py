@@ -15,7 +15,7 @@ from factdebate.server.caps import LEVERS, SpendingCaps
 from factdebate.server.options import public_options
 from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings
-from factdebate.settings.options import all_options, options_to_overrides
+from factdebate.settings.options import Option, all_options
 from tests.server.conftest import AUTH, AppFactory
 
 FOUR_CLAIMS = "Paris is in France. Rome is in Italy. Berlin is in Germany. Madrid is in Spain."
@@ -161,7 +161,7 @@ def at_caps(method: str, caps: SpendingCaps) -> Settings:
             limit = getattr(caps, cap)
             flat[name] = ([f"n{i}" for i in range(limit)] if name == "dpd_judges" else
                           ["search"] * limit if name.endswith("tools") else limit)
-    return load_settings(overrides=options_to_overrides(flat), environ={})
+    return load_settings(overrides=Option.overrides(flat), environ={})
 
 
 @pytest.mark.parametrize("method", ["tool-mad", "mad", "madke", "dpd", "react", "mermaid", "selfcheck", "factool",

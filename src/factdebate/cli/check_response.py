@@ -146,7 +146,6 @@ def register_check_response(app: typer.Typer) -> None:
         any claim is false."""
         from factdebate.cli import feedback as notes
         from factdebate.core.runtime import trace_file
-        from factdebate.run.response import validate_answer
         from factdebate.settings.load import settings_from
 
         kinds = parse_fail_on(fail_on)  # a misspelt kind stops here, before anything is read or run
@@ -156,7 +155,7 @@ def register_check_response(app: typer.Typer) -> None:
             notes.clear(feedback)  # a check that fails must not leave the last run's note to be fed again
         warn_unread(options, settings.method, "check-response", scopes=("response",))
         transcript = with_trace_text(trace, trace_text)
-        _, asked = validate_answer(response, question, settings)
+        _, asked = settings.response.checked_answer(response, question)
         err = Console(stderr=True, soft_wrap=True)
         with trace_file(trace) as traced, transcript:
             verdict, note = _checked(settings, response, asked, feedback is not None, kinds, err, traced)

@@ -107,9 +107,7 @@ def verify(
         raise InputError("give a claim to check, e.g. factdebate verify \"The Eiffel Tower is in Rome.\"")
     if executor == "ray" or ray_address:  # (a config file's scale.executor only concerns batches)
         raise InputError("--executor ray runs batches: give --input FILE --output FILE")
-    from factdebate.run.claim import validate_claim
-
-    validate_claim(claim, settings)  # fail before loading anything heavy
+    settings.checked_claim(claim)  # fail before loading anything heavy
     from factdebate.run.foreground import prepare_in_foreground
 
     prepare_in_foreground(settings)  # a dead model server: one line in seconds, before any build

@@ -1,14 +1,16 @@
 """The library as the service sees it: every name ``factdebate.server`` imports, from one module (import-linter
 contracts in pyproject.toml hold the service to it and keep the library from importing it). Each name is the
 library's own object, imported from its module when first read, so a module of the service loads only what it
-uses (the MCP server answers its handshake before the check engine is imported).
+uses (the MCP server answers its handshake before the check engine is imported). ``factdebate.util``, the
+domain-free foundation beneath the library (the pooled HTTP client, bounded bodies, the scrub of secrets and
+addresses, the data folder, the base error), is the service's too: it imports those names from util itself.
 
 The check (guard_engine/), one call for every door:
 
 - ``CheckCall`` (a door's input: the conversation, its reply, the options, the caller; the one call is its
   ``check_replies`` for a chat's replies, its ``check_response`` for a long answer, claim by claim), ``Reply``
-  (one reply), ``check_one_claim`` (one claim of a checked answer, checked again: its check, with the answer's
-  label and verdict it makes).
+  (one reply), ``RecheckedClaim`` (one claim of a checked answer, checked again by ``RecheckedClaim.check``:
+  its check, with the answer's label and verdict it makes).
 - ``Host`` (what a door gives the call: admission, resources, keeping, the reviser; its ``begin`` sets up and
   admits a streamed reply's check), ``Admission`` (a check's hold on the service's room); ``CallQueue``: a
   model server's calls in flight and waiting, which admission reads (``CallQueue.on_this_loop``: the event
@@ -18,19 +20,20 @@ The check (guard_engine/), one call for every door:
   (``GuardedStream.of``), its policy on the text, and the result of a reply that streamed no text.
 - ``request_clock`` (where a request's checks start their clock).
 - ``GuardOptions`` and ``ResolvedGuardOptions``: what a caller asks, and the same within the operator's settings
-  (``GuardOptions.resolve``; ``GuardOptions.deadline_within``: a check's deadline); ``Tier`` and
-  ``EvidenceMode`` (option values), ``CONVERSATION_ID_PATTERN`` and ``MAX_EVIDENCE_ITEMS`` (a request's
-  bounds); ``GuardEvidence`` (one of the caller's passages, which the resolved options give as a run reads
-  them: ``ResolvedGuardOptions.passages``).
+  (``GuardOptions.resolve``; ``GuardOptions.deadline_within``: a check's deadline;
+  ``GuardOptions.MAX_EVIDENCE_ITEMS`` and ``GuardOptions.CONVERSATION_ID_PATTERN``: a request's bounds);
+  ``Tier`` and ``EvidenceMode`` (option values); ``GuardEvidence`` (one of the caller's passages, which the
+  resolved options give as a run reads them: ``ResolvedGuardOptions.passages``).
 - ``GuardResult`` and ``GuardClaim``: a check's result (``with_caution``: a copy with one more caution) and its
   claims;
   ``Reviser`` (what rewrites an answer under the ``rewrite`` policy).
 
 Claims and answers (run/, core/):
 
-- ``run_claim`` (one claim checked by a method, with the caller's passages when given), ``validate_claim`` and
-  ``validate_answer`` (a claim, and an answer with its question: the inputs checked first).
-- ``Verdict``, ``ResponseVerdict``, ``ClaimCheck``, ``Label``, ``Document``: the results.
+- ``run_claim`` (one claim checked by a method, with the caller's passages when given); the inputs are checked
+  first by the settings they are checked within (``Settings.checked_claim``; an answer and its question:
+  ``Settings.response.checked_answer``).
+- ``Verdict``, ``ResponseVerdict``, ``Label``, ``Document``: the results.
 - ``Resources`` (what a run is built from), ``ResourcePool`` (built per settings, models and indexes shared; its
   ``aclose`` closes what its runs opened; ``needs_builtin``: whether a run opens the built-in indexes, and
   ``prepare_builtin``: those indexes built in the background, then its searches over them opened;
@@ -41,9 +44,10 @@ Claims and answers (run/, core/):
 
 Settings and what the library offers:
 
-- ``Settings``, ``settings_from`` (flat options over the file and the environment), ``settings_over`` (a
-  request's options over the operator's settings, what is wrong said without the values); ``Option`` (a flat
-  option; ``Option.public_options``: those a service's caller may choose); ``YamlFile`` (a settings file, read
+- ``Settings`` (``Settings.over``: a request's options over the operator's settings, what is wrong said
+  without the values; ``checked_claim``: a claim within its limit), ``settings_from`` (flat options over the
+  file and the environment); ``Option`` (a flat option; ``Option.public_options``: those a service's caller
+  may choose; ``Option.overrides``: flat options as nested settings); ``YamlFile`` (a settings file, read
   bounded: the service's too).
 - ``all_methods``, ``get_method``, ``MethodView``: the methods and how the page draws each
   one's verdict; ``page_words``: the library's words the page shows (the labels' other spellings, how an
@@ -54,27 +58,18 @@ Settings and what the library offers:
   the schema): corpora.
 - ``render`` (the library's prompt templates: the rewrite's request).
 
-Errors: ``FactDebateError`` (every one the library raises for a caller to read; its ``http_status`` says how a
-service answers it, 502 for a server a run needed that did not answer, and its ``caller_message`` what a caller
-reads where the message is the operator's alone, such as a data folder that cannot be used), ``ConfigError``,
-``InputError``, ``MissingDependencyError``.
+Errors (each a ``FactDebateError``, util's base, whose ``http_status`` says how a service answers it):
+``ConfigError``, ``InputError``, ``MissingDependencyError``.
 
 What the process holds, writes and reads:
 
-- ``hide_endpoints``, ``scrub_known``, ``ScrubWindow``: what a caller reads without the operator's secrets and
-  addresses, in one piece or as it streams; ``redact_value``: credentials out of what the operator reads (a
-  text, URLs in it included, or each string of a JSON-like value); ``remember_settings``: what the process's
-  settings hold, remembered where they are loaded (the secrets their dump shows masked given beside it).
+- ``hide_endpoints``: util's, what a caller reads without the operator's addresses and secrets, listed for the
+  modules of the service's operations (``server/ops/``) that read it here.
 - ``checked_tree``, ``dumps_record``: an input's text checked, and strict JSON that always encodes (a record,
   an answer that may carry text no UTF-8 answer can); ``upgrade``: a stored record in the current schema;
-  ``data_dir``: the data folder; ``STORAGE``: the parts of storage that could not write lately, and whether a
-  failed write is storage's.
+  ``STORAGE``: the parts of storage that could not write lately, and whether a failed write is storage's.
 - ``Watcher``: what measures the library's work for the service's metrics and traces (``Watcher.watching``:
   the work inside measured by given watchers; ``Watcher.watched``: a piece of work that says what it is).
-- ``Client``, ``AnswerPastLimit``, ``size_words``: the process's pooled HTTP client (one session per event loop,
-  shared with the checker's model calls, closed with the ``ResourcePool``; ``Client.operators``: a client of an
-  operator's server, whose address and key no caller reads), an answer cut at its size or time limit, and a
-  size limit in the words its failures use.
 - ``__version__``."""
 
 from __future__ import annotations
@@ -83,28 +78,21 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports each name's module on first use
-    from factdebate.core.errors import (
-        ConfigError,
-        FactDebateError,
-        InputError,
-        MissingDependencyError,
-    )
+    from factdebate.core.errors import ConfigError, InputError, MissingDependencyError
     from factdebate.core.observe import Watcher
     from factdebate.core.runtime import EventSink, Listener
     from factdebate.core.schema import upgrade
     from factdebate.core.storage_full import STORAGE
     from factdebate.core.textsafe import checked_tree, dumps_record
-    from factdebate.core.types import ClaimCheck, Document, Label, ResponseVerdict, Verdict
+    from factdebate.core.types import Document, Label, ResponseVerdict, Verdict
     from factdebate.core.version import __version__
     from factdebate.corpus.builtin import BUILTIN_CORPUS
     from factdebate.corpus.names import CorpusName
     from factdebate.guard_engine.call import Admission, Begun, CheckCall, Host, Reply
     from factdebate.guard_engine.clock import request_clock
-    from factdebate.guard_engine.response_check import check_one_claim
+    from factdebate.guard_engine.response_check import RecheckedClaim
     from factdebate.guard_engine.stream_policy import GuardedStream
     from factdebate.guard_engine.types import (
-        CONVERSATION_ID_PATTERN,
-        MAX_EVIDENCE_ITEMS,
         EvidenceMode,
         GuardClaim,
         GuardEvidence,
@@ -121,60 +109,41 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.methods.view import MethodView
     from factdebate.prompts import render
     from factdebate.run.batch import ClaimItem
-    from factdebate.run.claim import run_claim, validate_claim
+    from factdebate.run.claim import run_claim
     from factdebate.run.page_words import page_words
-    from factdebate.run.response import validate_answer
     from factdebate.scale.resource_pool import ResourcePool
-    from factdebate.settings.load import settings_from, settings_over
+    from factdebate.settings.load import settings_from
     from factdebate.settings.model import Settings
     from factdebate.settings.options import Option
     from factdebate.settings.sources import YamlFile
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine, mcp_tool
-    from factdebate.util.bounded_body import AnswerPastLimit, size_words
-    from factdebate.util.http_client import Client
-    from factdebate.util.paths import data_dir
-    from factdebate.util.scrub import (
-        ScrubWindow,
-        hide_endpoints,
-        redact_value,
-        remember_settings,
-        scrub_known,
-    )
+    from factdebate.util.scrub import hide_endpoints
 
-__all__ = ["BUILTIN_CORPUS", "CONVERSATION_ID_PATTERN", "MAX_EVIDENCE_ITEMS", "STORAGE", "Admission", "AgentTool",
-           "AnswerPastLimit", "Begun", "CallQueue", "CheckCall", "ClaimCheck", "ClaimItem", "Client", "ConfigError",
-           "CorpusName", "Document", "EventSink", "EvidenceMode", "FactDebateError", "GuardClaim", "GuardEvidence",
+__all__ = ["BUILTIN_CORPUS", "STORAGE", "Admission", "AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem",
+           "ConfigError", "CorpusName", "Document", "EventSink", "EvidenceMode", "GuardClaim", "GuardEvidence",
            "GuardOptions", "GuardResult", "GuardedStream", "Host", "InputError", "Label", "Listener", "MethodView",
-           "MissingDependencyError", "Option", "Reply", "ResolvedGuardOptions", "ResourcePool", "Resources",
-           "ResponseVerdict", "RetrievalTool", "Reviser", "ScrubWindow", "SearchEngine", "Settings", "Tier", "Verdict",
-           "Watcher", "YamlFile", "__version__", "all_methods", "check_one_claim", "checked_tree", "data_dir",
-           "dumps_record", "get_method", "hide_endpoints", "mcp_tool", "page_words", "redact_value",
-           "remember_settings", "render", "request_clock", "run_claim", "scrub_known", "settings_from", "settings_over",
-           "size_words", "transcribing", "upgrade", "validate_answer", "validate_claim"]
+           "MissingDependencyError", "Option", "RecheckedClaim", "Reply", "ResolvedGuardOptions", "ResourcePool",
+           "Resources", "ResponseVerdict", "RetrievalTool", "Reviser", "SearchEngine", "Settings", "Tier", "Verdict",
+           "Watcher", "YamlFile", "__version__", "all_methods", "checked_tree", "dumps_record", "get_method",
+           "hide_endpoints", "mcp_tool", "page_words", "render", "request_clock", "run_claim", "settings_from",
+           "transcribing", "upgrade"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
 _WHERE: dict[str, tuple[str, str]] = {
     "BUILTIN_CORPUS": ("factdebate.corpus.builtin", "BUILTIN_CORPUS"),
-    "CONVERSATION_ID_PATTERN": ("factdebate.guard_engine.types", "CONVERSATION_ID_PATTERN"),
-    "MAX_EVIDENCE_ITEMS": ("factdebate.guard_engine.types", "MAX_EVIDENCE_ITEMS"),
     "STORAGE": ("factdebate.core.storage_full", "STORAGE"),
     "Admission": ("factdebate.guard_engine.call", "Admission"),
     "AgentTool": ("factdebate.tools.registry", "AgentTool"),
-    "AnswerPastLimit": ("factdebate.util.bounded_body", "AnswerPastLimit"),
-    "size_words": ("factdebate.util.bounded_body", "size_words"),
     "Begun": ("factdebate.guard_engine.call", "Begun"),
     "CallQueue": ("factdebate.llm.in_flight", "CallQueue"),
     "CheckCall": ("factdebate.guard_engine.call", "CheckCall"),
-    "ClaimCheck": ("factdebate.core.types", "ClaimCheck"),
     "ClaimItem": ("factdebate.run.batch", "ClaimItem"),
-    "Client": ("factdebate.util.http_client", "Client"),
     "ConfigError": ("factdebate.core.errors", "ConfigError"),
     "CorpusName": ("factdebate.corpus.names", "CorpusName"),
     "Document": ("factdebate.core.types", "Document"),
     "EventSink": ("factdebate.core.runtime", "EventSink"),
     "EvidenceMode": ("factdebate.guard_engine.types", "EvidenceMode"),
-    "FactDebateError": ("factdebate.core.errors", "FactDebateError"),
     "GuardClaim": ("factdebate.guard_engine.types", "GuardClaim"),
     "GuardEvidence": ("factdebate.guard_engine.types", "GuardEvidence"),
     "GuardOptions": ("factdebate.guard_engine.types", "GuardOptions"),
@@ -187,6 +156,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "MethodView": ("factdebate.methods.view", "MethodView"),
     "MissingDependencyError": ("factdebate.core.errors", "MissingDependencyError"),
     "Option": ("factdebate.settings.options", "Option"),
+    "RecheckedClaim": ("factdebate.guard_engine.response_check", "RecheckedClaim"),
     "Reply": ("factdebate.guard_engine.call", "Reply"),
     "ResolvedGuardOptions": ("factdebate.guard_engine.types", "ResolvedGuardOptions"),
     "ResourcePool": ("factdebate.scale.resource_pool", "ResourcePool"),
@@ -194,7 +164,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "ResponseVerdict": ("factdebate.core.types", "ResponseVerdict"),
     "RetrievalTool": ("factdebate.tools.registry", "RetrievalTool"),
     "Reviser": ("factdebate.guard_engine.types", "Reviser"),
-    "ScrubWindow": ("factdebate.util.scrub", "ScrubWindow"),
     "SearchEngine": ("factdebate.tools.registry", "SearchEngine"),
     "Settings": ("factdebate.settings.model", "Settings"),
     "Tier": ("factdebate.guard_engine.types", "Tier"),
@@ -203,26 +172,18 @@ _WHERE: dict[str, tuple[str, str]] = {
     "YamlFile": ("factdebate.settings.sources", "YamlFile"),
     "__version__": ("factdebate.core.version", "__version__"),
     "all_methods": ("factdebate.methods.base", "all_methods"),
-    "check_one_claim": ("factdebate.guard_engine.response_check", "check_one_claim"),
     "checked_tree": ("factdebate.core.textsafe", "checked_tree"),
-    "data_dir": ("factdebate.util.paths", "data_dir"),
     "dumps_record": ("factdebate.core.textsafe", "dumps_record"),
     "get_method": ("factdebate.methods.base", "get_method"),
     "hide_endpoints": ("factdebate.util.scrub", "hide_endpoints"),
     "mcp_tool": ("factdebate.tools.registry", "mcp_tool"),
     "page_words": ("factdebate.run.page_words", "page_words"),
-    "redact_value": ("factdebate.util.scrub", "redact_value"),
-    "remember_settings": ("factdebate.util.scrub", "remember_settings"),
     "render": ("factdebate.prompts", "render"),
     "request_clock": ("factdebate.guard_engine.clock", "request_clock"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
-    "scrub_known": ("factdebate.util.scrub", "scrub_known"),
     "settings_from": ("factdebate.settings.load", "settings_from"),
-    "settings_over": ("factdebate.settings.load", "settings_over"),
     "transcribing": ("factdebate.llm.transcript", "transcribing"),
     "upgrade": ("factdebate.core.schema", "upgrade"),
-    "validate_answer": ("factdebate.run.response", "validate_answer"),
-    "validate_claim": ("factdebate.run.claim", "validate_claim"),
 }
 
 

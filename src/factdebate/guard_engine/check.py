@@ -56,7 +56,6 @@ from factdebate.response_level.grounding import content_words, uncovered_sentenc
 from factdebate.response_level.offload import read_text
 from factdebate.response_level.spans import TextIndex, boundaries, find_span, sentences
 from factdebate.response_level.worthiness import answers_asked, layout, short_answer
-from factdebate.run.response import validate_question
 from factdebate.settings.model import Settings
 
 SHORT_ANSWER = "the short answer this claim states in full, read with the person's question"
@@ -125,7 +124,8 @@ def guard_question(question: str | None, settings: Settings) -> str | None:
     if question is None or not question.strip() or unsafe_reason(question):
         return None
     limit = settings.response.max_question_chars
-    return validate_question(question if len(question.strip()) <= limit else question.strip()[-limit:], settings)
+    return settings.response.checked_question(question if len(question.strip()) <= limit
+                                              else question.strip()[-limit:])
 
 
 class Check:

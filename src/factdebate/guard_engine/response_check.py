@@ -57,7 +57,6 @@ from factdebate.response_level.recheck import relabelled, with_claim
 from factdebate.response_level.spans import claim_spans, find_span, sentences
 from factdebate.response_level.unchecked import unchecked_sentences
 from factdebate.run.claim import public_config, run_claim
-from factdebate.run.response import validate_answer
 from factdebate.settings.model import Settings
 
 UNREADABLE_EXTRACTION = "the claims could not be read from the extractor's reply"
@@ -166,7 +165,7 @@ async def check_response_text(response: str, settings: Settings, resources: Reso
                               context: str | None = None) -> GuardResult:
     """Check ``response`` under check-response's policy. ``given_claims`` (with aligned ``gold_labels``) are
     checked instead of extracting; ``context`` (a dialogue's history) is read by the extractor only."""
-    text, question = validate_answer(response, question, settings)
+    text, question = settings.response.checked_answer(response, question)
     context = _context(context, settings)
     check = Check(settings, resources, response_options(settings, question), question=question, sinks=sinks,
                   reviser=None, caller=None)
@@ -232,8 +231,27 @@ async def run_response(response: str, settings: Settings, resources: Resources, 
 
 
 class RecheckedClaim(ClaimCheck):
-    """One claim of a checked answer checked again (:func:`check_one_claim`), and what it makes of the answer's
-    verdict (response_level/recheck.py)."""
+    """One claim of a checked answer checked again (:meth:`check`), and what it makes of the answer's verdict
+    (response_level/recheck.py)."""
+
+    @classmethod
+    async def check(cls, response: str, index: int, claim: str, settings: Settings, resources: Resources, *,
+                    sinks: list[EventSink] | None = None, given: Sequence[Document] | None = None) -> RecheckedClaim:
+        """Claim ``index`` of an already-checked ``response`` checked again alone (``/v1/check-response/claim``),
+        one claim decision of the same check; ``given``: the passages that came with it, as
+        :func:`~factdebate.run.claim.run_claim` takes them."""
+        if given is not None:
+            with given_evidence(given):
+                return await cls.check(response, index, claim, settings, resources, sinks=sinks)
+        check = Check(settings, resources, response_options(settings, None), question=None, sinks=sinks,
+                      reviser=None, caller=None)
+        check.context.whole = True
+        place, note = find_span(claim, response)
+        progress = Progress(GuardClaim(index=index, claim=claim, span=place, span_note=note))
+        with recording(check.recorder), counting(check.calls):
+            verdict = await _decide(check, progress)
+        checked = claim_check(progress.final(timed_out=False), verdict)
+        return cls.model_construct(checked.model_fields_set, **dict(checked))
 
     def answer_label(self, labels: Sequence[Label | None]) -> tuple[Label | None, bool | None, str]:
         """The answer's label, whether it is factual, and the rule that decided it, from its claims' ``labels``
@@ -244,25 +262,6 @@ class RecheckedClaim(ClaimCheck):
         """``verdict`` (changed in place and returned) with this check in its claim's place, its label worked
         out anew and what the new check spent added to its usage."""
         return with_claim(verdict, self)
-
-
-async def check_one_claim(response: str, index: int, claim: str, settings: Settings, resources: Resources, *,
-                          sinks: list[EventSink] | None = None,
-                          given: Sequence[Document] | None = None) -> RecheckedClaim:
-    """One claim of an already-checked ``response`` checked again alone (``/v1/check-response/claim``);
-    ``given``: the passages that came with it, as :func:`~factdebate.run.claim.run_claim` takes them."""
-    if given is not None:
-        with given_evidence(given):
-            return await check_one_claim(response, index, claim, settings, resources, sinks=sinks)
-    check = Check(settings, resources, response_options(settings, None), question=None, sinks=sinks,
-                  reviser=None, caller=None)
-    check.context.whole = True
-    place, note = find_span(claim, response)
-    progress = Progress(GuardClaim(index=index, claim=claim, span=place, span_note=note))
-    with recording(check.recorder), counting(check.calls):
-        verdict = await _decide(check, progress)
-    checked = claim_check(progress.final(timed_out=False), verdict)
-    return RecheckedClaim.model_construct(checked.model_fields_set, **dict(checked))
 
 
 class Runner:

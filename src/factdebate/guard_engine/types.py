@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
@@ -50,9 +50,7 @@ TIERS: tuple[Tier, ...] = ("fast", "standard", "deep")  # cheapest first: a clai
 MAX_TITLE_CHARS = 300
 MAX_URL_CHARS = 2000
 MAX_EVIDENCE_TEXT_CHARS = 200_000
-MAX_EVIDENCE_ITEMS = 500
 MAX_QUESTION_CHARS = 20_000  # the question a caller names (the extractor reads its last response.max_question_chars)
-CONVERSATION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 
 
 def _clean(value: str, what: str) -> str:
@@ -93,7 +91,12 @@ class GuardEvidence(_Strict):
 
 
 class GuardOptions(_Strict):
-    """What a caller may choose per request (all optional: ``None`` takes the operator's default)."""
+    """What a caller may choose per request (all optional: ``None`` takes the operator's default).
+    ``MAX_EVIDENCE_ITEMS`` and ``CONVERSATION_ID_PATTERN`` are a request's bounds, for a door that reads them
+    outside these options too (a form's evidence list, a conversation named in a URL)."""
+
+    MAX_EVIDENCE_ITEMS: ClassVar[int] = 500
+    CONVERSATION_ID_PATTERN: ClassVar[str] = r"^[A-Za-z0-9._:-]{1,128}$"
 
     policy: Policy | None = Field(default=None, description="annotate (default), flag, hold, rewrite or block.")
     deadline_s: float | None = Field(default=None, gt=0, description="Seconds to decide every claim; lowers, "

@@ -24,7 +24,7 @@ def relabelled(check: ClaimCheck, labels: Sequence[Label | None]) -> tuple[Label
 def with_claim(verdict: ResponseVerdict, check: ClaimCheck) -> ResponseVerdict:
     """``verdict`` (changed in place and returned) with ``check`` in its claim's place: the response's label
     worked out anew from its claims' as they stand now, and what the new check spent added to the response's
-    usage. The claim's own verdict keeps no settings: the response's record holds them once (run/response.py)."""
+    usage. The claim's own verdict keeps no settings: the response's record holds them once."""
     stored = check.model_copy(deep=True)
     if stored.verdict is not None:
         stored.verdict.config = {}

@@ -14,7 +14,6 @@ from factdebate.core.claim_context import given_evidence
 from factdebate.core.errors import InputError
 from factdebate.core.events import RunFinished, RunStarted
 from factdebate.core.runtime import EventSink, RunRecorder, charged, recording, trace_file
-from factdebate.core.textsafe import checked_input
 from factdebate.core.types import Document, Verdict
 from factdebate.llm.base import Backend
 from factdebate.llm.near_chance import with_model_warnings
@@ -24,11 +23,6 @@ from factdebate.run.build import build_resources, tools_needed
 from factdebate.settings.model import Settings
 from factdebate.tools.retrieval_record import recording_retrieval, retrieval_deviations
 from factdebate.util.scrub import redact_settings
-
-
-def validate_claim(claim: str, settings: Settings) -> str:
-    return checked_input(claim, what="claim", empty="give a sentence to check", limit=settings.max_claim_chars,
-                         setting="max_claim_chars")
 
 
 def public_config(settings: Settings) -> dict[str, Any]:
@@ -72,7 +66,7 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
     if given is not None:
         with given_evidence(given):
             return await run_claim(claim, settings, resources, sinks=sinks)
-    claim = validate_claim(claim, settings)
+    claim = settings.checked_claim(claim)
     method = get_method(settings.method)
     if type(method).check is Method.check and resources.built(method.tools(settings)):
         prepare(settings, resources)  # only looks up built tools: no worker thread's hand-over (the guard's claims)

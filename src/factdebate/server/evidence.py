@@ -11,20 +11,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from factdebate.engine import (
-    MAX_EVIDENCE_ITEMS,
-    Document,
-    EvidenceMode,
-    GuardEvidence,
-    GuardOptions,
-    InputError,
-    Settings,
-)
+from factdebate.engine import Document, EvidenceMode, GuardEvidence, GuardOptions, InputError, Settings
 
 
 class EvidenceChoice(BaseModel):
     evidence: list[GuardEvidence] | None = Field(
-        default=None, max_length=MAX_EVIDENCE_ITEMS,
+        default=None, max_length=GuardOptions.MAX_EVIDENCE_ITEMS,
         description="Passages the caller already has (a RAG bot's retrieved chunks, tool results, documents), "
                     "each {title, text, url}: the agents read them, ranked for each query; long ones are split "
                     "into passages, never cut. At most guard.max_evidence_items items and "

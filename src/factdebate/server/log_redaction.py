@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 
-from factdebate.engine import redact_value
+from factdebate.util.scrub import redact_value
 
 
 class RedactingFilter(logging.Filter):

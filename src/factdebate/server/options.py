@@ -23,15 +23,14 @@ from factdebate.engine import (
     all_methods,
     checked_tree,
     get_method,
-    hide_endpoints,
     settings_from,
-    settings_over,
 )
 from factdebate.server.caps import SpendingCaps, check_caps
 from factdebate.server.corpus_access import CorpusAccess
 from factdebate.server.evidence import EvidenceChoice
 from factdebate.server.streaming import TRANSCRIPT_CHARS
 from factdebate.server.tool_allowlist import check_caller_tools, with_callable_servers
+from factdebate.util.scrub import hide_endpoints
 
 # What the service says of an option besides its own words (each option's constraints are its own: a corpus
 # name, which becomes part of a file path, is checked by its type).
@@ -53,7 +52,8 @@ def _field(option: Option) -> tuple[Any, Any]:
     return annotation | None, Field(default=None, **extra)
 
 
-# The texts of a request that have their own check and limit (validate_claim, validate_response...).
+# The texts of a request that have their own check and limit (Settings.checked_claim,
+# ResponseSettings.checked_answer...).
 REQUEST_TEXTS = frozenset({"claim", "response", "question", "evidence"})
 MAX_OPTION_CHARS = 500  # longest text in an option's value: model specs, names, dates, domains
 
@@ -176,7 +176,8 @@ class SettingsResolver:
             if model is not None and not self.any_llm and model not in self.llms:
                 raise ConfigError(_not_offered(model, self.llms))
         self.check_tools(chosen)
-        settings = settings_over(self._base_data, chosen, nested=overrides)  # a ConfigError never quotes the values
+        nested = Option.overrides(chosen) if overrides is None else overrides
+        settings = Settings.over(self._base_data, nested)  # a ConfigError never quotes the values
         get_method(settings.method)  # unknown method -> ConfigError now, not mid-stream
         self.corpora.check(settings.retrieval.corpus, caller)
         if self.caps is not None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.engine import hide_endpoints, scrub_known
+from factdebate.util.scrub import hide_endpoints, scrub_known
 
 _TEXT = (b"application/json", b"text/event-stream", b"application/x-ndjson", b"application/jsonl", b"text/plain")
 

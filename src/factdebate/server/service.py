@@ -13,7 +13,7 @@ from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Request
 
-from factdebate.engine import ResourcePool, Resources, Settings, data_dir, remember_settings
+from factdebate.engine import ResourcePool, Resources, Settings
 from factdebate.server.config import ServiceConfig
 from factdebate.server.ops.metrics import Metrics
 from factdebate.server.ops.shedding import CheckLoad
@@ -26,6 +26,8 @@ from factdebate.server.security import KeyRing, RateLimiter
 from factdebate.server.state.batch_store import BatchStore
 from factdebate.server.state.check_store import CheckStore
 from factdebate.server.state.shared import SharedRateLimiter, SharedState, worker_id
+from factdebate.util.paths import data_dir
+from factdebate.util.scrub import remember_settings
 
 # What builds a run's resources from its settings (tests pass one that builds scripted models).
 Builder = Callable[[Settings], Resources]

@@ -15,7 +15,9 @@ import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
-from factdebate.engine import EventSink, FactDebateError, Verdict, hide_endpoints, transcribing
+from factdebate.engine import EventSink, Verdict, transcribing
+from factdebate.util.errors import FactDebateError
+from factdebate.util.scrub import hide_endpoints
 
 log = logging.getLogger("factdebate.server")
 

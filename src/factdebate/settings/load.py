@@ -14,9 +14,9 @@ from pydantic_settings import BaseSettings, InitSettingsSource, SettingsConfigDi
 from factdebate.core.errors import ConfigError
 from factdebate.hub.offline_model import installed_default
 from factdebate.settings.config_file import check_found, find_config
-from factdebate.settings.model import Settings, normalised
+from factdebate.settings.model import Settings, normalised, validation_problems
 from factdebate.settings.operator_paths import found_file_refuses
-from factdebate.settings.options import options_to_overrides
+from factdebate.settings.options import Option
 from factdebate.settings.sources import FactdebateEnv, Layer, YamlFile, env_aliases
 from factdebate.util.scrub import remember_settings
 
@@ -35,7 +35,7 @@ ENV_ALIASES = env_aliases(_Loaded, "FACTDEBATE_")
 
 def settings_from(options: dict[str, Any], config_file: str | Path | None = None) -> Settings:
     """Settings from flat options (``rounds=2``) over the file and the environment."""
-    return load_settings(config_file, options_to_overrides(options))
+    return load_settings(config_file, Option.overrides(options))
 
 
 def load_settings(config_file: str | Path | None = None, overrides: dict[str, Any] | None = None,
@@ -70,38 +70,6 @@ def _offline_default(settings: Settings) -> None:
         return
     if (model := installed_default()) is not None:
         settings.llm.debater = model.spec
-
-
-def settings_over(base: dict[str, Any], options: dict[str, Any] | None = None, *,
-                  nested: dict[str, Any] | None = None) -> Settings:
-    """Settings from a settings dump ``base`` (``Settings.model_dump(mode="json")``) with flat ``options``
-    (``rounds=2``), or ``nested`` overrides, over it: a request's choices over the operator's settings. What is
-    wrong is a ``ConfigError`` that says where and why, never the values (:func:`validation_problems`)."""
-    data = _merged(base, options_to_overrides(options or {}) if nested is None else nested)
-    try:
-        return Settings.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(f"invalid options: {validation_problems(exc)}") from None
-    except ValueError as exc:
-        raise ConfigError(f"invalid options: {exc}") from exc
-
-
-def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in extra.items():
-        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
-
-
-def validation_problems(exc: ValidationError) -> str:
-    """Each error's place and message, never its input (pydantic's text would show a whole section of the
-    operator's settings to an API caller)."""
-    return "; ".join(_problem(err) for err in exc.errors())
-
-
-def _problem(err: Any) -> str:
-    where, message = ".".join(str(p) for p in err["loc"]), str(err["msg"]).replace("Value error, ", "")
-    return message if message.startswith(where + ".") else f"{where}: {message}"
 
 
 def _drop_none(data: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from factdebate.core.errors import ConfigError
 from factdebate.core.fields import offered
+from factdebate.core.textsafe import checked_input
 from factdebate.corpus.names import CorpusName
 from factdebate.llm.model_params import REASONING_TOKENS
 from factdebate.methods.base import all_methods
@@ -243,6 +245,20 @@ class ResponseSettings(_Strict):
                                     description="Longest question (the one the response "
                                     "answers) accepted.")
 
+    def checked_answer(self, response: str, question: str | None) -> tuple[str, str | None]:
+        """An answer to check and the question it answers, each checked within these limits, as every door
+        reads them before the check (guard_engine/response_check.py checks them again)."""
+        return (checked_input(response, what="response", empty="give the text to check",
+                              limit=self.max_response_chars, setting="response.max_response_chars"),
+                self.checked_question(question))
+
+    def checked_question(self, question: str | None) -> str | None:
+        """The question a response answers, checked as the response is; a blank question is none."""
+        if question is None or (isinstance(question, str) and not question.strip()):
+            return None
+        return checked_input(question, what="question", empty="", limit=self.max_question_chars,
+                             setting="response.max_question_chars")
+
 
 class GuardSettings(_Strict):
     """The guard's operator defaults and the caps no request may pass (factdebate docs guard)."""
@@ -428,10 +444,46 @@ class Settings(_Strict):
             return self.llm_for("judge")
         return chosen or self.llm.debater
 
+    @classmethod
+    def over(cls, base: dict[str, Any], nested: dict[str, Any]) -> Settings:
+        """Settings from a settings dump ``base`` (``Settings.model_dump(mode="json")``) with ``nested`` overrides
+        over it (flat options become those by ``Option.overrides``): a request's choices over the operator's
+        settings. What is wrong is a ``ConfigError`` that says where and why, never the values
+        (:func:`validation_problems`)."""
+        data = _merged(base, nested)
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(f"invalid options: {validation_problems(exc)}") from None
+        except ValueError as exc:
+            raise ConfigError(f"invalid options: {exc}") from exc
+
+    def checked_claim(self, claim: str) -> str:
+        """``claim`` stripped, or an ``InputError``: not text, empty, unsafe, longer than ``max_claim_chars``."""
+        return checked_input(claim, what="claim", empty="give a sentence to check", limit=self.max_claim_chars,
+                             setting="max_claim_chars")
 
     def _method_roles(self) -> dict[str, str]:
         methods = all_methods()
         return methods[self.method]().role_models(self) if self.method in methods else {}
+
+
+def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def validation_problems(exc: ValidationError) -> str:
+    """Each error's place and message, never its input (pydantic's text would show a whole section of the
+    operator's settings to an API caller)."""
+    return "; ".join(_problem(err) for err in exc.errors())
+
+
+def _problem(err: Any) -> str:
+    where, message = ".".join(str(p) for p in err["loc"]), str(err["msg"]).replace("Value error, ", "")
+    return message if message.startswith(where + ".") else f"{where}: {message}"
 
 
 def normalised(data: dict[str, Any]) -> dict[str, Any]:

@@ -49,6 +49,24 @@ class Option:
         spend or reach the operator's resources; the operator's alone left out."""
         return {name: option for name, option in all_options().items() if option.public}
 
+    @classmethod
+    def overrides(cls, options: dict[str, Any]) -> dict[str, Any]:
+        """Flat options (``rounds=2``) -> nested settings overrides, each at its option's paths; ``None`` values
+        are skipped, an unknown name is a ``ConfigError``."""
+        table = all_options()
+        overrides: dict[str, Any] = {}
+        for key, value in options.items():
+            if key not in table:
+                raise ConfigError(f"unknown option '{key}'; known: {', '.join(sorted(table))}")
+            if value is None:
+                continue
+            for path in table[key].paths:
+                target = overrides
+                for part in path[:-1]:
+                    target = target.setdefault(part, {})
+                target[path[-1]] = value
+        return overrides
+
     def converted(self, value: Any) -> Any:
         """``value`` for this option: a list option given as text (a flag, a query parameter) is comma-separated."""
         if value is not None and typing.get_origin(self.annotation) is list and isinstance(value, str):
@@ -131,23 +149,6 @@ def all_options() -> dict[str, Option]:
             options[option.name] = option
         _built = (methods, options)
     return dict(_built[1])  # a copy: a caller may add to or drop from its table
-
-
-def options_to_overrides(options: dict[str, Any]) -> dict[str, Any]:
-    """Flat options -> nested settings overrides; ``None`` values are skipped."""
-    table = all_options()
-    overrides: dict[str, Any] = {}
-    for key, value in options.items():
-        if key not in table:
-            raise ConfigError(f"unknown option '{key}'; known: {', '.join(sorted(table))}")
-        if value is None:
-            continue
-        for path in table[key].paths:
-            target = overrides
-            for part in path[:-1]:
-                target = target.setdefault(part, {})
-            target[path[-1]] = value
-    return overrides
 
 
 def not_read_by(names: list[str], method: str) -> list[Option]:

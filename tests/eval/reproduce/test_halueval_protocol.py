@@ -20,14 +20,14 @@ from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.run.build import build_resources
 from factdebate.settings.load import load_settings
-from factdebate.settings.options import options_to_overrides
+from factdebate.settings.options import Option
 from tests.helpers import BagOfWordsEncoder, ScriptedBackend, StaticTool
 
 
 async def prompts_of_the_row(dataset: str, tmp_path: Path, **extra: Any) -> tuple[list[str], Dataset]:
     run = papers()["dpd"].runs["halueval-fewshot"]
     options = {"method": run.method, **OFFLINE, **run.options, **extra}
-    overrides = options_to_overrides(options)
+    overrides = Option.overrides(options)
     overrides["llm"] = {**overrides.get("llm", {}), "cache": False}
     settings = load_settings(overrides=overrides, environ={})
     prompts: list[str] = []

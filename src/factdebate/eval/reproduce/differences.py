@@ -16,7 +16,7 @@ from factdebate.eval.reproduce.spec import Paper, papers
 from factdebate.methods.base import get_method
 from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings
-from factdebate.settings.options import options_to_overrides
+from factdebate.settings.options import Option
 
 START, END = "<!-- differences:start -->", "<!-- differences:end -->"
 # The machine the table describes: nothing from the environment, search on the local index.
@@ -28,7 +28,7 @@ def cell_settings(paper: Paper, run: str, dataset: str, flags: dict[str, Any] | 
     spec, column = paper.runs[run], paper.datasets[dataset]
     options = {"method": spec.method, **OFFLINE, **column.options, **spec.options, **(flags or {})}
     options = {k: v.replace("{run_dir}", "RUN_DIR") if isinstance(v, str) else v for k, v in options.items()}
-    settings = load_settings(overrides=options_to_overrides(options), environ={})
+    settings = load_settings(overrides=Option.overrides(options), environ={})
     stub = Dataset(kind=column.name, labels=BINARY_LABELS, samples=[], unit=column.unit)
     return get_method(spec.method).sample_settings(settings, stub)
 

@@ -28,9 +28,9 @@ from factdebate.eval.reproduce.recorded_settings import split_recorded
 from factdebate.eval.runner import Plan, execute, make_plan
 from factdebate.run.results_file import latest_records
 from factdebate.run.resume import differences
-from factdebate.settings.load import load_settings, validation_problems
-from factdebate.settings.model import Settings
-from factdebate.settings.options import all_options, options_to_overrides
+from factdebate.settings.load import load_settings
+from factdebate.settings.model import Settings, validation_problems
+from factdebate.settings.options import Option, all_options
 from factdebate.util.scrub import MASK
 
 RERUN_JSON = "rerun.json"
@@ -80,7 +80,7 @@ def rerun_settings(recorded: dict[str, Any], original: Path, output: Path, optio
                    environ: dict[str, str] | None = None) -> tuple[Settings, list[str]]:
     """The recorded method settings, the operator's part from the user's own, the user's flags over both;
     and a line per recorded value not used."""
-    flags = options_to_overrides(options)
+    flags = Option.overrides(options)
     own = load_settings(None, flags, environ=environ).model_dump(mode="json")
     kept, notes = split_recorded(recorded, own, original, output, flags)
     data = _merge(kept, flags)

@@ -24,7 +24,6 @@ from factdebate.engine import (
     CheckCall,
     ConfigError,
     EventSink,
-    FactDebateError,
     GuardOptions,
     GuardResult,
     Host,
@@ -51,6 +50,7 @@ from factdebate.server.guard.request import read_chat_request
 from factdebate.server.guard.upstream import Upstream, UpstreamError
 from factdebate.server.routes.checks import call_keeper, not_kept
 from factdebate.server.service import Service
+from factdebate.util.errors import FactDebateError
 
 log = logging.getLogger("factdebate.server")
 

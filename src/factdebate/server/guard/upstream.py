@@ -20,17 +20,12 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from factdebate.engine import (
-    AnswerPastLimit,
-    Client,
-    FactDebateError,
-    GuardClaim,
-    Watcher,
-    hide_endpoints,
-    redact_value,
-    size_words,
-)
+from factdebate.engine import GuardClaim, Watcher
 from factdebate.server.guard.revision import revision_request
+from factdebate.util.bounded_body import AnswerPastLimit, size_words
+from factdebate.util.errors import FactDebateError
+from factdebate.util.http_client import Client
+from factdebate.util.scrub import hide_endpoints, redact_value
 
 MIB = 1024 * 1024
 MAX_EVENT_BYTES = 4 * MIB  # one event of the upstream's stream (a chunk is a few hundred bytes)

@@ -25,7 +25,6 @@ from factdebate.engine import (
     CheckCall,
     Document,
     EvidenceMode,
-    FactDebateError,
     GuardClaim,
     GuardEvidence,
     GuardOptions,
@@ -43,7 +42,6 @@ from factdebate.engine import (
     Verdict,
     checked_tree,
     run_claim,
-    validate_claim,
 )
 from factdebate.server.evidence import EvidenceChoice, with_evidence
 from factdebate.server.mcp.guard_host import McpHost, caller_of
@@ -65,6 +63,7 @@ from factdebate.server.mcp.results import (
 )
 from factdebate.server.options import SettingsResolver, VerifyOptions
 from factdebate.server.tool_allowlist import check_allow_entry
+from factdebate.util.errors import FactDebateError
 
 EXCERPT_CHARS = 400
 MAX_QUERY_CHARS = 500
@@ -297,7 +296,7 @@ class Tools:
                 {"method": method, "agents": agents, "rounds": rounds, "search": search, "k": k})
             settings, given = with_evidence(self.resolver.resolve(options),
                                             EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
-            text = validate_claim(claim, settings)
+            text = settings.checked_claim(claim)
             await _index_ready(self.prepared, self.resources.needs_builtin(settings))
             async with reporting(context, "verifying the claim") as progress:
                 verdict = await run_claim(text, settings, self.resources.get(settings), sinks=[progress], given=given)
@@ -327,13 +326,11 @@ class Tools:
                              method: str | None = None,
                              k: int | None = None, evidence: list[GuardEvidence] | None = None,
                              evidence_mode: EvidenceMode | None = None) -> ResponseCheck:
-        from factdebate.engine import validate_answer
-
         with _tool_errors():
             options = VerifyOptions.model_validate({"method": method, "k": k})
             settings, given = with_evidence(self.resolver.resolve(options),
                                             EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
-            text, asked = validate_answer(response, question, settings)
+            text, asked = settings.response.checked_answer(response, question)
             await _index_ready(self.prepared, self.resources.needs_builtin(settings))
             # The guard's one call, as check_answer makes it (guard_engine/call.py): the model cache scoped to the
             # API key that calls, the operator's addresses hidden in a failure's message.

@@ -13,22 +13,13 @@ from typing import Any
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
-from factdebate.engine import (
-    STORAGE,
-    ClaimItem,
-    FactDebateError,
-    InputError,
-    Resources,
-    Settings,
-    hide_endpoints,
-    redact_value,
-    run_claim,
-    validate_claim,
-)
+from factdebate.engine import STORAGE, ClaimItem, InputError, Resources, Settings, run_claim
 from factdebate.server.options import public_verdict
 from factdebate.server.state.batch_store import BatchStore
 from factdebate.server.state.db import process_alive
 from factdebate.server.state.shared import worker_id
+from factdebate.util.errors import FactDebateError
+from factdebate.util.scrub import hide_endpoints, redact_value
 
 log = logging.getLogger("factdebate.server")
 BATCH_PART = "batches"
@@ -47,7 +38,7 @@ def parse_jsonl(text: str, settings: Settings, max_claims: int) -> list[ClaimIte
         raise InputError(f"too many claims: the limit is {max_claims} per batch")
     for item in items:
         try:
-            item.claim = validate_claim(item.claim, settings)
+            item.claim = settings.checked_claim(item.claim)
         except InputError as exc:
             raise InputError(f"line {item.line}: {exc}") from exc
     if not items:

@@ -15,13 +15,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Response
 from pydantic import BaseModel, Field
 
-from factdebate.engine import (
-    CONVERSATION_ID_PATTERN,
-    STORAGE,
-    EventSink,
-    ResponseVerdict,
-    Verdict,
-)
+from factdebate.engine import STORAGE, EventSink, GuardOptions, ResponseVerdict, Verdict
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.state.check_store import CHECK_ID, MAX_PAGE
 from factdebate.server.state.kept_calls import CallKeeper
@@ -127,7 +121,7 @@ async def get_check(check_id: str, service: ServiceDep, who: CallerDep) -> Check
                         "object still finds them. Another key's checks are never listed (its list is empty). "
                         "`before` (a check id, a page's `next_before`) asks for the checks older than it.")
 async def list_checks(service: ServiceDep, who: CallerDep,
-                      conversation_id: Annotated[str, Query(pattern=CONVERSATION_ID_PATTERN)],
+                      conversation_id: Annotated[str, Query(pattern=GuardOptions.CONVERSATION_ID_PATTERN)],
                       limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 20,
                       before: Annotated[str | None, Query(pattern=CHECK_ID.pattern)] = None) -> CheckPage:
     kept = await asyncio.to_thread(service.checks.of_conversation, who, conversation_id, limit, before)

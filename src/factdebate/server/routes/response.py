@@ -23,22 +23,17 @@ from pydantic import BaseModel, Field
 from factdebate.engine import (
     Admission,
     CheckCall,
-    ClaimCheck,
     ConfigError,
     Document,
     EventSink,
-    FactDebateError,
     GuardOptions,
     Host,
     InputError,
     Label,
+    RecheckedClaim,
     Resources,
     ResponseVerdict,
     Settings,
-    check_one_claim,
-    hide_endpoints,
-    validate_answer,
-    validate_claim,
 )
 from factdebate.server.admission import ClaimCharge, RunSlot, ServiceAdmission, claimed_slot
 from factdebate.server.evidence import EvidenceChoice, checked_evidence
@@ -49,6 +44,8 @@ from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.state.check_store import CHECK_ID
 from factdebate.server.state.kept_calls import CallKeeper, with_claim_calls
 from factdebate.server.streaming import transcribed
+from factdebate.util.errors import FactDebateError
+from factdebate.util.scrub import hide_endpoints
 
 router = APIRouter(prefix="/v1")
 log = logging.getLogger("factdebate.server")
@@ -68,7 +65,7 @@ def _checked(body: ResponseRequest, service: Service,
     """Settings, response, question and the caller's evidence, each checked before a debate slot is taken."""
     settings, given = checked_evidence(settings_for(service, body, caller), body)
     try:
-        return (settings, *validate_answer(body.response, body.question, settings), given)
+        return (settings, *settings.response.checked_answer(body.response, body.question), given)
     except InputError as exc:
         raise HTTPException(422, str(exc)) from exc
 
@@ -156,7 +153,7 @@ class ResponseClaimRequest(ResponseRequest):
 class ClaimRecheck(BaseModel):
     """One claim of a response checked again, and the response's label with its new result."""
 
-    claim: ClaimCheck
+    claim: RecheckedClaim
     label: Label | None
     factual: bool | None = None
     decided_by: str
@@ -185,7 +182,7 @@ def _checked_claim_request(body: ResponseClaimRequest, service: Service, caller:
     settings, text, _, given = _checked(body, service, caller)
     most = settings.response.max_claims
     try:
-        claim = validate_claim(body.claim, settings)
+        claim = settings.checked_claim(body.claim)
     except InputError as exc:
         raise HTTPException(422, str(exc)) from exc
     if body.index >= most:
@@ -221,8 +218,8 @@ async def _kept_claim_request(body: ResponseClaimRequest, check_id: str, service
                                  "again as the check was asked (leave the options out)")
     settings, given = checked_evidence(settings, body)
     try:
-        text, question = validate_answer(body.response, body.question, settings)
-        claim = validate_claim(body.claim, settings)
+        text, question = settings.response.checked_answer(body.response, body.question)
+        claim = settings.checked_claim(body.claim)
     except InputError as exc:
         raise HTTPException(422, str(exc)) from exc
     if text != verdict.get("response") or question != verdict.get("question"):
@@ -269,9 +266,9 @@ async def _keep_claim(service: Service, caller: str, check_id: str, index: int,
 async def _recheck(request: _Recheck, body: ResponseClaimRequest, service: Service, caller: str,
                    sinks: list[EventSink] | None) -> ClaimRecheck:
     calls = call_keeper(service) if request.check_id else None  # the claim's new calls replace its kept ones
-    check = await check_one_claim(request.text, body.index, request.claim, request.settings,
-                                  service.resources(request.settings),
-                                  sinks=[*(sinks or []), *([calls.sink] if calls else [])], given=request.given)
+    check = await RecheckedClaim.check(request.text, body.index, request.claim, request.settings,
+                                       service.resources(request.settings),
+                                       sinks=[*(sinks or []), *([calls.sink] if calls else [])], given=request.given)
     if check.verdict is not None:
         check.verdict = public_verdict(check.verdict)
     check.error = hide_endpoints(check.error) if check.error else None

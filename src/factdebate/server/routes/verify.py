@@ -16,14 +16,11 @@ from factdebate.engine import (
     STORAGE,
     ConfigError,
     EventSink,
-    FactDebateError,
     InputError,
     Settings,
     Verdict,
     __version__,
-    hide_endpoints,
     run_claim,
-    validate_claim,
 )
 from factdebate.server.admission import RunSlot
 from factdebate.server.catalogue import Catalogue, catalogue
@@ -42,6 +39,8 @@ from factdebate.server.state.batch_store import TooManyPending
 from factdebate.server.state.db import DOWN_RETRY_AFTER_S, StateDatabaseDown
 from factdebate.server.state.storage_words import public_reason
 from factdebate.server.streaming import for_caller, transcribed
+from factdebate.util.errors import FactDebateError
+from factdebate.util.scrub import hide_endpoints
 
 router = APIRouter(prefix="/v1")
 log = logging.getLogger("factdebate.server")
@@ -85,7 +84,7 @@ def settings_for(service: Service, options: VerifyOptions, caller: str) -> Setti
 
 def _checked_claim(claim: str, settings: Settings) -> str:
     try:
-        return validate_claim(claim, settings)
+        return settings.checked_claim(claim)
     except InputError as exc:
         raise HTTPException(422, str(exc)) from exc
 

@@ -28,7 +28,9 @@ from typing import Any, Protocol, TypeVar
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from factdebate.engine import ConfigError, FactDebateError, MissingDependencyError, redact_value
+from factdebate.engine import ConfigError, MissingDependencyError
+from factdebate.util.errors import FactDebateError
+from factdebate.util.scrub import redact_value
 
 T = TypeVar("T")
 

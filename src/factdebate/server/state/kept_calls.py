@@ -19,7 +19,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from factdebate.engine import Listener, dumps_record, hide_endpoints, redact_value
+from factdebate.engine import Listener, dumps_record
+from factdebate.util.scrub import hide_endpoints, redact_value
 
 
 class CallKeeper:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.engine import ScrubWindow
+from factdebate.util.scrub import ScrubWindow
 
 TEXT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")  # a delta's texts that stream in pieces
 _CALL = "tool_calls."  # a tool call's arguments: the window's key is this and the call's index
