@@ -12,7 +12,6 @@ from fastapi.testclient import TestClient
 
 from factdebate.methods.base import get_method
 from factdebate.server.caps import LEVERS, SpendingCaps
-from factdebate.server.options import public_options
 from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings
 from factdebate.settings.options import Option, all_options
@@ -141,7 +140,7 @@ def test_every_spending_lever_open_to_callers_has_a_cap() -> None:
     """A new option that multiplies calls (rounds, steps, samples, judges, claims, tools) must get a cap, or
     be marked operator_only."""
     words = ("round", "step", "sample", "judge", "claims", "tools", "agents")
-    levers = {name for name in public_options() if any(word in name for word in words)}
+    levers = {name for name in Option.public_options() if any(word in name for word in words)}
     bounded = {"agents", "dpd_judge_evidence", "dpd_judge_tokens", "judge_evidence_chars", "judge_llm",
                "response_claims", "dpd_summary_temperature", "dpd_min_rounds", "round1_query"}  # 2-3 agents;
     # tokens; a model; a mode; min_rounds <= max_rounds; round 1's query (a mode: one call per agent at most)

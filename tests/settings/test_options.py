@@ -14,7 +14,6 @@ from typer.testing import CliRunner
 from factdebate.cli.main import app
 from factdebate.core.fields import GROUPS, exposure, offered, walk
 from factdebate.methods.base import Method, MethodSettings, register, unregister
-from factdebate.server.options import public_options
 from factdebate.settings.load import load_settings, settings_from
 from factdebate.settings.model import ScaleSettings, Settings
 from factdebate.settings.options import Option, all_options
@@ -32,7 +31,7 @@ OPERATOR_ONLY = {
 def test_who_may_set_each_option_is_unchanged() -> None:
     table = all_options()
     assert {name for name, option in table.items() if not option.public} == OPERATOR_ONLY
-    assert set(public_options()) == set(table) - OPERATOR_ONLY
+    assert set(Option.public_options()) == set(table) - OPERATOR_ONLY
 
 
 def test_every_shared_option_is_its_field() -> None:
@@ -91,7 +90,7 @@ def test_a_new_setting_is_one_field(echo: None) -> None:
     table = all_options()
     loud, budget = table["echo_test_loudness"], table["echo_test_budget"]
     assert (loud.help, loud.public, loud.schema()["maximum"]) == ("How loud the echo is.", True, 3)
-    assert budget.public is False and "echo_test_budget" not in public_options()
+    assert budget.public is False and "echo_test_budget" not in Option.public_options()
     assert settings_from({"echo_test_loudness": 3}).methods["echo-test"].loudness == 3
     assert load_settings(environ={"FACTDEBATE_METHODS__ECHO_TEST__BUDGET": "5"}).methods["echo-test"].budget == 5
     shown = CliRunner().invoke(app, ["verify", "--help"], env={"COLUMNS": "250"}).output

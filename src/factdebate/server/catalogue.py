@@ -13,12 +13,12 @@ from pydantic import BaseModel
 
 from factdebate.engine import (
     MethodView,
+    Option,
     Settings,
     all_methods,
     page_words,
 )
 from factdebate.server.caps import SpendingCaps
-from factdebate.server.options import public_options
 
 
 class OptionInfo(BaseModel):
@@ -88,7 +88,7 @@ def offered_engines() -> list[str]:
 
 def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps | None = None) -> Catalogue:
     data = base.model_dump(mode="json")
-    options = {name: opt for name, opt in public_options().items() if opt.alias_of is None}
+    options = {name: opt for name, opt in Option.public_options().items() if opt.alias_of is None}
     infos = {name: OptionInfo(name=name, title=opt.title or name, help=opt.help, value_schema=opt.schema(),
                               default=opt.value_in(data), group=opt.group, main=opt.main,
                               only=opt.only)

@@ -39,12 +39,6 @@ SERVICE_FIELDS: dict[str, dict[str, Any]] = {
 }
 
 
-def public_options() -> dict[str, Option]:
-    """The options a caller may choose: every method's, and the shared ones that do not spend or reach the
-    operator's resources."""
-    return Option.public_options()
-
-
 def _field(option: Option) -> tuple[Any, Any]:
     metadata = list(option.field.metadata) if option.field is not None else []
     annotation = Annotated[option.annotation, *metadata] if metadata else option.annotation
@@ -80,9 +74,10 @@ class _OptionsBase(BaseModel):
 
     @model_validator(mode="after")
     def _known_extras(self) -> _OptionsBase:
-        unknown = sorted(set(self.model_extra or {}) - set(public_options()) - {"claim"})
+        known = Option.public_options()
+        unknown = sorted(set(self.model_extra or {}) - set(known) - {"claim"})
         if unknown:
-            raise ValueError(f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(public_options()))}")
+            raise ValueError(f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
         return self
 
     def chosen(self) -> dict[str, Any]:
@@ -94,7 +89,7 @@ if TYPE_CHECKING:
     VerifyOptions = _OptionsBase
 else:  # one typed field per option known now, so the API reference documents them all
     VerifyOptions = create_model("VerifyOptions", __base__=_OptionsBase,
-                                 **{name: _field(opt) for name, opt in public_options().items()})
+                                 **{name: _field(opt) for name, opt in Option.public_options().items()})
 
 
 class TranscriptChoice(BaseModel):
@@ -158,7 +153,7 @@ class SettingsResolver:
         checked again as the check was asked, whatever the page's form shows. What differs from the operator's
         settings is checked as a request's options are: offered models, MCP tools, spending caps."""
         recorded = caller_config(config)
-        chosen = {name: option.value_in(recorded) for name, option in public_options().items()
+        chosen = {name: option.value_in(recorded) for name, option in Option.public_options().items()
                   if option.alias_of is None and any(_value_at(recorded, path) not in (None, _value_at(
                       self._base_data, path)) for path in option.paths)}
         settings = self._resolve({k: v for k, v in chosen.items() if v is not None}, overrides=recorded,
@@ -221,7 +216,7 @@ def _public_paths() -> list[tuple[str, ...]]:
     option table is rebuilt on every call, too slow for every verdict of a loaded server)."""
     key = tuple(all_methods())  # plug-ins registered since the last call change it
     if key not in _PATHS:
-        _PATHS[key] = [path for option in public_options().values() for path in option.paths]
+        _PATHS[key] = [path for option in Option.public_options().values() for path in option.paths]
     return _PATHS[key]
 
 

@@ -30,6 +30,7 @@ from factdebate.engine import (
     Host,
     InputError,
     Label,
+    Option,
     RecheckedClaim,
     Resources,
     ResponseVerdict,
@@ -37,7 +38,7 @@ from factdebate.engine import (
 )
 from factdebate.server.admission import ClaimCharge, RunSlot, ServiceAdmission, claimed_slot
 from factdebate.server.evidence import EvidenceChoice, checked_evidence
-from factdebate.server.options import TranscriptChoice, VerifyOptions, public_options, public_verdict
+from factdebate.server.options import TranscriptChoice, VerifyOptions, public_verdict
 from factdebate.server.routes.checks import CHECK_ID_HEADER, call_keeper, keep
 from factdebate.server.routes.verify import http_error, refuse_transcript, settings_for
 from factdebate.server.service import CallerDep, Service, ServiceDep
@@ -212,7 +213,7 @@ async def _kept_claim_request(body: ResponseClaimRequest, check_id: str, service
     used = settings.model_dump(mode="json")
     sent = body.model_dump(mode="json", exclude_none=True)
     for name in body.chosen():
-        recorded = public_options()[name].value_in(used)
+        recorded = Option.public_options()[name].value_in(used)
         if sent[name] != recorded:
             raise _refused(name, f"the kept check was asked with {json.dumps(recorded)}; a claim of it is checked "
                                  "again as the check was asked (leave the options out)")

@@ -17,6 +17,7 @@ from factdebate.engine import (
     ConfigError,
     EventSink,
     InputError,
+    Option,
     Settings,
     Verdict,
     __version__,
@@ -29,7 +30,6 @@ from factdebate.server.options import (
     TranscriptChoice,
     VerifyOptions,
     VerifyRequest,
-    public_options,
     public_verdict,
 )
 from factdebate.server.routes.batches import BATCH_PART, parse_jsonl
@@ -194,7 +194,7 @@ async def verify_stream(body: VerifyRequest, service: ServiceDep, who: CallerDep
 async def batch_options(request: Request) -> VerifyOptions:
     """Batch options arrive as query parameters (the body is the JSONL); lists are comma-separated."""
     raw: dict[str, Any] = dict(request.query_params)
-    for name, option in public_options().items():
+    for name, option in Option.public_options().items():
         if name in raw:
             raw[name] = option.converted(raw[name])
     try:
