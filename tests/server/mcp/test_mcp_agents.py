@@ -136,7 +136,9 @@ async def test_check_answer_answers_at_the_fast_tier_while_the_vectors_build(
     server = AgentServer()
     mcp_tools.register_tools(server, index=index)
     server.tools_ready.set()
-    wrong = {"answer": "The Eiffel Tower is in Rome.", "deadline_s": 60}
+    # about a passage of the full-text index, which the scripted checker quotes against it (a flag rests on a
+    # passage about what the claim names: guard_engine/fast.bears_on)
+    wrong = {"answer": "Alice's Adventures in Wonderland is a French novel.", "deadline_s": 60}
     try:
         with pytest.raises(ToolError, match=r"being prepared \(12 %: indexing words"):
             await server.call_tool("check_answer", wrong)
