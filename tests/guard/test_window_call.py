@@ -114,7 +114,9 @@ async def test_a_checker_faster_than_the_stream_is_asked_once_every_two_sentence
         check = StreamingCheck(resources.settings, resources, options=GuardOptions(**FAST))
         for sentence in re.findall(r"[^.]+\.\s*", SIX):
             check.feed(sentence)
-            for _ in range(50):  # every call asked so far is answered before the next sentence comes
+            for _ in range(3000):  # the window asked so far is answered before the next sentence comes (30 s at most)
+                if check._window is None or check._window.done():
+                    break
                 await asyncio.sleep(0.01)
         result = await check.finish()
     windows = [messages[0]["content"].split("\nAnswer:\n")[-1] for info, messages in backend.calls
