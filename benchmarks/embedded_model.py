@@ -138,7 +138,7 @@ def burners(count: int, kind: str = "spin") -> list[subprocess.Popen[bytes]]:
 
 
 def thread_scenarios(busy_counts: list[int], repeat: int, calls: int, limit: float, kind: str = "spin") -> None:
-    from factdebate.llm.llama_threads import usable_cores
+    from factdebate.util.cores import usable_cores
 
     counts = list(range(1, int(usable_cores()) + 1))
     summary = []

@@ -101,12 +101,14 @@ ANSWER = ("Paris is the capital of France. The Louvre is a museum in Paris. The 
 WORKER_ENV = "FACTDEBATE_BENCH_GUARD_WORKER"  # --serve --workers N: what each worker builds its guard from
 TARGET_ENV = "FACTDEBATE_BENCH_TARGET_S"  # --target-ms: the adaptive limit's target in the guard's process
 VARIANT_ENV = "FACTDEBATE_BENCH_ADAPTIVE"  # --variant: server/ops/adaptive.py's settings in the guard's process
+CPUS_ENV = "FACTDEBATE_BENCH_CPUS"  # --guard-cores: the cores the run may use, before any was pinned
 TRACE_ENV = "FACTDEBATE_BENCH_LIMIT_TRACE"  # a file: each interval's lateness, checks running and limit go there
 FIRST_TOKEN = re.compile(rb'"content": ?"[^"]')  # a chunk that carries text (the role chunk's is "")
 
 
 def serve(args: argparse.Namespace) -> None:
     """The guard alone in this process (``--serve``), its checker scripted (benchmarks/guard.py's responder)."""
+    pin(args.guard_cores, guard=True)  # before the adaptive limit reads the cores it may use
     import uvicorn
 
     from benchmarks.guard import guard_app
@@ -140,6 +142,19 @@ def serve(args: argparse.Namespace) -> None:
         serve_app(app, "127.0.0.1", args.port, "warning", 5)
     finally:
         sampler.stop(Path(f"{samples}.{args.port}"))
+
+
+def pin(guard_cores: int, guard: bool) -> None:
+    """``--guard-cores N``: the guard's processes on the first N cores this process may use, the clients and the
+    upstream on the others, so that on a machine of its own only the guard's cores are what saturates."""
+    if not guard_cores or not hasattr(os, "sched_setaffinity"):
+        return
+    # the guard's process starts pinned as its parent, the clients, were: the cores come from before that
+    given = os.environ.setdefault(CPUS_ENV, ",".join(map(str, sorted(os.sched_getaffinity(0)))))
+    cores = [int(core) for core in given.split(",")]
+    if len(cores) <= guard_cores:
+        raise SystemExit(f"--guard-cores {guard_cores}: this process may use only {len(cores)} cores")
+    os.sched_setaffinity(0, cores[:guard_cores] if guard else cores[guard_cores:])
 
 
 def set_target() -> None:
@@ -467,7 +482,8 @@ def start_guard(args: argparse.Namespace, upstream: str, port: int,
         env[VARIANT_ENV] = json.dumps(variant)
     process = subprocess.Popen([sys.executable, __file__, "--serve", "--port", str(port), "--upstream", upstream,
                                 "--latency", str(args.latency), "--workers", str(workers),
-                                "--checker-slots", str(args.checker_slots)], env=env)
+                                "--checker-slots", str(args.checker_slots), "--guard-cores", str(args.guard_cores)],
+                               env=env)
     wait_ready(process, port, "guard")
     return process
 
@@ -685,6 +701,9 @@ def main() -> None:
                         "another module's: factdebate.server.guard.openai_chat.stream.JOINED=0)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1], help="guard processes (serve --workers N), "
                         "the runs repeated for each number given (--serve: the guard's)")
+    parser.add_argument("--guard-cores", type=int, default=0, help="the guard's processes pinned to this many "
+                        "cores, the clients and the upstream to the others (0: not pinned): a machine of its own "
+                        "for the guard, whose adaptive limit reads the cores it may use")
     parser.add_argument("--flood", action="store_true", help="then the default guard with one key flooding at "
                         "--offered times the capacity and a second key's --flood-light streams beside it")
     parser.add_argument("--flood-light", type=int, default=2, help="the light key's streams in flight (--flood)")
@@ -712,8 +731,10 @@ def main() -> None:
         return
     from tests.server.conftest import free_port
 
+    pin(args.guard_cores, guard=False)  # the clients here and the upstream started below
     load = os.getloadavg()[0]
-    print(f"load average before: {load:.1f} on {os.cpu_count()} cores", flush=True)
+    print(f"load average before: {load:.1f} on {os.cpu_count()} cores"
+          + (f", the guard on {args.guard_cores} of them" if args.guard_cores else ""), flush=True)
     upstream_port = free_port()
     upstream = subprocess.Popen([sys.executable, __file__, "--serve-upstream", "--port", str(upstream_port),
                                  "--token-delay", str(args.token_delay), "--first", str(args.first)])

@@ -7,7 +7,8 @@ import pytest
 
 from factdebate.core.errors import ConfigError
 from factdebate.llm import llama_threads
-from factdebate.llm.llama_threads import MAX_THREADS, default_threads, parse_cpu_max, threads_for
+from factdebate.llm.llama_threads import MAX_THREADS, default_threads, threads_for
+from factdebate.util.cores import parse_cpu_max
 
 
 @pytest.mark.parametrize(("cores", "busy", "threads"), [

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from factdebate.core.errors import ConfigError
+from factdebate.util.cores import usable_cores
 
 ENV = "FACTDEBATE_LLAMA_THREADS"
 # A 135M model gains nothing from more threads than this (the per-token work is too small to split further).
@@ -35,18 +36,6 @@ def threads_for(cores: float, busy: float, cap: int = MAX_THREADS) -> int:
     return max(1, min(cap, math.floor(cores - busy + 0.5)))
 
 
-def parse_cpu_max(text: str) -> float | None:
-    """A cgroup v2 ``cpu.max`` line (``"200000 100000"``: two CPUs) as CPUs, or None without a quota."""
-    parts = text.split()
-    if len(parts) != 2 or parts[0] == "max":
-        return None
-    try:
-        quota, period = int(parts[0]), int(parts[1])
-    except ValueError:
-        return None
-    return quota / period if quota > 0 and period > 0 else None
-
-
 def threads_from_env(environ: dict[str, str] | None = None) -> int | None:
     """``FACTDEBATE_LLAMA_THREADS``, when set (a usage error when it is not a positive integer)."""
     raw = (os.environ if environ is None else environ).get(ENV, "").strip()
@@ -55,16 +44,6 @@ def threads_from_env(environ: dict[str, str] | None = None) -> int | None:
     if not raw.isdigit() or int(raw) < 1:
         raise ConfigError(f"{ENV} must be a positive integer, got '{raw}'")
     return int(raw)
-
-
-def usable_cores() -> float:
-    """The CPUs this process may run on (its affinity mask), capped by a container's CPU quota."""
-    cores: float = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    try:
-        quota = parse_cpu_max(Path("/sys/fs/cgroup/cpu.max").read_text(encoding="ascii"))
-    except OSError:
-        quota = None
-    return min(cores, quota) if quota else cores
 
 
 def _own_running() -> int:

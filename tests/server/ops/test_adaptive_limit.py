@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -23,13 +25,13 @@ from factdebate.server.ops.adaptive import (
     floor_of,
 )
 from factdebate.server.ops.shedding import CheckLoad
+from factdebate.util.cores import usable_cores
 
 LATE, ON_TIME = 10 * TARGET_S, 0.0
 
 
 def test_the_floor_is_eight_checks_a_core_or_checks_at_once_where_larger() -> None:
-    cores = os.cpu_count() or 1
-    assert floor_of(0) == FLOOR_PER_CORE * cores
+    assert floor_of(0) == int(FLOOR_PER_CORE * max(1.0, usable_cores()))
     assert floor_of(100_000) == 100_000  # an operator's high checks_at_once lifts the floor: the limit is off
 
 
@@ -181,3 +183,15 @@ def test_a_key_under_its_share_of_the_checks_running_is_not_paced(monkeypatch: p
     assert not load.fair_turn("heavy", paced.capacity)  # the flood's next request is the one paced
     for end in [light, *heavy[3:]]:
         end()
+
+
+def test_the_floor_counts_the_cores_this_process_may_use_not_the_host_s() -> None:
+    """Pinned to one core of a larger machine (taskset, a container's cpuset), the floor is one core's: a guard
+    that counted the host's sixteen would shed nothing below 128 checks on a core that serves far fewer."""
+    if not hasattr(os, "sched_getaffinity") or (os.cpu_count() or 1) < 2:
+        pytest.skip("needs a machine with an affinity mask of more than one core")
+    code = ("import os; os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]}); "
+            "from factdebate.server.ops.adaptive import floor_of, FLOOR_PER_CORE; "
+            "print(floor_of(0), FLOOR_PER_CORE)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert int(out[0]) == int(out[1])  # one core's floor

@@ -42,9 +42,10 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import time
 from collections.abc import Callable
+
+from factdebate.util.cores import usable_cores
 
 FLOOR_PER_CORE = 8  # as many checks as guard.checks_at_once's default gives one core
 TARGET_S = 0.005  # the loop's mean lateness the limit holds (CoDel's target)
@@ -64,12 +65,14 @@ PACE_FROM = 0.5  # pacing applies while the checks running fill this share of th
 HELD_LEARN = 0.05  # weight of the newest check in the moving average of how long one holds its place
 
 
-CORES = os.cpu_count() or 1  # read once: admission asks for the floor at every request, shed ones included
+# The cores this process may use (its affinity, a container's quota), not the host's: read once, since admission
+# asks for the floor at every request, shed ones included
+CORES = max(1.0, usable_cores())
 
 
 def floor_of(checks_at_once: int) -> int:
     """The least the limit is: FLOOR_PER_CORE checks per CPU core, or ``checks_at_once`` where it is larger."""
-    return max(checks_at_once, FLOOR_PER_CORE * CORES)
+    return max(checks_at_once, int(FLOOR_PER_CORE * CORES))
 
 
 class AdaptiveLimit:

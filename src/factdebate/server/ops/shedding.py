@@ -151,7 +151,7 @@ class CheckLoad:
 
     @staticmethod
     def slots(checks_at_once: int) -> int:
-        return checks_at_once or CHECKS_PER_CORE * CORES
+        return checks_at_once or int(CHECKS_PER_CORE * CORES)
 
     def predicted_s(self, checks_at_once: int) -> float | None:
         """Seconds a check admitted now would take, or None before any has finished."""
