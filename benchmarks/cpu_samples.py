@@ -59,7 +59,7 @@ GUARD_PARTS = [
     ("checker calls: the model layers and the HTTP client", "llm/openai_compat.py:"),
     ("events, spans and kept calls", "core/runtime.py:"),
     ("events, spans and kept calls", "server/state/"),
-    ("events, spans and kept calls", "core/observe.py:"),
+    ("events, spans and kept calls", "util/observe.py:"),
     ("the check's own logic", "factdebate/guard_engine/"),
     ("the check's own logic", "factdebate/response_level/"),
     ("the check's own logic", "factdebate/methods/"),

@@ -42,11 +42,11 @@ CACHES = [("factdebate.response_level.spans", "_remembered_sentences"),
 async def _checks(count: int, cold: bool) -> dict[str, Any]:
     import importlib
 
-    from factdebate.core.observe import Watcher
     from factdebate.core.types import Document
     from factdebate.guard_engine import GuardOptions, check_text
     from factdebate.server.ops.metrics import Metrics
     from factdebate.server.state.kept_calls import CallKeeper
+    from factdebate.util.observe import Watcher
     from tests.guard.support import script
     from tests.helpers import StaticTool, resources_for
 

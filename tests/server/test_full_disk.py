@@ -28,13 +28,13 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from factdebate.core.storage_full import STORAGE
 from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.cache import ResponseCache
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
+from factdebate.util.storage_full import STORAGE
 from tests.server.conftest import AUTH, PLAIN, offline_build, parse_sse
 
 CACHED = {**PLAIN, "cache": True}

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from factdebate.core.events import BaseEvent, SpanBegin, SpanEnd, parse_event
-from factdebate.core.observe import watched
 from factdebate.core.textsafe import dumps_record
 from factdebate.core.types import ModelUsage, ReplyCounts, Usage, add_model_usage, add_reply_counts
+from factdebate.util.observe import watched
 
 EventSink = Callable[[dict[str, Any]], None]
 
@@ -177,7 +177,7 @@ def span(name: str, kind: str, **attributes: Any) -> Iterator[str]:
         run.emit(SpanBegin(name=name, kind=kind, attributes=attributes, span_id=span_id, parent_id=parent))
     token = _span.set((span_id, parent))
     try:
-        # the service's traces see it too (core/observe.py): its kind and a claim's index, never its text
+        # the service's traces see it too (util/observe.py): its kind and a claim's index, never its text
         with watched("span", span_kind=kind, index=str(attributes.get("index", ""))):
             yield span_id
     finally:

@@ -3,7 +3,8 @@ contracts in pyproject.toml hold the service to it and keep the library from imp
 library's own object, imported from its module when first read, so a module of the service loads only what it
 uses (the MCP server answers its handshake before the check engine is imported). ``factdebate.util``, the
 domain-free foundation beneath the library (the pooled HTTP client, bounded bodies, the scrub of secrets and
-addresses, the data folder, the base error), is the service's too: it imports those names from util itself.
+addresses, the data folder, the base error, what measures work for metrics and traces, the notes of storage
+that could not write, a request's clock) is the service's too: it imports those names from util itself.
 
 The check (guard_engine/), one call for every door:
 
@@ -18,7 +19,6 @@ The check (guard_engine/), one call for every door:
 - ``Begun`` (a check set up and admitted: its result of a reply the service had no room to check, and its
   ``finish``, which hides and keeps a result); ``GuardedStream``: a begun reply's check while it streams
   (``GuardedStream.of``), its policy on the text, and the result of a reply that streamed no text.
-- ``request_clock`` (where a request's checks start their clock).
 - ``GuardOptions`` and ``ResolvedGuardOptions``: what a caller asks, and the same within the operator's settings
   (``GuardOptions.resolve``; ``GuardOptions.deadline_within``: a check's deadline;
   ``GuardOptions.MAX_EVIDENCE_ITEMS`` and ``GuardOptions.CONVERSATION_ID_PATTERN``: a request's bounds);
@@ -63,13 +63,8 @@ Errors (each a ``FactDebateError``, util's base, whose ``http_status`` says how 
 
 What the process holds, writes and reads:
 
-- ``hide_endpoints``: util's, what a caller reads without the operator's addresses and secrets, listed for the
-  modules of the service's operations (``server/ops/``) that read it here.
 - ``checked_tree``, ``dumps_record``: an input's text checked, and strict JSON that always encodes (a record,
-  an answer that may carry text no UTF-8 answer can); ``upgrade``: a stored record in the current schema;
-  ``STORAGE``: the parts of storage that could not write lately, and whether a failed write is storage's.
-- ``Watcher``: what measures the library's work for the service's metrics and traces (``Watcher.watching``:
-  the work inside measured by given watchers; ``Watcher.watched``: a piece of work that says what it is).
+  an answer that may carry text no UTF-8 answer can); ``upgrade``: a stored record in the current schema.
 - ``__version__``."""
 
 from __future__ import annotations
@@ -79,17 +74,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports each name's module on first use
     from factdebate.core.errors import ConfigError, InputError, MissingDependencyError
-    from factdebate.core.observe import Watcher
     from factdebate.core.runtime import EventSink, Listener
     from factdebate.core.schema import upgrade
-    from factdebate.core.storage_full import STORAGE
     from factdebate.core.textsafe import checked_tree, dumps_record
     from factdebate.core.types import Document, Label, ResponseVerdict, Verdict
     from factdebate.core.version import __version__
     from factdebate.corpus.builtin import BUILTIN_CORPUS
     from factdebate.corpus.names import CorpusName
     from factdebate.guard_engine.call import Admission, Begun, CheckCall, Host, Reply
-    from factdebate.guard_engine.clock import request_clock
     from factdebate.guard_engine.response_check import RecheckedClaim
     from factdebate.guard_engine.stream_policy import GuardedStream
     from factdebate.guard_engine.types import (
@@ -117,22 +109,20 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.settings.options import Option
     from factdebate.settings.sources import YamlFile
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine, mcp_tool
-    from factdebate.util.scrub import hide_endpoints
 
-__all__ = ["BUILTIN_CORPUS", "STORAGE", "Admission", "AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem",
+__all__ = ["BUILTIN_CORPUS", "Admission", "AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem",
            "ConfigError", "CorpusName", "Document", "EventSink", "EvidenceMode", "GuardClaim", "GuardEvidence",
            "GuardOptions", "GuardResult", "GuardedStream", "Host", "InputError", "Label", "Listener", "MethodView",
            "MissingDependencyError", "Option", "RecheckedClaim", "Reply", "ResolvedGuardOptions", "ResourcePool",
            "Resources", "ResponseVerdict", "RetrievalTool", "Reviser", "SearchEngine", "Settings", "Tier", "Verdict",
-           "Watcher", "YamlFile", "__version__", "all_methods", "checked_tree", "dumps_record", "get_method",
-           "hide_endpoints", "mcp_tool", "page_words", "render", "request_clock", "run_claim", "settings_from",
+           "YamlFile", "__version__", "all_methods", "checked_tree", "dumps_record", "get_method",
+           "mcp_tool", "page_words", "render", "run_claim", "settings_from",
            "transcribing", "upgrade"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
 _WHERE: dict[str, tuple[str, str]] = {
     "BUILTIN_CORPUS": ("factdebate.corpus.builtin", "BUILTIN_CORPUS"),
-    "STORAGE": ("factdebate.core.storage_full", "STORAGE"),
     "Admission": ("factdebate.guard_engine.call", "Admission"),
     "AgentTool": ("factdebate.tools.registry", "AgentTool"),
     "Begun": ("factdebate.guard_engine.call", "Begun"),
@@ -168,18 +158,15 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Settings": ("factdebate.settings.model", "Settings"),
     "Tier": ("factdebate.guard_engine.types", "Tier"),
     "Verdict": ("factdebate.core.types", "Verdict"),
-    "Watcher": ("factdebate.core.observe", "Watcher"),
     "YamlFile": ("factdebate.settings.sources", "YamlFile"),
     "__version__": ("factdebate.core.version", "__version__"),
     "all_methods": ("factdebate.methods.base", "all_methods"),
     "checked_tree": ("factdebate.core.textsafe", "checked_tree"),
     "dumps_record": ("factdebate.core.textsafe", "dumps_record"),
     "get_method": ("factdebate.methods.base", "get_method"),
-    "hide_endpoints": ("factdebate.util.scrub", "hide_endpoints"),
     "mcp_tool": ("factdebate.tools.registry", "mcp_tool"),
     "page_words": ("factdebate.run.page_words", "page_words"),
     "render": ("factdebate.prompts", "render"),
-    "request_clock": ("factdebate.guard_engine.clock", "request_clock"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
     "settings_from": ("factdebate.settings.load", "settings_from"),
     "transcribing": ("factdebate.llm.transcript", "transcribing"),

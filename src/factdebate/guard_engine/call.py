@@ -25,11 +25,9 @@ from typing import Any, TypeVar
 
 from factdebate.core.claim_context import given_evidence
 from factdebate.core.errors import FactDebateError
-from factdebate.core.observe import watched
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Document, ResponseVerdict
 from factdebate.guard_engine.check import check_text
-from factdebate.guard_engine.clock import not_counted
 from factdebate.guard_engine.messages import person_question, text_of
 from factdebate.guard_engine.options import with_conversation
 from factdebate.guard_engine.overload import overloaded_result
@@ -40,6 +38,8 @@ from factdebate.guard_engine.types import GuardClaim, GuardOptions, GuardResult,
 from factdebate.llm.calls import cache_scope, caller_scope
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
+from factdebate.util.clock import not_counted
+from factdebate.util.observe import watched
 from factdebate.util.scrub import hide_endpoints
 
 log = logging.getLogger("factdebate.guard_engine")
@@ -65,7 +65,7 @@ class CheckCall:
         claims = 0
         try:
             if callable(replies):
-                with not_counted():  # the upstream's time is not the check's (guard_engine/clock.py)
+                with not_counted():  # the upstream's time is not the check's (util/clock.py)
                     replies = await replies(begun)
             async with contextlib.AsyncExitStack() as stack:
                 # a session's resources are opened only for a reply with something to check (not a tool call alone)

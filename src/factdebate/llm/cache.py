@@ -6,7 +6,7 @@ per key, and a local model is not batch-invariant (llama.cpp can answer one prom
 
 A cache that cannot write (a full or read-only disk) is skipped with one warning, and reads that fail so are
 misses: the call has been paid for, and a full disk must not lose its verdict. ``/v1/health`` says so while
-it lasts (core/storage_full.py)."""
+it lasts (util/storage_full.py)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from factdebate.core.storage_full import STORAGE
 from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.calls import CallInfo, current_cache_scope
+from factdebate.util.storage_full import STORAGE
 
 log = logging.getLogger("factdebate.llm")
 PART = "response cache"

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import factdebate.llm.breaker as breaker  # the modules, not the package (whose __init__ imports this one)
 import factdebate.llm.hung_calls as hung_calls
 from factdebate.core.errors import EndpointSlowError, EndpointUnavailableError, FactDebateError, ModelAnswerUnusable
-from factdebate.core.observe import watched
 from factdebate.core.runtime import current_run
 from factdebate.core.textsafe import safe_text
 from factdebate.llm.base import (
@@ -30,6 +29,7 @@ from factdebate.llm.calls import CallInfo, count_call, current_sample, reset_cal
 from factdebate.llm.failure_budget import current_budget
 from factdebate.llm.in_flight import learn, limit_for, slot, wants_asking
 from factdebate.llm.transcript import call_text, transcript_call_chars, transcript_chars
+from factdebate.util.observe import watched
 from factdebate.util.scrub import redact_text
 
 
@@ -231,7 +231,7 @@ class LLM:
             count_call(cached=False)  # sent: counted even when the deadline cuts it before its answer
             self._count_sent(who)
             try:
-                # each try sent, for the service's metrics and traces (core/observe.py)
+                # each try sent, for the service's metrics and traces (util/observe.py)
                 with watched("model_call", model=self.model, role=who.role) as learnt:
                     answer = self.backend.complete(messages, params)
                     completion = await (hung_calls.watched(state, answer, tries.given_up, self._timeout)

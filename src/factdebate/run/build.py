@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factdebate.core.errors import ConfigError
-from factdebate.core.storage_full import STORAGE
 from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.embeddings import TextEncoder
 from factdebate.llm import LLM, RetryPolicy, make_backend
@@ -23,6 +22,7 @@ from factdebate.methods.resources import Resources, RunScope, Services
 from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
 from factdebate.util.paths import data_dir
+from factdebate.util.storage_full import STORAGE
 
 if TYPE_CHECKING:
     from factdebate.corpus.vectors_later import Build

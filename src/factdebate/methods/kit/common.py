@@ -9,7 +9,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from factdebate.core.events import ToolCall, doc_refs
-from factdebate.core.observe import watched
 from factdebate.core.parsing import parse_label
 from factdebate.core.runtime import count_reply, current_run, span
 from factdebate.core.types import Document, Label
@@ -20,6 +19,7 @@ from factdebate.methods.kit.fields import free_field, instruction_echo
 from factdebate.methods.kit.formats import ALL_LABELS, FOUR_LABELS, TWO_LABELS, offered_labels, verdict_params
 from factdebate.prompts import Prompt
 from factdebate.tools.base import Tool
+from factdebate.util.observe import watched
 
 LABEL_CHOICES = ALL_LABELS
 # The label alone, held to the task's labels where the backend can (its own prompt name in usage).
@@ -100,7 +100,7 @@ async def search_tool(tool: Tool, query: str, k: int, *, agent: str = "", round:
     """One accounted search; ``written``: the model's own text where ``query`` is its cleaned form."""
     started = time.perf_counter()
     with span(f"{tool.name}: {query[:60]}", "tool", agent=agent, round=round):
-        with watched("search", tool=tool.name):  # the service's metrics and traces (core/observe.py)
+        with watched("search", tool=tool.name):  # the service's metrics and traces (util/observe.py)
             documents = await tool.search(query, k)
         book_tool_call(tool.name, query, k, documents, time.perf_counter() - started, agent=agent, round=round,
                        written=written)

@@ -20,11 +20,12 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from factdebate.engine import GuardClaim, Watcher
+from factdebate.engine import GuardClaim
 from factdebate.server.guard.revision import revision_request
 from factdebate.util.bounded_body import AnswerPastLimit, size_words
 from factdebate.util.errors import FactDebateError
 from factdebate.util.http_client import Client
+from factdebate.util.observe import Watcher
 from factdebate.util.scrub import hide_endpoints, redact_value
 
 MIB = 1024 * 1024
@@ -270,7 +271,7 @@ class Upstream:
 
     async def complete(self, body: dict[str, Any]) -> dict[str, Any]:
         """The upstream's whole answer to ``body`` (sent with ``stream`` false)."""
-        with Watcher.watched("model_call", model="upstream", role="upstream"):  # metrics and traces (core/observe.py)
+        with Watcher.watched("model_call", model="upstream", role="upstream"):  # metrics and traces (util/observe.py)
             request = await self._content({**body, "stream": False})
             with self._sending():
                 answer = await self.session.post("/chat/completions", request, max_bytes=self.limits.plain_bytes,
@@ -294,7 +295,7 @@ class Upstream:
     async def stream(self, body: dict[str, Any]) -> AsyncGenerator[SSEEvent, None]:
         """The upstream's stream, event by event as they arrive. An error before the first event raises
         :class:`UpstreamError`; the caller has then sent nothing yet."""
-        with Watcher.watched("model_call", model="upstream", role="upstream"):  # to its headers (core/observe.py)
+        with Watcher.watched("model_call", model="upstream", role="upstream"):  # to its headers (util/observe.py)
             request = await self._content({**body, "stream": True})
             with self._sending():
                 answer = await self.session.post("/chat/completions", request, max_bytes=self.limits.stream_bytes,

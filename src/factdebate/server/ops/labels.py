@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from factdebate.engine import hide_endpoints
+from factdebate.util.scrub import hide_endpoints
 
 if TYPE_CHECKING:
     from factdebate.server.options import SettingsResolver

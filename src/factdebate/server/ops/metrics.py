@@ -12,7 +12,7 @@ What is counted, and from where:
   they were done (the result's typed ``deadline_missed``: admitted, not checked in time), from the host that keeps
   the checks (server/guard/host.py);
 - every model call's latency and its failures by endpoint (the model's configured name, any address in it
-  hidden, and the role that asked: core/observe.py's ``model_call``), the upstream's calls the same way under
+  hidden, and the role that asked: util/observe.py's ``model_call``), the upstream's calls the same way under
   the role ``upstream``, and every search's latency by tool;
 - the time the guard added before a streamed reply's first token (the upstream's first chunk to ours);
 - debates and checks running, guard requests shed for load (server/ops/shedding.py; nothing waits in a queue:
@@ -39,8 +39,8 @@ from typing import Any
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.engine import Watcher
 from factdebate.server.ops.labels import OperatorNames, method_label
+from factdebate.util.observe import Watcher
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 # Seconds: a route answers in milliseconds (a refusal) to minutes (a deep check); a model call alike.
@@ -138,7 +138,7 @@ _TIMED = frozenset(("model_call", "search"))  # the kinds of work _MetricsWatche
 
 
 class _MetricsWatcher(Watcher):
-    """Model calls and searches timed (core/observe.py), their failures counted by the exception's class."""
+    """Model calls and searches timed (util/observe.py), their failures counted by the exception's class."""
 
     def __init__(self, metrics: Metrics) -> None:
         self.metrics = metrics

@@ -31,9 +31,9 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.engine import Watcher
 from factdebate.server.ops.labels import METHODS, OperatorNames
 from factdebate.server.ops.probes import is_probe
+from factdebate.util.observe import Watcher
 
 log = logging.getLogger("factdebate.server")
 
@@ -72,7 +72,7 @@ class Tracing(Watcher):
 
     @contextlib.contextmanager
     def watch(self, kind: str, attributes: dict[str, str]) -> Iterator[None]:
-        """core/observe.py's watcher: model calls, searches, guard checks and claims as spans."""
+        """util/observe.py's watcher: model calls, searches, guard checks and claims as spans."""
         from opentelemetry.trace import SpanKind, Status, StatusCode
 
         name, span_kind, fields = _span_of(kind, attributes, self.names)

@@ -15,11 +15,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Response
 from pydantic import BaseModel, Field
 
-from factdebate.engine import STORAGE, EventSink, GuardOptions, ResponseVerdict, Verdict
+from factdebate.engine import EventSink, GuardOptions, ResponseVerdict, Verdict
 from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.state.check_store import CHECK_ID, MAX_PAGE
 from factdebate.server.state.kept_calls import CallKeeper
 from factdebate.server.state.storage_words import public_reason
+from factdebate.util.storage_full import STORAGE
 
 router = APIRouter(prefix="/v1")
 log = logging.getLogger("factdebate.server")

@@ -12,17 +12,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ValidationError
 
-from factdebate.engine import (
-    STORAGE,
-    ConfigError,
-    EventSink,
-    InputError,
-    Option,
-    Settings,
-    Verdict,
-    __version__,
-    run_claim,
-)
+from factdebate.engine import ConfigError, EventSink, InputError, Option, Settings, Verdict, __version__, run_claim
 from factdebate.server.admission import RunSlot
 from factdebate.server.catalogue import Catalogue, catalogue
 from factdebate.server.evidence import checked_evidence
@@ -41,6 +31,7 @@ from factdebate.server.state.storage_words import public_reason
 from factdebate.server.streaming import for_caller, transcribed
 from factdebate.util.errors import FactDebateError
 from factdebate.util.scrub import hide_endpoints
+from factdebate.util.storage_full import STORAGE
 
 router = APIRouter(prefix="/v1")
 log = logging.getLogger("factdebate.server")

@@ -52,7 +52,7 @@ from prometheus_client import Histogram
 from starlette.requests import Request
 from starlette.responses import Response
 
-from factdebate.engine import GuardedStream, GuardResult, Watcher
+from factdebate.engine import GuardedStream, GuardResult
 from factdebate.server.admission import SlotStream
 from factdebate.server.guard.host import Prepared
 from factdebate.server.guard.openai_chat.answer import result_view
@@ -60,6 +60,7 @@ from factdebate.server.guard.openai_chat.chunks import AnswerTooLong, ChatChunks
 from factdebate.server.guard.openai_chat.overloaded_stream import overloaded_frames
 from factdebate.server.guard.prepare import STOPPING, disconnected, openai_error, upstream_error
 from factdebate.server.guard.upstream import SSEEvent, UpstreamError, error_body, passed_on_error
+from factdebate.util.observe import Watcher
 from factdebate.util.scrub import hide_endpoints
 
 log = logging.getLogger("factdebate.server")
@@ -154,7 +155,7 @@ class Relay:
         ttft: Histogram | None = self.prepared.host.service.metrics.ttft_added
         resolved = self.begun.resolved
         try:
-            with Watcher.watched("guard_check", tier=resolved.tier, policy=resolved.policy):  # traces (core/observe.py)
+            with Watcher.watched("guard_check", tier=resolved.tier, policy=resolved.policy):  # traces (util/observe.py)
                 async for out in frames:
                     if ttft is not None and out is not PING:
                         ttft.observe(loop.time() - self.first_at)

@@ -1,7 +1,7 @@
-"""When a check's clock starts: on the service, the request's arrival, so the deadline and ``usage.seconds``
-cover reading the body and building the models too, less the wait for the operator's model
-(``guard.upstream_timeout_s`` bounds that). Elsewhere, and for a ``rewrite``'s re-check (:func:`own_clock`),
-when the check starts."""
+"""When a check's clock starts: on a service, the request's arrival (:func:`request_clock`), so its deadline and
+the seconds it reports cover reading the body and building what it needs too, less the time spent waiting on
+another server (:func:`not_counted`). Elsewhere, and for a check made again inside one (:func:`own_clock`), when
+the check starts."""
 
 from __future__ import annotations
 
