@@ -44,9 +44,9 @@ Claims and answers (run/, core/):
 
 Settings and what the library offers:
 
-- ``Settings`` (``Settings.over``: a request's options over the operator's settings, what is wrong said
-  without the values; ``checked_claim``: a claim within its limit), ``settings_from`` (flat options over the
-  file and the environment); ``Option`` (a flat option; ``Option.public_options``: those a service's caller
+- ``Settings`` (``Settings.from_options``: flat options over the file and the environment; ``Settings.over``: a
+  request's options over the operator's settings, what is wrong said without the values; ``checked_claim``: a
+  claim within its limit); ``Option`` (a flat option; ``Option.public_options``: those a service's caller
   may choose; ``Option.overrides``: flat options as nested settings); ``YamlFile`` (a settings file, read
   bounded: the service's too).
 - ``all_methods``, ``get_method``, ``MethodView``: the methods and how the page draws each
@@ -104,7 +104,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.run.claim import run_claim
     from factdebate.run.page_words import page_words
     from factdebate.scale.resource_pool import ResourcePool
-    from factdebate.settings.load import settings_from
     from factdebate.settings.model import Settings
     from factdebate.settings.options import Option
     from factdebate.settings.sources import YamlFile
@@ -116,7 +115,7 @@ __all__ = ["BUILTIN_CORPUS", "Admission", "AgentTool", "Begun", "CallQueue", "Ch
            "MissingDependencyError", "Option", "RecheckedClaim", "Reply", "ResolvedGuardOptions", "ResourcePool",
            "Resources", "ResponseVerdict", "RetrievalTool", "Reviser", "SearchEngine", "Settings", "Tier", "Verdict",
            "YamlFile", "__version__", "all_methods", "checked_tree", "dumps_record", "get_method",
-           "mcp_tool", "page_words", "render", "run_claim", "settings_from",
+           "mcp_tool", "page_words", "render", "run_claim",
            "transcribing", "upgrade"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
@@ -168,7 +167,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "page_words": ("factdebate.run.page_words", "page_words"),
     "render": ("factdebate.prompts", "render"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
-    "settings_from": ("factdebate.settings.load", "settings_from"),
     "transcribing": ("factdebate.llm.transcript", "transcribing"),
     "upgrade": ("factdebate.core.schema", "upgrade"),
 }

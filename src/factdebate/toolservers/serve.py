@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
 
 def _settings(config: Path | None) -> Settings:
-    from factdebate.settings.load import settings_from
+    from factdebate.settings.model import Settings
 
-    return settings_from({}, config)
+    return Settings.from_options({}, config)
 
 
 def _ensure_builtin(corpus: str, engines: list[str], config: Path | None) -> None:
