@@ -290,7 +290,7 @@ async def run_all(methods: list[str], url: str, proxy: Proxy, args: argparse.Nam
 
 
 def main() -> None:
-    from factdebate.methods.base import all_methods
+    from factdebate.methods.base import Method
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--methods", default="", help="comma-separated (default: every method but MERMAID, whose "
@@ -305,7 +305,7 @@ def main() -> None:
                         help="start the server as it starts by default (--interrupt_requests True: it cuts streams, "
                         "so llm.stream: auto asks it plainly after the first cut)")
     args = parser.parse_args()
-    methods = [m for m in args.methods.split(",") if m] or sorted(m for m in all_methods() if m != "mermaid")
+    methods = [m for m in args.methods.split(",") if m] or sorted(m for m in Method.registered() if m != "mermaid")
     os.environ.setdefault("FACTDEBATE_DATA_DIR", tempfile.mkdtemp(prefix="served-bench-"))
     with tempfile.TemporaryDirectory() as work:
         process, url = start_server(Path(work), args.threads,

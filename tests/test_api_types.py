@@ -258,9 +258,9 @@ def test_check_response_is_at_the_top_level() -> None:
 
 def builtin_methods() -> list[str]:
     """The methods factdebate registers itself (a test may have registered a plug-in of its own)."""
-    from factdebate.methods.base import all_methods
+    from factdebate.methods.base import Method
 
-    return [name for name, cls in all_methods().items() if cls.__module__.startswith("factdebate.methods.")]
+    return [name for name, cls in Method.registered().items() if cls.__module__.startswith("factdebate.methods.")]
 
 
 async def test_a_blocking_call_inside_a_running_event_loop_names_the_async_call() -> None:

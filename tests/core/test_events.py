@@ -14,7 +14,7 @@ from rich.console import Console
 from factdebate.cli.render import LiveDebate
 from factdebate.core.events import Answer, event_json_schema, parse_event
 from factdebate.core.runtime import Listener, RunRecorder, emit, recording, span
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.run.claim import run_claim
 from tests.eval.support import truthful
 from tests.helpers import CLAIM, resources_for
@@ -34,7 +34,7 @@ async def test_every_method_streams_the_generic_events(method: str) -> None:
     kinds = [e["event"] for e in events]
     assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
     assert {"turn_started", "answer", "round", "verdict"} <= set(kinds)
-    asks_a_model = get_method(method).call_bounds(resources_for(truthful, method=method)[0].settings)[1] > 0
+    asks_a_model = Method.named(method).call_bounds(resources_for(truthful, method=method)[0].settings)[1] > 0
     assert ("llm_call" in kinds) == asks_a_model
     schema = jsonschema.Draft202012Validator(event_json_schema())
     for event in events:

@@ -13,7 +13,7 @@ from factdebate.core.claim_context import two_labels
 from factdebate.core.deviations import keys
 from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample
 from factdebate.eval.runner import make_plan
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.settings.load import load_settings
 
 TOOLMAD_PAPER = ["tool-mad", "single", "cot", "react", "mad", "madke", "vote"]
@@ -22,16 +22,16 @@ TOOLMAD_PAPER = ["tool-mad", "single", "cot", "react", "mad", "madke", "vote"]
 @pytest.mark.parametrize("method", TOOLMAD_PAPER)
 def test_a_two_label_task_is_declared_for_the_toolmad_papers_methods(method: str) -> None:
     settings = load_settings(overrides={"method": method}, environ={})
-    assert "two_labels" not in keys(get_method(method).paper_deviations(settings))
+    assert "two_labels" not in keys(Method.named(method).paper_deviations(settings))
     with two_labels(True):
-        found = {d.key: d for d in get_method(method).paper_deviations(settings)}
+        found = {d.key: d for d in Method.named(method).paper_deviations(settings)}
     assert "NOT ENOUGH INFO" in found["two_labels"].paper and "REFUTES" in found["two_labels"].here
 
 
 def test_other_papers_methods_do_not_declare_it() -> None:
     settings = load_settings(overrides={"method": "mermaid"}, environ={})
     with two_labels(True):
-        assert "two_labels" not in keys(get_method("mermaid").paper_deviations(settings))
+        assert "two_labels" not in keys(Method.named("mermaid").paper_deviations(settings))
 
 
 def test_run_json_declares_it_on_a_two_label_dataset(tmp_path: Path) -> None:

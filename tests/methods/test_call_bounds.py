@@ -13,7 +13,7 @@ import pytest
 
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
-from factdebate.methods.base import CallProbe, all_methods, get_method
+from factdebate.methods.base import CallProbe, Method
 from factdebate.run.claim import run_claim
 from tests.eval.support import truthful
 from tests.helpers import CLAIM, resources_for
@@ -28,7 +28,7 @@ SHARED = {
 
 def probes() -> dict[str, CallProbe]:
     """Every registered method's probe (a method without one fails test_every_method_declares_its_probe)."""
-    return {name: cls.call_probe for name, cls in all_methods().items() if cls.call_probe is not None}
+    return {name: cls.call_probe for name, cls in Method.registered().items() if cls.call_probe is not None}
 
 
 def probed() -> list[str]:
@@ -60,7 +60,7 @@ def reask_everything(call: CallInfo, messages: list[Message], params: GenParams)
 
 
 def test_every_method_declares_its_probe() -> None:
-    methods = all_methods()
+    methods = Method.registered()
     assert not [name for name, cls in methods.items() if cls.call_probe is None]
     assert {"dpd", "tool-mad", "vote", "factool"} <= set(probed())  # the registry was read
     for name, probe in probes().items():
@@ -71,14 +71,14 @@ def test_every_method_declares_its_probe() -> None:
 
 async def upper_bound_is_reached(method: str) -> None:
     resources, backend, _ = resources_for(reask_everything, method=method, methods=probe_settings(method))
-    low, high = get_method(method).call_bounds(resources.settings)
+    low, high = Method.named(method).call_bounds(resources.settings)
     verdict = await run_claim(CLAIM, resources.settings, resources)
     assert verdict.usage.llm_calls == len(backend.calls) == high and low <= high
 
 
 async def lower_bound_holds(method: str) -> None:
     resources, _, _ = resources_for(truthful, method=method, methods=probe_settings(method))
-    low, high = get_method(method).call_bounds(resources.settings)
+    low, high = Method.named(method).call_bounds(resources.settings)
     verdict = await run_claim(CLAIM, resources.settings, resources)
     assert low <= verdict.usage.llm_calls <= high and verdict.label is not None
 

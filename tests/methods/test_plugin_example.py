@@ -28,7 +28,7 @@ from factdebate.core.schema import verdict_json_schema
 from factdebate.llm import make_backend
 from factdebate.llm.base import GenParams
 from factdebate.llm.calls import CallInfo, reset_call, set_call
-from factdebate.methods.base import all_methods, register, unregister
+from factdebate.methods.base import Method, register, unregister
 from factdebate.methods.parrot.method import Parrot, ParrotTally
 from factdebate.prompts import render, template_path
 from factdebate.settings.load import load_settings
@@ -68,7 +68,7 @@ def test_the_page_names_no_method() -> None:
 
 
 def test_the_folder_is_found_but_the_example_is_not_listed() -> None:
-    assert "parrot" not in all_methods()
+    assert "parrot" not in Method.registered()
     assert "factdebate.methods.parrot.method" in sys.modules  # discovery walks a new folder like any other
     assert template_path("parrot").parent == FOLDER / "prompts"  # and its prompts are found by name
     assert "This is answer 2 of 3" in render("parrot", claim=CLAIM, voice="plain", attempt=2, answers=3).text
@@ -171,7 +171,7 @@ def test_unregistering_forgets_it_everywhere(parrot: None) -> None:
     unregister("parrot")
     from factdebate.llm.scripted_library import REPLIES
 
-    assert "parrot" not in all_methods() and "parrot" not in REPLIES and "parrot_answers" not in all_options()
+    assert "parrot" not in Method.registered() and "parrot" not in REPLIES and "parrot_answers" not in all_options()
     with pytest.raises(ValidationError):
         parse_event({"event": "parrot_tally", "labels": []})
     with pytest.raises(ConfigError, match="parrot"):

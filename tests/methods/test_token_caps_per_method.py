@@ -19,7 +19,7 @@ import pytest
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.constraints import without_lengths
-from factdebate.methods.base import all_methods
+from factdebate.methods.base import Method
 from factdebate.run.claim import run_claim
 from tests.eval.support import truthful
 from tests.helpers import CLAIM, resources_for
@@ -84,13 +84,13 @@ def unfitted(method: str) -> list[str]:
             if params.max_tokens * CHARS_PER_TOKEN < chars]
 
 
-@pytest.mark.parametrize("method", sorted(name for name, cls in all_methods().items()
+@pytest.mark.parametrize("method", sorted(name for name, cls in Method.registered().items()
                                           if cls.call_probe is not None and not cls.call_probe.elsewhere))
 def test_every_call_of_the_method_can_finish_its_format_within_its_cap(method: str) -> None:
     assert unfitted(method) == []
 
 
-@pytest.mark.parametrize("method", sorted(name for name, cls in all_methods().items()
+@pytest.mark.parametrize("method", sorted(name for name, cls in Method.registered().items()
                                           if cls.call_probe is not None and not cls.call_probe.elsewhere))
 def test_every_call_of_the_method_has_a_format_but_those_named(method: str) -> None:
     """A call without a format is bounded by nothing but its cap: SmolLM2 wrote DPD's statements to theirs

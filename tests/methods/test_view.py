@@ -7,7 +7,7 @@ import re
 
 from factdebate.core.events import kinds_of
 from factdebate.core.types import Judgement, Label, Round, Step, Turn, Verdict
-from factdebate.methods.base import all_methods
+from factdebate.methods.base import Method
 from factdebate.methods.dpd.panel import DIMENSIONS, OUTCOME_LABEL
 from factdebate.methods.view import DECISIONS, describe
 from tests.paths import ROOT
@@ -20,7 +20,7 @@ def verdict(method: str, decided_by: str, rounds: int = 1, **extra: object) -> V
 
 
 def test_decisions_read_in_the_methods_words() -> None:
-    methods = all_methods()
+    methods = Method.registered()
     assert describe(methods["tool-mad"].view, verdict("tool-mad", "judge", 2)) == \
         "the judge, after 2 rounds without consensus"
     assert describe(methods["tool-mad"].view, verdict("tool-mad", "consensus", 3)) == \
@@ -36,24 +36,25 @@ def test_decisions_read_in_the_methods_words() -> None:
 
 
 def test_dpd_and_mermaid_declare_their_parts() -> None:
-    dpd, mermaid = all_methods()["dpd"].view, all_methods()["mermaid"].view
+    dpd, mermaid = Method.registered()["dpd"].view, Method.registered()["mermaid"].view
     assert dpd.layout == "teams" and set(dpd.ballot) == set(DIMENSIONS)
     assert dpd.ballot["E"] == "Evidence credibility" and dpd.ballot["N"] == "Language neutrality"
     assert {dpd.votes[label.value] for label in OUTCOME_LABEL.values()} == set(OUTCOME_LABEL)
     assert all(dpd.statement(role) for role in ("gatherer", "analyst", "rebutter", "summarizer"))
     assert not dpd.statement("judge")
     assert mermaid.layout == "timeline" and mermaid.rounds is False
-    assert {p.event for p in mermaid.parts} <= {k for model in all_methods()['mermaid'].events for k in kinds_of(model)}
+    kinds = {k for model in Method.registered()["mermaid"].events for k in kinds_of(model)}
+    assert {p.event for p in mermaid.parts} <= kinds
     assert mermaid.roles["decomposer"].part == "decomposition"
     # The methods that number their model calls by step say so: the page names and places those calls as steps.
-    assert {n for n, cls in all_methods().items() if cls.view.calls_by_step} == {"mermaid", "react"}
-    assert all_methods()["react"].view.rounds is False  # one agent's loop: no "Round 1" worth naming
+    assert {n for n, cls in Method.registered().items() if cls.view.calls_by_step} == {"mermaid", "react"}
+    assert Method.registered()["react"].view.rounds is False  # one agent's loop: no "Round 1" worth naming
     assert Judgement(scores={"affirmative.E": 0.5}).scores  # the keys the ballot table reads
 
 
 def test_neither_the_terminal_nor_the_page_names_a_method() -> None:
     # The names that are not also ordinary words ("vote", "single"), quoted as a method would be.
-    names = [name for name in all_methods() if name not in {"vote", "single", "react", "cot", "mad"}]
+    names = [name for name in Method.registered() if name not in {"vote", "single", "react", "cot", "mad"}]
     drawn = [ROOT / "src/factdebate/cli/render.py", *(ROOT / "src/factdebate/server/static").rglob("*.js")]
     for path in drawn:
         text = path.read_text(encoding="utf-8").lower()

@@ -9,7 +9,7 @@ import pytest
 
 from factdebate.core.errors import InputError
 from factdebate.eval.runner import RUN, Plan, check_resume, make_plan
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.run.resume import settings_changes
 from factdebate.settings.load import load_settings
 
@@ -21,16 +21,16 @@ def dump(**methods: dict[str, object]) -> dict[str, object]:
 def test_a_field_of_another_method_does_not_block_a_resume() -> None:
     before, now = dump(), dump(**{"tool-mad": {"rounds": 5}})
     del before["methods"]["tool-mad"]["speculate"]  # type: ignore[index]  # as if the field were new
-    assert settings_changes(before, now, get_method("cot").settings_sections()) == []
+    assert settings_changes(before, now, Method.named("cot").settings_sections()) == []
     assert settings_changes(before, now)  # compared whole, it is a difference
-    assert settings_changes(before, now, get_method("tool-mad").settings_sections()) == [
+    assert settings_changes(before, now, Method.named("tool-mad").settings_sections()) == [
         "settings.methods.tool-mad.rounds: 3 -> 5"]
 
 
 def test_the_vote_reads_tool_mads_section_too() -> None:
     before, now = dump(), dump(**{"tool-mad": {"rounds": 5}})
-    assert get_method("vote").settings_sections() == ("vote", "tool-mad")
-    assert any("tool-mad.rounds" in c for c in settings_changes(before, now, get_method("vote").settings_sections()))
+    assert Method.named("vote").settings_sections() == ("vote", "tool-mad")
+    assert any("tool-mad.rounds" in c for c in settings_changes(before, now, Method.named("vote").settings_sections()))
 
 
 def test_eval_resumes_a_mad_run_after_a_tool_mad_change_but_not_after_its_own(tmp_path: Path) -> None:

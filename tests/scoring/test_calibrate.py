@@ -15,7 +15,7 @@ from factdebate.core.deviations import keys
 from factdebate.eval.datasets import Sample
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.methods.toolmad.calibrate import calibrate_relevance
 from factdebate.scoring.calibrate import min_answers, threshold_for
 from factdebate.settings.load import load_settings
@@ -71,7 +71,7 @@ def calibrated_deviations(calibrated_with: str, **retrieval: str) -> dict[str, s
     settings = load_settings(overrides={"method": "tool-mad", "retrieval": retrieval, "methods": {"tool-mad": {
         "relevance_threshold": 0.612, "relevance_calibrated_dataset": "fever:dev.jsonl",
         "relevance_calibrated_encoder": calibrated_with, "relevance_calibrated_share": 0.8}}}, environ={})
-    return {d.key: d.here for d in get_method("tool-mad").paper_deviations(settings)}
+    return {d.key: d.here for d in Method.named("tool-mad").paper_deviations(settings)}
 
 
 def test_a_run_on_another_encoder_than_the_calibrations_is_warned() -> None:
@@ -85,7 +85,7 @@ def test_a_run_on_another_encoder_than_the_calibrations_is_warned() -> None:
         load_settings(overrides={"methods": {"tool-mad": {"relevance_calibrated_dataset": "fever"}}}, environ={})
     with pytest.raises(Exception, match="run `factdebate calibrate relevance` again"):
         load_settings(overrides={"methods": {"tool-mad": {"relevance_calibration": "a note"}}}, environ={})
-    assert keys(get_method("tool-mad").paper_deviations(load_settings(  # an older run's empty note still loads
+    assert keys(Method.named("tool-mad").paper_deviations(load_settings(  # an older run's empty note still loads
         overrides={"methods": {"tool-mad": {"relevance_calibration": ""}}}, environ={})))
 
 
@@ -108,7 +108,7 @@ def test_the_command_prints_the_threshold_and_the_flags(tmp_path: Path, capsys: 
     settings = load_settings(config_file=config, environ={})
     cfg = settings.methods["tool-mad"]
     assert cfg.relevance_calibrated_dataset == "countries" and cfg.relevance_calibrated_share == 0.8
-    assert "relevance_calibration_encoder" not in keys(get_method("tool-mad").paper_deviations(settings))
+    assert "relevance_calibration_encoder" not in keys(Method.named("tool-mad").paper_deviations(settings))
     code = run(["calibrate", "relevance", "--dataset", "nope:/none", "--llm", "scripted:agree"])
     assert code == 2
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.server.caps import LEVERS, SpendingCaps
 from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings
@@ -169,4 +169,4 @@ def test_every_lever_at_its_cap_fits_the_default_call_cap(method: str) -> None:
     """The default caps agree with each other: with every lever a caller may set at its cap, no built-in
     method exceeds max_calls_per_claim (docs/robustness.md tabulates these worst cases)."""
     caps = SpendingCaps()
-    assert get_method(method).call_bounds(at_caps(method, caps))[1] <= caps.max_calls_per_claim
+    assert Method.named(method).call_bounds(at_caps(method, caps))[1] <= caps.max_calls_per_claim

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from factdebate.cli.main import run
 from factdebate.memory.settings import MemorySettings
-from factdebate.methods.base import all_methods
+from factdebate.methods.base import Method
 from factdebate.server.config import ServiceConfig
 from factdebate.settings.model import Settings
 from factdebate.tools.mcp_config import MCPServerConfig
@@ -76,7 +76,7 @@ def _walk(model: type[BaseModel], prefix: str) -> Iterator[tuple[str, type[BaseM
 def numeric_fields() -> list[tuple[str, type[BaseModel], str]]:
     roots: list[tuple[type[BaseModel], str]] = [(Settings, ""), (MemorySettings, "memory."),
                                                 (ServiceConfig, "service."), (MCPServerConfig, "mcp_servers.")]
-    roots += [(method.settings_model, f"methods.{name}.") for name, method in sorted(all_methods().items())]
+    roots += [(method.settings_model, f"methods.{name}.") for name, method in sorted(Method.registered().items())]
     return [field for model, prefix in roots for field in _walk(model, prefix)]
 
 

@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from factdebate.core.fields import walk
 from factdebate.memory.settings import MemorySettings
-from factdebate.methods.base import all_methods
+from factdebate.methods.base import Method
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.config import ServiceConfig
 from factdebate.settings.model import Settings
@@ -18,7 +18,7 @@ from factdebate.tools.mcp_config import MCPServerConfig
 def test_every_setting_has_a_description() -> None:
     models: dict[str, type[BaseModel]] = {"settings": Settings, "mcp_servers.<name>": MCPServerConfig,
                                           "memory": MemorySettings, "service": ServiceConfig, "caps": SpendingCaps}
-    models.update({f"methods.{name}": method.settings_model for name, method in all_methods().items()})
+    models.update({f"methods.{name}": method.settings_model for name, method in Method.registered().items()})
     undescribed = [f"{where}.{'.'.join(path)}" for where, model in models.items()
                    for path, info in walk(model) if not (info.description or "").strip()]
     assert undescribed == []

@@ -22,7 +22,7 @@ from pydantic.fields import FieldInfo
 from factdebate.cli.main import run
 from factdebate.core.errors import ConfigError
 from factdebate.core.fields import exposure, offered, walk
-from factdebate.methods.base import all_methods
+from factdebate.methods.base import Method
 from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings
 from factdebate.settings.operator_paths import commands_and_endpoints, operator_paths, path_settings
@@ -58,7 +58,7 @@ def looks_outside(name: str, info: FieldInfo) -> bool:
 
 def every_field() -> list[tuple[tuple[str, ...], FieldInfo]]:
     fields = list(walk(Settings))
-    for name, method in all_methods().items():
+    for name, method in Method.registered().items():
         fields += list(walk(method.settings_model, ("methods", name)))
     return fields
 

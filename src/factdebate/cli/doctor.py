@@ -81,9 +81,9 @@ def run_checks(settings: Settings) -> list[Check]:
         checks.append(Check("constrained output", "ok" if mode != "none" else "warn",
                             f"llm.constrain={mode}" + (" (detected from the server's model list on first use)"
                                                        if mode == "auto" else "")))
-    from factdebate.methods.base import get_method
+    from factdebate.methods.base import Method
 
-    retrieval_needed = bool(get_method(settings.method).tools(settings))
+    retrieval_needed = bool(Method.named(settings.method).tools(settings))
     # the int8 encoder (the default) runs on ONNX Runtime; only the float one needs torch (the `torch` extra)
     for module in ("pymilvus", "tantivy", "onnxruntime", "onnx", "tokenizers"):
         checks.append(_package(module, "retrieval", retrieval_needed))

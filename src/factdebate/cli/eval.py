@@ -163,13 +163,13 @@ def _prepare(directory: Path, method: str | None, options: dict[str, Any], name:
     """One run's plan, with every check that needs no model call done."""
     from factdebate.core.pathcheck import output_folder
     from factdebate.eval.runner import check_resume, make_plan
-    from factdebate.methods import get_method
+    from factdebate.methods import Method
     from factdebate.scale.options import with_scale
     from factdebate.settings.model import Settings
 
     output_folder(directory, "--output")
     settings = with_scale(Settings.from_options({**options, **({"method": method} if method else {})}, config), *scale)
-    get_method(settings.method)  # an unknown method fails before the dataset is read
+    Method.named(settings.method)  # an unknown method fails before the dataset is read
     if warn:
         warn_unread(options, settings.method, "eval")
     if drawn is None:
@@ -178,7 +178,7 @@ def _prepare(directory: Path, method: str | None, options: dict[str, Any], name:
     else:
         plan = make_plan(settings, drawn[0], directory, limit=limit, seed=seed, name=name, options=options,
                          samples=drawn[1], order=order)
-    get_method(settings.method).check(settings)
+    Method.named(settings.method).check(settings)
     check_resume(plan)
     return plan
 

@@ -259,9 +259,9 @@ def schema(response: Annotated[bool, Opt("--response", help="The schema of check
         raise InputError("give --response or --events, not both")
     if events:
         from factdebate.core.events import event_json_schema
-        from factdebate.methods.base import all_methods
+        from factdebate.methods.base import Method
 
-        all_methods()  # the registered methods' own event kinds
+        Method.registered()  # the registered methods' own event kinds
         typer.echo(json.dumps(event_json_schema(), indent=1))
         return
     typer.echo(json.dumps(response_verdict_json_schema() if response else verdict_json_schema(), indent=1))

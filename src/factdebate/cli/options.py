@@ -129,11 +129,11 @@ def _rank(parameter: inspect.Parameter, main: set[str], order: list[str]) -> tup
 
 def _method_order() -> list[str]:
     """The default method, then the papers' methods, then the baselines (each group by name)."""
-    from factdebate.methods.base import all_methods
+    from factdebate.methods.base import Method
     from factdebate.settings.model import Settings
 
     default = Settings.model_fields["method"].default
-    methods = all_methods()
+    methods = Method.registered()
     return sorted(methods, key=lambda name: (name != default, ".baselines." in methods[name].__module__, name))
 
 
@@ -155,9 +155,9 @@ class OptionCommand:
     def __signature__(self) -> inspect.Signature:
         # Made once per set of registered methods: Typer reads it (and __annotations__) several times per
         # command each time it builds the CLI, which was 0.1 CPU-seconds of every command's start.
-        from factdebate.methods.base import all_methods
+        from factdebate.methods.base import Method
 
-        methods = tuple(all_methods().items())
+        methods = tuple(Method.registered().items())
         if self._signature is None or self._signature[0] != methods:
             self._signature = (methods, self._build_signature())
         return self._signature[1]

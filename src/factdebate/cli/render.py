@@ -14,7 +14,7 @@ from factdebate.core.deviations import Deviation
 from factdebate.core.events import summary
 from factdebate.core.types import Document, Judgement, Label, Step, Turn, Verdict, VerdictWarning
 from factdebate.llm import near_chance
-from factdebate.methods.base import all_methods
+from factdebate.methods.base import Method
 from factdebate.methods.view import MethodView, describe
 from factdebate.tools.retrieval_record import FULL_TEXT
 
@@ -25,7 +25,7 @@ GENERIC = MethodView()
 
 def view_of(method: str | None) -> MethodView:
     """The view the method declares; the generic one for a method this install does not know."""
-    cls = all_methods().get(method or "")
+    cls = Method.registered().get(method or "")
     return cls.view if cls is not None else GENERIC
 
 

@@ -91,14 +91,14 @@ _RETRIEVAL_MODULES = ("pymilvus", "tantivy", "onnxruntime", "onnx", "tokenizers"
 def missing_for_verify(settings: Settings) -> list[tuple[str, str]]:
     """The (module, extra) pairs a ``factdebate verify`` with these settings needs and this environment lacks."""
     from factdebate.cli.doctor import _uses
-    from factdebate.methods.base import get_method
+    from factdebate.methods.base import Method
 
     wanted: list[tuple[str, str]] = []
     if _uses(settings, "llama-cpp"):
         wanted.append(("llama_cpp", "local"))
     if _uses(settings, "openai"):
         wanted.append(("openai", "openai"))
-    if get_method(settings.method).tools(settings):
+    if Method.named(settings.method).tools(settings):
         wanted.extend((module, "retrieval") for module in _RETRIEVAL_MODULES)
         if settings.retrieval.encoder == "fp32":
             wanted.append(("sentence_transformers", "torch"))

@@ -49,9 +49,10 @@ Settings and what the library offers:
   claim within its limit); ``Option`` (a flat option; ``Option.public_options``: those a service's caller
   may choose; ``Option.overrides``: flat options as nested settings); ``YamlFile`` (a settings file, read
   bounded: the service's too).
-- ``all_methods``, ``get_method``, ``MethodView``: the methods and how the page draws each
-  one's verdict; ``page_words``: the library's words the page shows (the labels' other spellings, how an
-  answer's label was decided, the form's sections, the embedded model's caution).
+- ``Method`` (a method of the library: ``Method.registered``, every one by name; ``Method.named``, one, an
+  unknown name a ``ConfigError``), ``MethodView``: how the page draws each one's verdict; ``page_words``: the
+  library's words the page shows (the labels' other spellings, how an answer's label was decided, the form's
+  sections, the embedded model's caution).
 - ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names; ``mcp_tool``: a tool's name
   on an MCP server.
 - ``BUILTIN_CORPUS`` and ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in
@@ -96,7 +97,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     )
     from factdebate.llm.in_flight import CallQueue
     from factdebate.llm.transcript import transcribing
-    from factdebate.methods.base import all_methods, get_method
+    from factdebate.methods.base import Method
     from factdebate.methods.resources import Resources
     from factdebate.methods.view import MethodView
     from factdebate.prompts import render
@@ -109,13 +110,12 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.settings.sources import YamlFile
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine, mcp_tool
 
-__all__ = ["BUILTIN_CORPUS", "Admission", "AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem",
-           "ConfigError", "CorpusName", "Document", "EventSink", "EvidenceMode", "GuardClaim", "GuardEvidence",
-           "GuardOptions", "GuardResult", "GuardedStream", "Host", "InputError", "Label", "Listener", "MethodView",
+__all__ = ["BUILTIN_CORPUS", "Admission", "AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "ConfigError",
+           "CorpusName", "Document", "EventSink", "EvidenceMode", "GuardClaim", "GuardEvidence", "GuardOptions",
+           "GuardResult", "GuardedStream", "Host", "InputError", "Label", "Listener", "Method", "MethodView",
            "MissingDependencyError", "Option", "RecheckedClaim", "Reply", "ResolvedGuardOptions", "ResourcePool",
            "Resources", "ResponseVerdict", "RetrievalTool", "Reviser", "SearchEngine", "Settings", "Tier", "Verdict",
-           "YamlFile", "__version__", "all_methods", "checked_tree", "dumps_record", "get_method",
-           "mcp_tool", "page_words", "render", "run_claim",
+           "YamlFile", "__version__", "checked_tree", "dumps_record", "mcp_tool", "page_words", "render", "run_claim",
            "transcribing", "upgrade"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
@@ -142,6 +142,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "InputError": ("factdebate.core.errors", "InputError"),
     "Label": ("factdebate.core.types", "Label"),
     "Listener": ("factdebate.core.runtime", "Listener"),
+    "Method": ("factdebate.methods.base", "Method"),
     "MethodView": ("factdebate.methods.view", "MethodView"),
     "MissingDependencyError": ("factdebate.core.errors", "MissingDependencyError"),
     "Option": ("factdebate.settings.options", "Option"),
@@ -159,10 +160,8 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Verdict": ("factdebate.core.types", "Verdict"),
     "YamlFile": ("factdebate.settings.sources", "YamlFile"),
     "__version__": ("factdebate.core.version", "__version__"),
-    "all_methods": ("factdebate.methods.base", "all_methods"),
     "checked_tree": ("factdebate.core.textsafe", "checked_tree"),
     "dumps_record": ("factdebate.core.textsafe", "dumps_record"),
-    "get_method": ("factdebate.methods.base", "get_method"),
     "mcp_tool": ("factdebate.tools.registry", "mcp_tool"),
     "page_words": ("factdebate.run.page_words", "page_words"),
     "render": ("factdebate.prompts", "render"),

@@ -10,7 +10,7 @@ from statistics import mean
 
 from factdebate.eval.report.summary import RESULTS, latest_records
 from factdebate.eval.runner import Plan
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.settings.model import Settings
 
 PROMPT_OVERHEAD_CHARS = 900  # instructions and the other side's previous answer, roughly
@@ -45,7 +45,7 @@ class Estimate:
 
 
 def call_bounds(settings: Settings) -> tuple[int, int]:
-    return get_method(settings.method).call_bounds(settings)
+    return Method.named(settings.method).call_bounds(settings)
 
 
 def _response_bounds(plan: Plan, settings: Settings, low: int, high: int) -> tuple[int, int]:
@@ -65,7 +65,7 @@ def _response_bounds(plan: Plan, settings: Settings, low: int, high: int) -> tup
 
 
 def estimate(plan: Plan, done: set[str]) -> Estimate:
-    method = get_method(plan.settings.method)
+    method = Method.named(plan.settings.method)
     # What a sample costs under the method's own task modes for this dataset (DPD's summarization and
     # dialogue modes extract the claims of a text and debate each one, without search).
     settings = method.sample_settings(plan.settings, plan.dataset)

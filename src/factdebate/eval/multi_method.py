@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from factdebate.core.errors import InputError
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.settings.options import all_options
 
 
@@ -18,7 +18,7 @@ def parse_methods(value: str) -> list[str]:
     if not names:
         raise InputError("--method: name at least one method (see `factdebate methods`)")
     for name in names:
-        get_method(name)  # an unknown name fails here, before any dataset is read
+        Method.named(name)  # an unknown name fails here, before any dataset is read
     return names
 
 

@@ -27,7 +27,7 @@ from factdebate.eval.provenance import run_provenance
 from factdebate.eval.report.summary import RESULTS, RUN, latest_records, summarize
 from factdebate.guard_engine.response_check import RUNNER
 from factdebate.llm.calls import evaluating
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.methods.resources import Resources, RunScope
 from factdebate.run.build import build_resources, start_run, tools_needed
 from factdebate.run.claim import public_config, run_claim
@@ -61,7 +61,7 @@ class Plan:
     def info(self) -> dict[str, Any]:
         if self.provenance is None:
             self.provenance = run_provenance(self.settings, self.dataset, self.samples, self.split)
-        method = get_method(self.settings.method)
+        method = Method.named(self.settings.method)
         # Deviations and tool heterogeneity of the settings the samples run with (DPD's HaluEval modes
         # debate the dataset's own evidence and search nothing).
         effective = method.sample_settings(self.settings, self.dataset)
@@ -147,7 +147,7 @@ def check_resume(plan: Plan) -> None:
              if before.get(key) != now[key]]
     if before.get("order", "shuffled") != now["order"]:  # runs written before the option were shuffled
         diffs.append(f"order: {before.get('order', 'shuffled')!r} -> {now['order']!r}")
-    sections = get_method(plan.settings.method).settings_sections()
+    sections = Method.named(plan.settings.method).settings_sections()
     diffs += settings_changes(before.get("settings", {}), now["settings"], sections)
     if diffs:
         raise InputError(f"{plan.output} already holds a different run ({'; '.join(diffs[:6])}); "
@@ -195,8 +195,8 @@ async def _evaluate(sample: Sample, plan: Plan, resources: Resources, sinks: lis
                     record: dict[str, Any]) -> dict[str, Any]:
     predicted: str | None = None
     try:
-        own = await get_method(plan.settings.method).run_sample(sample, plan.dataset, plan.settings, resources, sinks,
-                                                                   RUNNER)
+        own = await Method.named(plan.settings.method).run_sample(sample, plan.dataset, plan.settings, resources, sinks,
+                                                                     RUNNER)
         if own is not None:  # the method's own task mode (DPD on HaluEval)
             fields, predicted = own
             record.update(fields)
@@ -257,7 +257,7 @@ async def execute(plan: Plan, resources: Resources | None = None, *, concurrency
     """Run what is left of the plan and write the summary; ``on_record`` sees each new record. With
     ``executor``, samples run there and this process only writes."""
     check_resume(plan)
-    method = get_method(plan.settings.method)
+    method = Method.named(plan.settings.method)
     method.check(plan.settings)  # a usage error stops the run before any sample
     in_order = method.in_order(plan.settings)
     if in_order and executor is not None:

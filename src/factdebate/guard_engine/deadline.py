@@ -31,9 +31,9 @@ def default_deadline_s(settings: Settings) -> float:
 
 def checker_runs_here(settings: Settings) -> bool:
     """Whether any model the guard's check calls runs on this machine (the slowest model sets the pace)."""
-    from factdebate.methods.base import all_methods
+    from factdebate.methods.base import Method
 
-    method = all_methods().get(settings.guard.method or settings.method)
+    method = Method.registered().get(settings.guard.method or settings.method)
     roles = dict.fromkeys([*GUARD_ROLES, *(method.roles if method is not None else ())])
     return any(_runs_here(settings.llm_for(role), settings) for role in roles)
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from factdebate.core.injection import instruction_to_model
 from factdebate.core.types import Document
 from factdebate.guard_engine.types import ClaimEvidence, EvidenceMode, GuardEvidence, Tier
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
@@ -72,7 +72,7 @@ def tier_settings(settings: Settings, *, method: str, tier: Tier, mode: Evidence
     derived = settings.model_copy(update={
         "method": method, "methods": methods,
         "retrieval": settings.retrieval.model_copy(update={"evidence": mode})})
-    return get_method(method).for_caller(derived, scope) if scope is not None else derived
+    return Method.named(method).for_caller(derived, scope) if scope is not None else derived
 
 
 def tier_resources(resources: Resources, settings: Settings) -> Resources:

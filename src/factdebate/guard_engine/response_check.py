@@ -48,7 +48,7 @@ from factdebate.guard_engine.types import (
 )
 from factdebate.llm.calls import counting
 from factdebate.llm.near_chance import CLAIMS, model_warnings
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.methods.resources import Resources
 from factdebate.response_level.aggregate import response_label
 from factdebate.response_level.extract import aextract_claims
@@ -183,7 +183,7 @@ async def check_response_text(response: str, settings: Settings, resources: Reso
         check.progress = [Progress(GuardClaim(index=i, claim=claim, span=place, span_note=note, sources=sources[i]))
                           for i, (claim, (place, note)) in enumerate(zip(extraction.claims, places, strict=True))]
         work = [_decide(check, progress) for progress in check.progress]
-        if current_position() is not None and get_method(settings.method).in_order(settings):
+        if current_position() is not None and Method.named(settings.method).in_order(settings):
             # In an evaluation, a method whose claims read what earlier ones left checks them in order.
             kept = [await one for one in work]
         else:

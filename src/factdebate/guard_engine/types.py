@@ -186,10 +186,10 @@ class GuardOptions(_Strict):
                              f"{guard.max_evidence_chars} (guard.max_evidence_chars): send the passages that "
                              "matter, they are ranked per claim")
         method = self.method or guard.method or settings.method
-        from factdebate.methods.base import all_methods
+        from factdebate.methods.base import Method
 
-        if method not in all_methods():
-            raise InputError(f"no method named '{method}'; methods: {', '.join(all_methods())}")
+        if method not in Method.registered():
+            raise InputError(f"no method named '{method}'; methods: {', '.join(Method.registered())}")
         conversation = list(self._conversation)
         mode = self.evidence_mode or ("both" if evidence or conversation else "retrieved")
         if mode == "given" and not (evidence or conversation):

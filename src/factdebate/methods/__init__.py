@@ -3,17 +3,7 @@ Every module here is imported when the registry is first read, so a built-in met
 
 from __future__ import annotations
 
-from factdebate.methods.base import (
-           CallProbe,
-           Method,
-           MethodSettings,
-           all_methods,
-           descriptions,
-           get_method,
-           method_class,
-           register,
-)
+from factdebate.methods.base import CallProbe, Method, MethodSettings, descriptions, method_class, register
 from factdebate.methods.resources import Resources
 
-__all__ = ["CallProbe", "Method", "MethodSettings", "Resources", "all_methods", "descriptions", "get_method",
-           "method_class", "register"]
+__all__ = ["CallProbe", "Method", "MethodSettings", "Resources", "descriptions", "method_class", "register"]

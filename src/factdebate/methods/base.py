@@ -90,6 +90,17 @@ class Method(Generic[S]):
     # Required of every method: tests/methods/test_call_bounds.py checks its call_bounds with it.
     call_probe: ClassVar[CallProbe | None] = None
 
+    @staticmethod
+    def registered() -> dict[str, type[Method[Any]]]:
+        """Every registered method by name, sorted; the built-in families register when this is first read."""
+        _discover()
+        return dict(sorted(METHODS.items()))
+
+    @staticmethod
+    def named(name: str) -> Method[Any]:
+        """The registered method ``name``; a ``ConfigError`` with the nearest names for an unknown one."""
+        return method_class(name)()
+
     def cfg(self, settings: RunSettings) -> S:
         """This method's validated section of ``settings``."""
         section = settings.methods.get(self.name)
@@ -223,11 +234,6 @@ def _discover() -> None:
 events.add_event_finder(_discover)  # a trace line of a method's own kind reads back before anything asked
 
 
-def all_methods() -> dict[str, type[Method[Any]]]:
-    _discover()
-    return dict(sorted(METHODS.items()))
-
-
 def _near(name: str, names: list[str]) -> str:
     """" (did you mean tool-mad?)" for 'toolmad', 'Tool_MAD' or a typo."""
     import difflib
@@ -239,16 +245,12 @@ def _near(name: str, names: list[str]) -> str:
 
 
 def method_class(name: str) -> type[Method[Any]]:
-    methods = all_methods()
+    methods = Method.registered()
     if name not in methods:
         raise ConfigError(f"unknown method '{name}'{_near(name, list(methods))}; available: {', '.join(methods)}")
     return methods[name]
 
 
-def get_method(name: str) -> Method[Any]:
-    return method_class(name)()
-
-
 def descriptions() -> dict[str, str]:
-    return {name: cls.description for name, cls in all_methods().items()}
+    return {name: cls.description for name, cls in Method.registered().items()}
 

@@ -20,7 +20,7 @@ from factdebate.core.errors import ConfigError, FactDebateError, InputError
 from factdebate.core.input_files import MAX_INPUT_ENV, STDIN, input_limit, read_bounded
 from factdebate.core.runtime import EventSink
 from factdebate.core.textsafe import MAX_NESTING, nesting_depth, safe_text, unsafe_reason
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.methods.resources import Resources, RunScope
 from factdebate.run.build import start_run
 from factdebate.run.claim import prepare, public_config, run_claim
@@ -145,7 +145,7 @@ def check_batch_resume(output: str | Path, settings: Settings) -> None:
     for record in latest_records(output).values():
         before = record.get("config")
         if isinstance(before, dict):
-            changes = settings_changes(before, now, get_method(settings.method).settings_sections())
+            changes = settings_changes(before, now, Method.named(settings.method).settings_sections())
             if changes:
                 raise InputError(f"{output} holds results made with other settings ({'; '.join(changes[:6])}); "
                                  "use another --output file or delete this one")
@@ -195,7 +195,7 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
     """Run the claims not yet finished in ``output``, here (``resources``) or on ``executor``."""
     items = list(items)
     check_batch_resume(output, settings)
-    method = get_method(settings.method)
+    method = Method.named(settings.method)
     method.check(settings)  # a usage error stops the batch before any claim
     in_order = method.in_order(settings)
     if in_order and executor is not None:
@@ -258,7 +258,7 @@ async def run_batch(items: Iterable[ClaimItem], output: str | Path, settings: Se
 
 def in_order_note(settings: Settings, asked: int | None) -> str | None:
     """The line to print when ``asked`` claims at once meet a method that runs them one at a time, or None."""
-    reason = get_method(settings.method).in_order(settings)
+    reason = Method.named(settings.method).in_order(settings)
     if reason is None or asked is None or asked <= 1:
         return None
     return f"{settings.method}: claims run one at a time in the run's order, not {asked} at once: {reason}"

@@ -17,7 +17,7 @@ from factdebate.llm import LLM, RetryPolicy, make_backend
 from factdebate.llm.base import Backend
 from factdebate.llm.cache import PART as CACHE_PART
 from factdebate.llm.cache import ResponseCache
-from factdebate.methods.base import get_method, method_class
+from factdebate.methods.base import Method, method_class
 from factdebate.methods.resources import Resources, RunScope, Services
 from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
@@ -219,7 +219,7 @@ def build_resources(settings: Settings, *, backends: dict[str, Backend] | None =
                 await close()
 
     resources.closers.append(close_backends)
-    method = get_method(settings.method)
+    method = Method.named(settings.method)
     # A missing key or model fails now, a model bound by the method's own settings (DPD's judge_llms) too.
     for role in ("debater", *method_class(settings.method).roles, *method.role_models(settings)):
         resources.llm(role)
@@ -235,14 +235,14 @@ def start_run(resources: Resources, run: RunScope | None = None) -> dict[str, An
     if run is not None and resources.run != run:
         resources.run, resources.run_state = run, None
     if resources.run_state is None:
-        resources.run_state = (get_method(resources.settings.method).start_run(resources.settings, resources.run)
+        resources.run_state = (Method.named(resources.settings.method).start_run(resources.settings, resources.run)
                                if resources.run is not None else {})
     return resources.run_state
 
 
 def tools_needed(settings: Settings) -> set[str]:
     """The retrieval tools the configured method uses (the method says)."""
-    return get_method(settings.method).tools(settings)
+    return Method.named(settings.method).tools(settings)
 
 
 def builtin_engines(settings: Settings) -> list[str]:
@@ -250,7 +250,7 @@ def builtin_engines(settings: Settings) -> list[str]:
 
     if settings.retrieval.corpus != BUILTIN_CORPUS:
         return []
-    wanted = get_method(settings.method).indexes(settings)
+    wanted = Method.named(settings.method).indexes(settings)
     return [engine for engine in ("local", "rag") if engine in wanted]
 
 

@@ -17,7 +17,7 @@ from factdebate.core.runtime import EventSink, RunRecorder, charged, recording, 
 from factdebate.core.types import Document, Verdict
 from factdebate.llm.base import Backend
 from factdebate.llm.near_chance import with_model_warnings
-from factdebate.methods.base import Method, get_method
+from factdebate.methods.base import Method
 from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources, tools_needed
 from factdebate.settings.model import Settings
@@ -35,7 +35,7 @@ def prepare(settings: Settings, resources: Resources) -> None:
     first: its index takes seconds, the vectors minutes)."""
     from factdebate.corpus.progress import raise_if_stopped
 
-    get_method(settings.method).check(settings)
+    Method.named(settings.method).check(settings)
     for kind in sorted(tools_needed(settings), key=lambda kind: (kind == "rag", kind)):
         resources.tool(kind)
         # Ctrl-C while an index was built in this worker thread, where it cannot raise: the claim is not run.
@@ -67,7 +67,7 @@ async def run_claim(claim: str, settings: Settings, resources: Resources, *,
         with given_evidence(given):
             return await run_claim(claim, settings, resources, sinks=sinks)
     claim = settings.checked_claim(claim)
-    method = get_method(settings.method)
+    method = Method.named(settings.method)
     if type(method).check is Method.check and resources.built(method.tools(settings)):
         prepare(settings, resources)  # only looks up built tools: no worker thread's hand-over (the guard's claims)
     else:

@@ -18,7 +18,7 @@ from typing import Any
 from factdebate.core.errors import InputError
 from factdebate.core.runfiles import MAX_JSON_BYTES, read_run_json, run_file
 from factdebate.core.version import __version__
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.settings.model import Settings
 from factdebate.util.scrub import redact_args, redact_text
 
@@ -64,7 +64,7 @@ def source_revision() -> dict[str, Any] | None:
 
 def models_by_role(settings: Settings) -> dict[str, str]:
     """The model each role of the run's method uses, the method's own bindings included."""
-    method = get_method(settings.method)
+    method = Method.named(settings.method)
     roles = list(method.roles) + sorted(settings.llm.roles) + list(method.role_models(settings))
     roles += [r for r, model in (("judge", settings.llm.judge), ("scorer", settings.llm.scorer)) if model]
     return {role: redact_text(settings.llm_for(role)) for role in dict.fromkeys(roles)}
@@ -134,7 +134,7 @@ def write_batch_provenance(output: Path, settings: Settings, source: Path, ids: 
     claim ids in input order."""
     record = {**runtime_record(settings), "input": {"file": str(source), "sha256": digest or sha256_path(source),
                                                     "claim_ids": ids},
-              "deviations": [d.model_dump() for d in get_method(settings.method).paper_deviations(settings)]}
+              "deviations": [d.model_dump() for d in Method.named(settings.method).paper_deviations(settings)]}
     path = output.with_name(output.name + PROVENANCE_SUFFIX)
     path.parent.mkdir(parents=True, exist_ok=True)
     # A resumed batch keeps the history; a FIFO, a device or a link out of the folder there is refused (it would

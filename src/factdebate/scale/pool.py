@@ -15,7 +15,7 @@ from typing import Any
 
 from factdebate.core.errors import ConfigError, FactDebateError, MissingDependencyError
 from factdebate.corpus.milvus_uri import is_lite_uri
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.methods.resources import RunScope
 from factdebate.run.build import builtin_engines, ensure_indexes
 from factdebate.scale.lite_copy import close_lite_clients
@@ -197,7 +197,7 @@ def check_lite_sharing(settings: Settings, builder: ResourceBuilder | None) -> N
 
 def check_order(settings: Settings) -> None:
     """A method whose claims must run one at a time is refused before any worker starts."""
-    reason = get_method(settings.method).in_order(settings)
+    reason = Method.named(settings.method).in_order(settings)
     if reason:
         raise ConfigError(f"{settings.method} cannot spread its claims over Ray workers: {reason}; use the local "
                           "executor")

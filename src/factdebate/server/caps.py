@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from factdebate.engine import ConfigError, Settings, get_method
+from factdebate.engine import ConfigError, Method, Settings
 
 
 class SpendingCaps(BaseModel):
@@ -70,7 +70,7 @@ def check_caps(chosen: dict[str, Any], settings: Settings, caps: SpendingCaps) -
         if amount > limit:
             raise _refused(f"{name}: {amount} {UNITS[cap]}", cap, limit)
     if chosen:
-        most = get_method(settings.method).call_bounds(settings)[1]
+        most = Method.named(settings.method).call_bounds(settings)[1]
         if most > caps.max_calls_per_claim:
             raise _refused(f"these options allow up to {most} model calls per claim ({settings.method})",
                            "max_calls_per_claim", caps.max_calls_per_claim)

@@ -11,13 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from factdebate.engine import (
-    MethodView,
-    Option,
-    Settings,
-    all_methods,
-    page_words,
-)
+from factdebate.engine import Method, MethodView, Option, Settings, page_words
 from factdebate.server.caps import SpendingCaps
 
 
@@ -73,7 +67,7 @@ class PageViews(BaseModel):
 
 def page_views() -> PageViews:
     words = page_words()
-    return PageViews(methods={name: cls.view for name, cls in all_methods().items()},
+    return PageViews(methods={name: cls.view for name, cls in Method.registered().items()},
                      label_aliases=words.label_aliases,
                      response_rules=words.response_rules,
                      near_chance=NearChance(models=words.embedded_models, claim=words.claim_caution,
@@ -96,7 +90,7 @@ def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps
     methods = [MethodInfo(name=name, description=cls.description, roles=list(cls.roles),
                           tools=sorted(cls().tools(base)),
                           options=[infos[n] for n, opt in options.items() if opt.method == name], view=cls.view)
-               for name, cls in all_methods().items()]
+               for name, cls in Method.registered().items()]
     shared = [infos[n] for n, opt in options.items() if opt.method is None]
     defaults = {name: info.default for name, info in infos.items()}
     defaults["max_claim_chars"] = base.max_claim_chars

@@ -13,17 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
-from factdebate.engine import (
-    ConfigError,
-    InputError,
-    Option,
-    ResponseVerdict,
-    Settings,
-    Verdict,
-    all_methods,
-    checked_tree,
-    get_method,
-)
+from factdebate.engine import ConfigError, InputError, Method, Option, ResponseVerdict, Settings, Verdict, checked_tree
 from factdebate.server.caps import SpendingCaps, check_caps
 from factdebate.server.corpus_access import CorpusAccess
 from factdebate.server.evidence import EvidenceChoice
@@ -139,7 +129,7 @@ class SettingsResolver:
         """The request's settings; with ``caller`` (an API key's id), narrowed to that caller by the method
         (MERMAID: its own evidence-memory namespace)."""
         settings = self._resolve(options, caller=caller)
-        return get_method(settings.method).for_caller(settings, caller) if caller is not None else settings
+        return Method.named(settings.method).for_caller(settings, caller) if caller is not None else settings
 
     def check_tools(self, chosen: dict[str, Any]) -> None:
         """The one check of which tools a caller may name, for every face (HTTP routes, batches, the MCP
@@ -157,7 +147,7 @@ class SettingsResolver:
                       self._base_data, path)) for path in option.paths)}
         settings = self._resolve({k: v for k, v in chosen.items() if v is not None}, overrides=recorded,
                                  caller=caller)
-        return get_method(settings.method).for_caller(settings, caller) if caller is not None else settings
+        return Method.named(settings.method).for_caller(settings, caller) if caller is not None else settings
 
     def _resolve(self, options: VerifyOptions | dict[str, Any], overrides: dict[str, Any] | None = None,
                  caller: str | None = None) -> Settings:
@@ -172,7 +162,7 @@ class SettingsResolver:
         self.check_tools(chosen)
         nested = Option.overrides(chosen) if overrides is None else overrides
         settings = Settings.over(self._base_data, nested)  # a ConfigError never quotes the values
-        get_method(settings.method)  # unknown method -> ConfigError now, not mid-stream
+        Method.named(settings.method)  # unknown method -> ConfigError now, not mid-stream
         self.corpora.check(settings.retrieval.corpus, caller)
         if self.caps is not None:
             check_caps(chosen, settings, self.caps)
@@ -213,7 +203,7 @@ _PATHS: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
 def _public_paths() -> list[tuple[str, ...]]:
     """Where the public options live in the settings, worked out once per set of registered methods (the
     option table is rebuilt on every call, too slow for every verdict of a loaded server)."""
-    key = tuple(all_methods())  # plug-ins registered since the last call change it
+    key = tuple(Method.registered())  # plug-ins registered since the last call change it
     if key not in _PATHS:
         _PATHS[key] = [path for option in Option.public_options().values() for path in option.paths]
     return _PATHS[key]

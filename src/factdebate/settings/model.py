@@ -15,7 +15,7 @@ from factdebate.core.fields import offered
 from factdebate.core.textsafe import checked_input
 from factdebate.corpus.names import CorpusName
 from factdebate.llm.model_params import REASONING_TOKENS
-from factdebate.methods.base import all_methods
+from factdebate.methods.base import Method
 from factdebate.settings.config_file import ConfigFile
 from factdebate.settings.legacy import upgrade_settings_data
 from factdebate.tools.mcp_config import MCPServerConfig
@@ -424,7 +424,7 @@ class Settings(_Strict):
     @field_validator("methods")
     @classmethod
     def _validate_methods(cls, sections: dict[str, Any]) -> dict[str, Any]:
-        registered = all_methods()
+        registered = Method.registered()
         given = dict(sections)
         unknown = sorted(set(given) - set(registered))
         if unknown:
@@ -474,7 +474,7 @@ class Settings(_Strict):
                              setting="max_claim_chars")
 
     def _method_roles(self) -> dict[str, str]:
-        methods = all_methods()
+        methods = Method.registered()
         return methods[self.method]().role_models(self) if self.method in methods else {}
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from factdebate.core.fields import exposure, walk
 from factdebate.hub.offline_model import OFFLINE_MODELS
-from factdebate.methods.base import all_methods
+from factdebate.methods.base import Method
 from factdebate.settings.model import Settings
 
 SettingPath = tuple[str, ...]
@@ -29,14 +29,14 @@ RERUN_OWN: tuple[SettingPath, ...] = (
 def marked(kinds: Iterable[str]) -> tuple[SettingPath, ...]:
     """The settings marked as reaching one of ``kinds``: the shared ones, then each registered method's."""
     wanted = set(kinds)
-    return tuple(path for path, reach in _reaches(tuple(all_methods())) if reach in wanted)
+    return tuple(path for path, reach in _reaches(tuple(Method.registered())) if reach in wanted)
 
 
 @cache
 def _reaches(names: tuple[str, ...]) -> tuple[tuple[SettingPath, str], ...]:
     """Every marked setting with its mark, worked out once per set of registered methods ``names``."""
     fields = list(walk(Settings))
-    for name, method in all_methods().items():
+    for name, method in Method.registered().items():
         fields += list(walk(method.settings_model, ("methods", name)))
     return tuple((path, reach) for path, info in fields if (reach := exposure(info).get("reaches")))
 

@@ -17,7 +17,7 @@ from pydantic_core import PydanticUndefined
 
 from factdebate.core.errors import ConfigError
 from factdebate.core.fields import exposure, walk
-from factdebate.methods.base import all_methods
+from factdebate.methods.base import Method
 from factdebate.settings.model import Settings
 
 Path = tuple[str, ...]
@@ -118,7 +118,7 @@ def _bare(annotation: Any) -> Any:
 def method_options() -> list[Option]:
     """Each method's fields as ``<prefix><field>`` plus its aliases; a name two methods share sets both."""
     merged: dict[str, Option] = {}
-    for name, method in all_methods().items():
+    for name, method in Method.registered().items():
         for field_name, info in method.settings_model.model_fields.items():
             path = ("methods", name, field_name)
             own = method.prefix() + field_name
@@ -139,7 +139,7 @@ _built: tuple[tuple[tuple[str, int], ...], dict[str, Option]] | None = None
 
 def all_options() -> dict[str, Option]:
     global _built
-    methods = tuple((name, id(method)) for name, method in all_methods().items())
+    methods = tuple((name, id(method)) for name, method in Method.registered().items())
     if _built is None or _built[0] != methods:
         options: dict[str, Option] = {}
         for option in [*shared_options(), *method_options()]:
@@ -153,7 +153,7 @@ def all_options() -> dict[str, Option]:
 
 def not_read_by(names: list[str], method: str) -> list[Option]:
     """The options among ``names`` that ``method`` does not read: set, they change nothing (a warning)."""
-    methods = all_methods()
+    methods = Method.registered()
     if method not in methods:
         return []
     read = set(methods[method]().settings_sections())

@@ -9,7 +9,7 @@ import pytest
 
 from factdebate.eval.reproduce.differences import END, START, cell_deviations, cell_settings, cells, section
 from factdebate.eval.reproduce.spec import papers
-from factdebate.methods.base import Method, get_method
+from factdebate.methods.base import Method
 
 RUNS = [(paper.key, run.name, run.method) for paper in papers().values() for run in paper.runs.values()]
 PAGE = Path(__file__).parents[3] / "docs" / "reproduce.md"
@@ -17,7 +17,7 @@ PAGE = Path(__file__).parents[3] / "docs" / "reproduce.md"
 
 @pytest.mark.parametrize(("paper", "run", "method"), RUNS, ids=[f"{p}/{r}" for p, r, _ in RUNS])
 def test_every_run_of_the_papers_declares_its_deviations(paper: str, run: str, method: str) -> None:
-    assert type(get_method(method)).paper_deviations is not Method.paper_deviations, (
+    assert type(Method.named(method)).paper_deviations is not Method.paper_deviations, (
         f"{paper}/{run}: method '{method}' runs in a paper's table but declares no paper_deviations")
 
 
@@ -28,7 +28,7 @@ def test_offline_every_cell_that_searches_says_where_its_evidence_comes_from() -
     for paper in papers().values():
         for run, dataset in cells(paper):
             settings = cell_settings(paper, run, dataset)
-            method = get_method(settings.method)
+            method = Method.named(settings.method)
             found = {d["key"] for d in cell_deviations(paper, run, dataset)}
             if settings.method == "mermaid":
                 assert "toolset" in found

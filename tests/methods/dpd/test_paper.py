@@ -17,7 +17,7 @@ from factdebate.eval.runner import Plan, execute
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.run.build import build_resources
 from factdebate.run.claim import run_claim
 from factdebate.settings.load import load_settings
@@ -36,7 +36,7 @@ def settings(**sections: Any) -> Settings:
 
 def deviations(dpd: dict[str, Any] | None = None, **sections: Any) -> list[str]:
     chosen = settings(**{**PAPER, **sections, "methods": {"dpd": {"judge_llms": MODELS, **(dpd or {})}}})
-    return keys(get_method("dpd").paper_deviations(chosen))
+    return keys(Method.named("dpd").paper_deviations(chosen))
 
 
 def test_one_model_per_referee_from_the_flag_or_the_roles_map() -> None:
@@ -48,13 +48,13 @@ def test_one_model_per_referee_from_the_flag_or_the_roles_map() -> None:
         settings(methods={"dpd": {"judge_llms": MODELS[:2]}})
     clash = settings(llm={"roles": {"judge-logical": "openai:o3"}}, methods={"dpd": {"judge_llms": MODELS}})
     with pytest.raises(ConfigError, match=r"judge 'logical'.*set it in one place"):
-        get_method("dpd").check(clash)
+        Method.named("dpd").check(clash)
 
 
 def test_one_model_for_every_referee_is_a_deviation() -> None:
-    shared = keys(get_method("dpd").paper_deviations(settings()))
+    shared = keys(Method.named("dpd").paper_deviations(settings()))
     assert "judges_one_model" in shared
-    (found,) = [d for d in get_method("dpd").paper_deviations(settings()) if d.key == "judges_one_model"]
+    (found,) = [d for d in Method.named("dpd").paper_deviations(settings()) if d.key == "judges_one_model"]
     assert "factual, logical, rhetorical are one model (llama-cpp:builtin) at temperature 0.0" in found.here
     assert found.restore.startswith("--dpd-judge-llms MODEL_1,MODEL_2,MODEL_3")
     assert "judges_one_model" not in deviations()
@@ -77,7 +77,7 @@ def test_the_local_index_is_declared_when_the_gatherers_search_it_alone() -> Non
     on the local BM25 index must say so, though no second tool makes them homogeneous."""
     chosen = settings(**{**PAPER, "retrieval": {"search": "local"},
                          "methods": {"dpd": {"judge_llms": MODELS, "tools": ["search"]}}})
-    found = {d.key: d for d in get_method("dpd").paper_deviations(chosen)}
+    found = {d.key: d for d in Method.named("dpd").paper_deviations(chosen)}
     assert "tools_homogeneous" not in found
     assert "BM25 over the 'builtin' corpus" in found["search_engine"].here
     assert "Google" in found["search_engine"].paper
@@ -95,7 +95,7 @@ def test_chatgpt_by_its_exact_names(model: str) -> None:
 
 
 def test_heterogeneity_follows_the_gatherers_tools() -> None:
-    dpd = get_method("dpd")
+    dpd = Method.named("dpd")
     assert dpd.tools_heterogeneous(settings(retrieval={"search": "local"})) is False
     assert dpd.tools_heterogeneous(settings(retrieval={"search": "tavily"})) is True
     assert dpd.tools_heterogeneous(settings(methods={"dpd": {"tools": ["rag"]}})) is None
@@ -152,7 +152,7 @@ def test_gatherers_with_fewer_tools_than_the_papers_say_so() -> None:
     is declared; HaluEval's modes, which hand the teams the sample's knowledge, are not."""
     assert "tools" not in deviations()
     for tools, here in ((["rag"], "only the rag tool"), (["search"], "only the search tool")):
-        (found,) = [d for d in get_method("dpd").paper_deviations(settings(**{**PAPER, "methods": {"dpd": {
+        (found,) = [d for d in Method.named("dpd").paper_deviations(settings(**{**PAPER, "methods": {"dpd": {
             "judge_llms": MODELS, "tools": tools}}})) if d.key == "tools"]
         assert here in found.here and found.restore == "--dpd-tools search,rag"
     assert "tools" in deviations({"tools": [], "task": "claim"})
@@ -164,4 +164,4 @@ def test_gatherers_with_fewer_tools_than_the_papers_say_so() -> None:
 
     qa = task_settings("qa", settings(**{**PAPER, "methods": {"dpd": {"judge_llms": MODELS, "tools": []}}}))
     assert qa.methods["dpd"].task == "qa"
-    assert "tools" not in keys(get_method("dpd").paper_deviations(qa))
+    assert "tools" not in keys(Method.named("dpd").paper_deviations(qa))

@@ -8,7 +8,7 @@ import pytest
 
 from factdebate.eval.reproduce.differences import cell_deviations, cell_settings, cells
 from factdebate.eval.reproduce.spec import Paper, papers
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.methods.kit.backbones import SERVED, served_name
 
 CELLS = [(paper, run, dataset) for paper in papers().values() for run, dataset in
@@ -25,14 +25,14 @@ def figure_models(paper: Paper, run: str) -> set[str]:
 
 def backbone(paper: Paper, run: str, dataset: str, model: str) -> list[str]:
     settings = cell_settings(paper, run, dataset, {"llm": model})
-    found = [d for d in get_method(settings.method).paper_deviations(settings) if d.key == "backbone"]
+    found = [d for d in Method.named(settings.method).paper_deviations(settings) if d.key == "backbone"]
     assert len(found) <= 1
     return [d.restore for d in found]
 
 
 @pytest.mark.parametrize(("paper", "run", "dataset"), CELLS, ids=[f"{p.key}/{r}" for p, r, _ in CELLS])
 def test_every_run_is_checked_against_its_papers_backbones(paper: Paper, run: str, dataset: str) -> None:
-    method = get_method(paper.runs[run].method)
+    method = Method.named(paper.runs[run].method)
     for model in figure_models(paper, run):
         for name in SERVED[model]:
             assert backbone(paper, run, dataset, f"openai:{name}") == [], f"{name} is the paper's {model}"
@@ -69,7 +69,7 @@ def test_factool_is_checked_against_the_row_it_stands_for() -> None:
 def test_mermaid_on_a_model_the_paper_did_not_run_says_so() -> None:
     paper = papers()["mermaid"]
     settings = cell_settings(paper, "mermaid", "factool-qa", {"llm": "openai:gpt-4o-mini"})
-    (found,) = [d for d in get_method("mermaid").paper_deviations(settings) if d.key == "backbone"]
+    (found,) = [d for d in Method.named("mermaid").paper_deviations(settings) if d.key == "backbone"]
     assert found.here == "the model is openai:gpt-4o-mini" and "GPT-4o" in found.paper
     assert found.restore == "--llm openai:gpt-5-mini"
     assert "backbone" in {d["key"] for d in cell_deviations(paper, "mermaid", "factool-qa")}  # offline: embedded
@@ -86,7 +86,7 @@ def _keyed(method: str, llm: dict[str, object], key: str) -> list[str]:
     from factdebate.settings.load import load_settings
 
     settings = load_settings(overrides={"method": method, "llm": llm}, environ={})
-    return [d.here for d in get_method(method).paper_deviations(settings) if d.key == key]
+    return [d.here for d in Method.named(method).paper_deviations(settings) if d.key == key]
 
 
 def test_mixed_backbones_are_declared_even_when_each_is_the_papers() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from factdebate.core.deviations import keys
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.settings.load import load_settings
 
 PAPER_MODEL = "openai:gpt-4o-mini"
@@ -17,7 +17,7 @@ PAPER_MODEL = "openai:gpt-4o-mini"
 def deviations(method: str, **sections: Any) -> list[str]:
     """The keys, less ``answer_format`` (a served model's answers are held to a format: its own test below)."""
     settings = load_settings(overrides={"method": method, "llm": {"debater": PAPER_MODEL}, **sections}, environ={})
-    return [key for key in keys(get_method(method).paper_deviations(settings)) if key != "answer_format"]
+    return [key for key in keys(Method.named(method).paper_deviations(settings)) if key != "answer_format"]
 
 
 @pytest.mark.parametrize("method", ["cot", "single", "mad", "madke", "react"])
@@ -42,7 +42,7 @@ def test_madkes_pool_on_the_local_index_is_declared() -> None:
 def test_a_judge_on_another_model_is_named() -> None:
     settings = load_settings(overrides={"method": "mad", "llm": {"debater": PAPER_MODEL, "judge": "openai:o3"}},
                              environ={})
-    (found,) = [d for d in get_method("mad").paper_deviations(settings) if d.key != "answer_format"]
+    (found,) = [d for d in Method.named("mad").paper_deviations(settings) if d.key != "answer_format"]
     assert found.key == "backbone" and found.here == "the model is openai:o3"
 
 
@@ -52,7 +52,7 @@ def test_react_reads_three_documents_as_the_papers_rag_module() -> None:
 
 def test_reacts_rag_module_declares_the_corpus_it_reads() -> None:
     settings = load_settings(overrides={"method": "react", "llm": {"debater": PAPER_MODEL}}, environ={})
-    (found,) = [d for d in get_method("react").paper_deviations(settings) if d.key == "rag_corpus"]
+    (found,) = [d for d in Method.named("react").paper_deviations(settings) if d.key == "rag_corpus"]
     assert "10,033" in found.here and "Wikipedia" in found.paper
     assert deviations("cot", retrieval={"k": 5}) == []  # no retrieval, nothing to depart from
 
@@ -69,7 +69,7 @@ CHATGPT = "openai:gpt-3.5-turbo"
 
 def dpd_baseline(method: str, model: str = CHATGPT, **sections: Any) -> list[str]:
     settings = load_settings(overrides={"method": method, "llm": {"debater": model}, **sections}, environ={})
-    return keys(get_method(method).paper_deviations(settings))
+    return keys(Method.named(method).paper_deviations(settings))
 
 
 @pytest.mark.parametrize("method", ["selfcheck", "halueval-fewshot", "factool"])
@@ -89,7 +89,7 @@ def test_factool_declares_its_evidence_and_its_backbone() -> None:
                         methods={"factool": {"paper": "mermaid"}}) == ["search_engine", own]
     local = load_settings(overrides={"method": "factool", "llm": {"debater": CHATGPT},
                                      "retrieval": {"search": "local"}}, environ={})
-    (found, _) = get_method("factool").paper_deviations(local)
+    (found, _) = Method.named("factool").paper_deviations(local)
     assert found.key == "search_engine" and "BM25" in found.here and "Google" in found.paper
     assert dpd_baseline("factool", retrieval={"search": "local", "evidence": "given"}) == ["evidence_given", own]
     assert dpd_baseline("factool", retrieval={"search": "tavily"}, methods={"factool": {"tool": "rag"}}) == [
@@ -112,12 +112,12 @@ def test_every_toolmad_paper_method_declares_its_answer_format_as_its_backend_ho
     sentences; a JSON schema (OpenAI, vLLM, Ollama) holds it to reasoning and a verdict, with no sentence
     limit; with no constraint nothing is declared."""
     from factdebate.core.deviations import Deviation
-    from factdebate.methods.base import get_method
+    from factdebate.methods.base import Method
     from factdebate.settings.load import load_settings
 
     def found(**llm: object) -> list[Deviation]:
         settings = load_settings(overrides={"method": method, "llm": llm}, environ={})
-        return [d for d in get_method(method).paper_deviations(settings) if d.key == "answer_format"]
+        return [d for d in Method.named(method).paper_deviations(settings) if d.key == "answer_format"]
 
     (embedded,) = found()
     assert "at most five sentences" in embedded.here and "in-process" in embedded.here
@@ -135,7 +135,7 @@ def test_madkes_pool_declares_its_sources_and_that_the_paper_names_none() -> Non
     never says where MADKE's pool comes from, so no entry claims the paper used Tavily."""
     settings = load_settings(overrides={"method": "madke", "llm": {"debater": PAPER_MODEL},
                                         "retrieval": {"search": "local"}}, environ={})
-    found = {d.key: d for d in get_method("madke").paper_deviations(settings)}
+    found = {d.key: d for d in Method.named("madke").paper_deviations(settings)}
     assert {"search_engine", "tools_homogeneous", "rag_corpus"} <= set(found)
     for key in ("search_engine", "tools_homogeneous", "rag_corpus"):
         assert "does not say where MADKE's pool comes from" in found[key].paper

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from factdebate.core.deviations import keys
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.settings.load import load_settings
 
 PAPER_MODEL = {"debater": "openai:gpt-5-mini"}  # the paper's backbone: no `backbone` deviation
@@ -17,16 +17,16 @@ PAPER_MODEL = {"debater": "openai:gpt-5-mini"}  # the paper's backbone: no `back
 def deviation_keys(**mermaid: Any) -> list[str]:
     settings = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL, "methods": {"mermaid": mermaid}},
                              environ={})
-    return keys(get_method("mermaid").paper_deviations(settings))
+    return keys(Method.named("mermaid").paper_deviations(settings))
 
 
 def test_the_defaults_are_the_papers_but_for_the_toolset_and_the_recall_caps() -> None:
     assert deviation_keys() == ["memory_record", "recall_caps", "toolset", "tools_all_failed", "repeat_skip"]
     embedded = load_settings(overrides={"method": "mermaid"}, environ={})
-    assert keys(get_method("mermaid").paper_deviations(embedded)) == [
+    assert keys(Method.named("mermaid").paper_deviations(embedded)) == [
         "backbone", "memory_record", "recall_caps", "toolset", "tools_all_failed", "repeat_skip"]
     settings = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL}, environ={})
-    [_, caps, toolset, _, _] = get_method("mermaid").paper_deviations(settings)
+    [_, caps, toolset, _, _] = Method.named("mermaid").paper_deviations(settings)
     assert "at most 3 records per entity and 8 per claim" in caps.here
     assert "Wikipedia tools over the indexed corpus, offline" in toolset.here and "no scholarly search" in toolset.here
 
@@ -46,7 +46,7 @@ def test_each_departure_is_reported_with_the_way_back(mermaid: dict[str, Any], k
     assert deviation_keys(**mermaid) == [key, *memory, "toolset", "tools_all_failed", "repeat_skip"]
     settings = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL, "methods": {"mermaid": mermaid}},
                              environ={})
-    found = get_method("mermaid").paper_deviations(settings)[0]
+    found = Method.named("mermaid").paper_deviations(settings)[0]
     assert found.paper and found.here and found.restore
 
 
@@ -64,7 +64,7 @@ def test_the_toolset_names_the_search_engine_the_run_uses(engine: str, said: str
 
     settings = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL, "retrieval": {"search": engine},
                                         "methods": {"mermaid": {"servers": ["wikipedia", "search"]}}}, environ={})
-    (toolset,) = [d for d in get_method("mermaid").paper_deviations(settings) if d.key == "toolset"]
+    (toolset,) = [d for d in Method.named("mermaid").paper_deviations(settings) if d.key == "toolset"]
     assert said in toolset.here and "otherwise" not in toolset.here
     args = shipped_config("search", settings).args
     assert args[args.index("--engines") + 1] == engines
@@ -73,10 +73,10 @@ def test_the_toolset_names_the_search_engine_the_run_uses(engine: str, said: str
 def test_the_memory_record_and_a_claim_whose_tools_all_failed_are_declared() -> None:
     """Section 3.4's memory values carry the search query; a claim with every tool call failed is an error
     here, where Algorithm 1's executor answers from what it has."""
-    found = {d.key: d for d in get_method("mermaid").paper_deviations(load_settings(
+    found = {d.key: d for d in Method.named("mermaid").paper_deviations(load_settings(
         overrides={"method": "mermaid", "llm": PAPER_MODEL}, environ={}))}
     assert "search query" in found["memory_record"].paper and "not stored" in found["memory_record"].here
     assert "error" in found["tools_all_failed"].here
     off = load_settings(overrides={"method": "mermaid", "llm": PAPER_MODEL, "methods": {"mermaid": {"memory": "off"}}},
                         environ={})
-    assert "memory_record" not in keys(get_method("mermaid").paper_deviations(off))
+    assert "memory_record" not in keys(Method.named("mermaid").paper_deviations(off))

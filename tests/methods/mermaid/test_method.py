@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from factdebate.core.types import Label
 from factdebate.llm.calls import CallInfo
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.run.claim import run_claim
 from tests.methods.mermaid.support import FactToolset, action, answer, decomposition, mermaid_resources
 
@@ -193,7 +193,7 @@ async def test_call_bounds_hold_at_both_ends() -> None:
         return action("search_facts", f"France, step {call.round}")  # a repeated action would stop the loop
 
     verdict, backend, _, _ = await verify(reask_everything, max_steps=3)
-    low, high = get_method("mermaid").call_bounds(verdict_settings(max_steps=3))
+    low, high = Method.named("mermaid").call_bounds(verdict_settings(max_steps=3))
     assert len(backend.calls) == verdict.usage.llm_calls == high == 2 + 2 * 3 + 2
     assert verdict.label == Label.SUPPORTS and verdict.unparsed_turns == 0
 

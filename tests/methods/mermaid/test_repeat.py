@@ -11,7 +11,7 @@ from factdebate.core.deviations import keys
 from factdebate.core.types import Label
 from factdebate.eval.reproduce.spec import papers
 from factdebate.llm.calls import CallInfo
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.run.claim import run_claim
 from tests.methods.mermaid.support import FactToolset, action, answer, decomposition, mermaid_resources
 from tests.methods.mermaid.test_method import CLAIM, FACTS, verdict_settings
@@ -69,5 +69,5 @@ def test_reproduce_mermaid_runs_the_papers_way() -> None:
     mermaid_runs = [spec for spec in paper.runs.values() if spec.method == "mermaid"]
     assert mermaid_runs and all(spec.options["mermaid_repeat_stop"] is False for spec in mermaid_runs)
     assert all(spec.options["mermaid_repeat_skip"] is False for spec in mermaid_runs)
-    assert "repeat_stop" not in keys(get_method("mermaid").paper_deviations(verdict_settings()))
-    assert "repeat_stop" in keys(get_method("mermaid").paper_deviations(verdict_settings(repeat_stop=True)))
+    assert "repeat_stop" not in keys(Method.named("mermaid").paper_deviations(verdict_settings()))
+    assert "repeat_stop" in keys(Method.named("mermaid").paper_deviations(verdict_settings(repeat_stop=True)))

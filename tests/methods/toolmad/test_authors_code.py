@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.settings.load import load_settings
 
 PAPER = {"llm": {"debater": "openai:gpt-4o-mini"}, "retrieval": {"search": "tavily"}}
@@ -13,7 +13,7 @@ PAPER = {"llm": {"debater": "openai:gpt-4o-mini"}, "retrieval": {"search": "tavi
 
 def declared(**sections: Any) -> dict[str, tuple[str, str, str]]:
     settings = load_settings(overrides={**PAPER, **sections}, environ={})
-    return {d.key: (d.paper, d.here, d.restore) for d in get_method("tool-mad").paper_deviations(settings)}
+    return {d.key: (d.paper, d.here, d.restore) for d in Method.named("tool-mad").paper_deviations(settings)}
 
 
 def test_each_setting_of_the_authors_code_is_named_where_a_run_differs() -> None:

@@ -13,7 +13,7 @@ import pytest
 from factdebate.core.deviations import keys
 from factdebate.llm.base import Message
 from factdebate.llm.calls import CallInfo
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.methods.toolmad.offline_scoring import CALIBRATED
 from factdebate.run.claim import run_claim
 from tests.helpers import CLAIM, debate_script, resources_for
@@ -68,7 +68,7 @@ async def test_the_setting_wins_either_way() -> None:
 def threshold(model: str, **tool_mad: Any) -> float:
     resources, _, _ = resources_for(debate_script(AGREE), llm={"debater": model, "cache": False},
                                     methods={"tool-mad": tool_mad})
-    return get_method("tool-mad").cfg(resources.settings).relevance_threshold
+    return Method.named("tool-mad").cfg(resources.settings).relevance_threshold
 
 
 def test_the_relevance_threshold_is_the_calibrated_one_only_where_none_was_chosen() -> None:

@@ -14,7 +14,7 @@ from rich.console import Console
 from factdebate.cli.render import render_verdict
 from factdebate.core.deviations import keys
 from factdebate.llm.scripted import ScriptedBackend
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.run.build import build_resources, make_tool
 from factdebate.run.claim import run_claim
 from factdebate.settings.load import load_settings
@@ -34,7 +34,7 @@ def settings(**sections: Any) -> Settings:
 
 
 def deviations(**sections: Any) -> list[str]:
-    return keys(get_method("tool-mad").paper_deviations(settings(**{**PAPER, **sections})))
+    return keys(Method.named("tool-mad").paper_deviations(settings(**{**PAPER, **sections})))
 
 
 async def test_with_a_tavily_key_the_search_agent_reads_the_web_by_default(respx_mock: respx.MockRouter,
@@ -68,7 +68,7 @@ async def test_without_the_key_both_agents_read_the_corpus_and_the_terminal_says
 
 def test_an_agent_without_a_tool_leaves_nothing_to_compare() -> None:
     local = settings(methods={"tool-mad": {"agents": ["rag", "none"]}})
-    assert get_method("tool-mad").tools_heterogeneous(local) is None
+    assert Method.named("tool-mad").tools_heterogeneous(local) is None
 
 
 def test_the_papers_setting_departs_only_where_declared_and_each_change_is_named() -> None:
@@ -110,7 +110,7 @@ def test_the_papers_setting_departs_only_where_declared_and_each_change_is_named
 
 def test_a_single_search_agent_on_the_local_index_says_so() -> None:
     """SEARCH + VANILLA on the local index: no second tool to compare, yet not the paper's web search."""
-    found = {d.key: d for d in get_method("tool-mad").paper_deviations(
+    found = {d.key: d for d in Method.named("tool-mad").paper_deviations(
         settings(**{**PAPER, "retrieval": {"search": "local"},
                     "methods": {"tool-mad": {"agents": ["search", "none"], "judge_evidence_chars": 1200}}}))}
     assert "tools_homogeneous" not in found and "BM25" in found["search_engine"].here
@@ -129,14 +129,14 @@ async def test_answers_have_no_length_cap_unless_one_is_set() -> None:
 
 
 def test_a_calibrated_relevance_threshold_is_recorded_not_called_a_departure() -> None:
-    calibrated = {d.key: d for d in get_method("tool-mad").paper_deviations(settings(**{
+    calibrated = {d.key: d for d in Method.named("tool-mad").paper_deviations(settings(**{
         **PAPER, "methods": {"tool-mad": {"judge_evidence_chars": 1200, "relevance_threshold": 0.771,
                                           "relevance_calibrated_dataset": "fever",
                                           "relevance_calibrated_encoder": "all-MiniLM-L6-v2 (int8)",
                                           "relevance_calibrated_share": 0.8}}}))}
     assert "thresholds" not in calibrated and "relevance_calibration_encoder" not in calibrated
     assert "80% of round-1 debate answers on fever pass" in calibrated["relevance_encoder"].here
-    plain = {d.key: d for d in get_method("tool-mad").paper_deviations(settings(**PAPER))}
+    plain = {d.key: d for d in Method.named("tool-mad").paper_deviations(settings(**PAPER))}
     assert plain["relevance_encoder"].restore.startswith("factdebate calibrate relevance --dataset")
     # the paper's test is strict (S > St, as threshold_comparison says): the entry must not say ">="
     assert plain["relevance_encoder"].paper.startswith("answer relevance above 0.8 (S > St)")
@@ -145,7 +145,7 @@ def test_a_calibrated_relevance_threshold_is_recorded_not_called_a_departure() -
 
 def test_the_stability_sum_entry_says_what_the_paper_writes_and_what_the_authors_code_does() -> None:
     """Declared only off the default, naming Algorithm 1's sum and the code's per-round test."""
-    found = {d.key: d for d in get_method("tool-mad").paper_deviations(
+    found = {d.key: d for d in Method.named("tool-mad").paper_deviations(
         settings(**{**PAPER, "methods": {"tool-mad": {"threshold_on": "sum"}}}))}
     entry = found["stability_sum"]
     assert "S <- S + (f, ar)" in entry.paper and "authors' code tests each round's own four scores" in entry.paper

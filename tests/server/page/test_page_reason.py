@@ -23,7 +23,7 @@ from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.llm.scripted_library import protocol_responder
-from factdebate.methods import Resources, all_methods
+from factdebate.methods import Method, Resources
 from factdebate.run.build import build_resources
 from factdebate.server.app import create_app
 from factdebate.server.catalogue import page_views
@@ -95,7 +95,7 @@ def test_every_method_says_why_in_its_deciding_answers_words(chromium: Any, serv
     sign_in(page, server.url)
     page.wait_for_selector("#method option[value=tool-mad]", state="attached")
     quoted = []
-    for method in all_methods():  # the registry's, so a method added later is walked too
+    for method in Method.registered():  # the registry's, so a method added later is walked too
         verify(page, method)
         box = page.locator("#live .verdict-box")
         reason = box.locator(".verdict-reason .reason-text")

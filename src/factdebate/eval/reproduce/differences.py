@@ -13,7 +13,7 @@ from typing import Any
 from factdebate.eval.datasets import BINARY_LABELS, Dataset
 from factdebate.eval.datasets.medical_setup import with_medical
 from factdebate.eval.reproduce.spec import Paper, papers
-from factdebate.methods.base import get_method
+from factdebate.methods.base import Method
 from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings
 from factdebate.settings.options import Option
@@ -30,13 +30,13 @@ def cell_settings(paper: Paper, run: str, dataset: str, flags: dict[str, Any] | 
     options = {k: v.replace("{run_dir}", "RUN_DIR") if isinstance(v, str) else v for k, v in options.items()}
     settings = load_settings(overrides=Option.overrides(options), environ={})
     stub = Dataset(kind=column.name, labels=BINARY_LABELS, samples=[], unit=column.unit)
-    return get_method(spec.method).sample_settings(settings, stub)
+    return Method.named(spec.method).sample_settings(settings, stub)
 
 
 def cell_deviations(paper: Paper, run: str, dataset: str) -> list[dict[str, Any]]:
     """The deviations of one cell (run, dataset) under the paper's options, offline."""
     settings = cell_settings(paper, run, dataset)
-    method = get_method(settings.method)
+    method = Method.named(settings.method)
     found = with_medical(paper.datasets[dataset].name, settings, method.tools(settings),
                          method.paper_deviations(settings))
     return [d.model_dump() for d in found]

@@ -166,12 +166,12 @@ def _parse(key: str, raw: dict[str, Any]) -> Paper:
 def _check(paper: Paper) -> None:
     from factdebate.eval.reproduce.measure import METRICS
     from factdebate.hub.registry import datasets as registry_datasets
-    from factdebate.methods.base import all_methods
+    from factdebate.methods.base import Method
     from factdebate.settings.options import all_options
 
     problems: list[str] = []
     fetchable = registry_datasets()
-    options, methods = all_options(), all_methods()
+    options, methods = all_options(), Method.registered()
     for where, given in [*((f"run {r.name}", r.options) for r in paper.runs.values()),
                          *((f"dataset {d.key}", d.options) for d in paper.datasets.values())]:
         problems += [f"{where}: unknown option '{o}'" for o in given if o not in options]

@@ -87,9 +87,9 @@ class OperatorNames:
 
 
 def _method_roles() -> frozenset[str]:
-    from factdebate.engine import all_methods
+    from factdebate.engine import Method
 
-    return frozenset(role for method in all_methods().values() for role in method.roles)
+    return frozenset(role for method in Method.registered().values() for role in method.roles)
 
 
 def _panel_roles(sections: Iterable[Any]) -> Iterator[str]:

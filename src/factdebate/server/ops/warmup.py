@@ -19,7 +19,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from factdebate.engine import Resources, Settings, get_method
+from factdebate.engine import Method, Resources, Settings
 
 log = logging.getLogger("factdebate.server")
 ENGINES = ("search", "rag")  # the engines a tier's agents may search (an MCP tool opens on its first search)
@@ -30,7 +30,7 @@ def guard_roles(settings: Settings) -> list[str]:
     guard's method's roles when the operator lets a claim escalate past ``fast``."""
     roles = ["extractor", "debater"]
     if settings.guard.max_tier != "fast":
-        roles += [r for r in get_method(settings.guard.method or settings.method).roles if r not in roles]
+        roles += [r for r in Method.named(settings.guard.method or settings.method).roles if r not in roles]
     return roles
 
 
