@@ -50,11 +50,10 @@ Settings and what the library offers:
   may choose; ``Option.overrides``: flat options as nested settings); ``YamlFile`` (a settings file, read
   bounded: the service's too).
 - ``Method`` (a method of the library: ``Method.registered``, every one by name; ``Method.named``, one, an
-  unknown name a ``ConfigError``), ``MethodView``: how the page draws each one's verdict; ``page_words``: the
-  library's words the page shows (the labels' other spellings, how an answer's label was decided, the form's
-  sections, the embedded model's caution).
-- ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names; ``mcp_tool``: a tool's name
-  on an MCP server.
+  unknown name a ``ConfigError``), ``MethodView``: how the page draws each one's verdict
+  (``MethodView.page_words``: the library's words the page shows beside any verdict: the labels' other
+  spellings, how an answer's label was decided, the form's sections, the embedded model's caution).
+- ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names.
 - ``BUILTIN_CORPUS`` and ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in
   the schema): corpora.
 - ``render`` (the library's prompt templates: the rewrite's request).
@@ -103,20 +102,18 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.prompts import render
     from factdebate.run.batch import ClaimItem
     from factdebate.run.claim import run_claim
-    from factdebate.run.page_words import page_words
     from factdebate.scale.resource_pool import ResourcePool
     from factdebate.settings.model import Settings
     from factdebate.settings.options import Option
     from factdebate.settings.sources import YamlFile
-    from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine, mcp_tool
+    from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
 
 __all__ = ["BUILTIN_CORPUS", "Admission", "AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "ConfigError",
            "CorpusName", "Document", "EventSink", "EvidenceMode", "GuardClaim", "GuardEvidence", "GuardOptions",
            "GuardResult", "GuardedStream", "Host", "InputError", "Label", "Listener", "Method", "MethodView",
            "MissingDependencyError", "Option", "RecheckedClaim", "Reply", "ResolvedGuardOptions", "ResourcePool",
            "Resources", "ResponseVerdict", "RetrievalTool", "Reviser", "SearchEngine", "Settings", "Tier", "Verdict",
-           "YamlFile", "__version__", "checked_tree", "dumps_record", "mcp_tool", "page_words", "render", "run_claim",
-           "transcribing", "upgrade"]
+           "YamlFile", "__version__", "checked_tree", "dumps_record", "render", "run_claim", "transcribing", "upgrade"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -162,8 +159,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "__version__": ("factdebate.core.version", "__version__"),
     "checked_tree": ("factdebate.core.textsafe", "checked_tree"),
     "dumps_record": ("factdebate.core.textsafe", "dumps_record"),
-    "mcp_tool": ("factdebate.tools.registry", "mcp_tool"),
-    "page_words": ("factdebate.run.page_words", "page_words"),
     "render": ("factdebate.prompts", "render"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
     "transcribing": ("factdebate.llm.transcript", "transcribing"),

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from factdebate.engine import Method, MethodView, Option, Settings, page_words
+from factdebate.engine import Method, MethodView, Option, Settings
 from factdebate.server.caps import SpendingCaps
 
 
@@ -66,7 +66,7 @@ class PageViews(BaseModel):
 
 
 def page_views() -> PageViews:
-    words = page_words()
+    words = MethodView.page_words()
     return PageViews(methods={name: cls.view for name, cls in Method.registered().items()},
                      label_aliases=words.label_aliases,
                      response_rules=words.response_rules,
@@ -97,5 +97,6 @@ def catalogue(base: Settings, llms: list[str], any_llm: bool, caps: SpendingCaps
     defaults["max_response_chars"] = base.response.max_response_chars
     return Catalogue(methods=methods, shared_options=shared, tools=["rag", "search", "none"],
                      search_engines=offered_engines(), llms=llms, any_llm=any_llm,
-                     defaults=defaults, caps=(caps or SpendingCaps()).model_dump(), groups=page_words().groups)
+                     defaults=defaults, caps=(caps or SpendingCaps()).model_dump(),
+                     groups=MethodView.page_words().groups)
 

@@ -21,10 +21,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from factdebate.engine import ConfigError, Settings, mcp_tool
+from factdebate.engine import ConfigError, Settings
 
 ANY_TOOL = "*"
-_ENTRY = re.compile(r"^mcp:[A-Za-z0-9_.-]+/([A-Za-z0-9_.-]+|\*)$")
+_ENTRY = re.compile(r"^mcp:[A-Za-z0-9_.-]+/([A-Za-z0-9_.-]+|\*)$")  # a tool, or every tool of a server
+_TOOL = re.compile(r"^mcp:[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")  # one tool, as an option names it
 
 
 def check_allow_entry(entry: str) -> str:
@@ -89,4 +90,4 @@ def configured_tools(settings_data: dict[str, Any]) -> list[str]:
     """The MCP tools the operator's own options name (agents, evidence tools...), from a settings dump: every
     ``mcp:<server>/<tool>`` text outside the servers' own definitions."""
     return sorted({tool for key, value in settings_data.items() if key != "mcp_servers"
-                   for tool in named_mcp_tools(value) if mcp_tool(tool) is not None})
+                   for tool in named_mcp_tools(value) if _TOOL.fullmatch(tool)})
