@@ -169,6 +169,9 @@ def set_target() -> None:
         if name == "switchinterval":  # the interpreter's: how long a thread holds the GIL while another waits
             sys.setswitchinterval(float(value))
             continue
+        if name == "path":  # a folder of packages first on the guard's path: uvloop and httptools, which uvicorn
+            sys.path.insert(0, value)  # picks when they import
+            continue
         module: Any = adaptive
         if "." in name:  # another module's setting: factdebate.server.guard.openai_chat.stream.JOINED=0
             path, _, name = name.rpartition(".")

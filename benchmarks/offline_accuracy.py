@@ -49,11 +49,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factdebate.core.errors import InputError
 from factdebate.corpus.builtin import load_builtin_corpus
 from factdebate.eval.compare import compare_runs
 from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.datasets.registry import select
+from factdebate.util.errors import InputError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 import factdebate
-from factdebate.core.errors import ConfigError, InputError
 from factdebate.core.types import Label
 from factdebate.settings.load import load_settings
+from factdebate.util.errors import ConfigError, InputError
 
 OPTS: dict[str, Any] = {"llm": "scripted:disagree", "agents": ["none", "none"], "scoring": False, "cache": False}
 

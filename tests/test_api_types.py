@@ -21,12 +21,12 @@ import pytest
 
 import factdebate
 from factdebate.api import EvidenceMode
-from factdebate.core.errors import ConfigError, InputError
 from factdebate.core.types import Document
 from factdebate.settings.keywords import MethodName, SearchEngineName, SharedOptions
 from factdebate.settings.method_keywords import METHOD_OPTIONS, MethodOptions
 from factdebate.settings.options import Option, method_options, shared_options
 from factdebate.tools.registry import SEARCH_ENGINES
+from factdebate.util.errors import ConfigError, InputError
 
 from .paths import MYPY_CACHE
 
@@ -279,11 +279,12 @@ def test_the_public_result_and_error_types_are_exported() -> None:
     """What a user annotates or catches is importable from ``factdebate`` itself, and names what it is."""
     from factdebate.core import errors, types
     from factdebate.guard_engine import types as guard_types
+    from factdebate.util import errors as generic_errors
 
     expected = {"Verdict": types.Verdict, "ResponseVerdict": types.ResponseVerdict, "ClaimCheck": types.ClaimCheck,
                 "GuardResult": guard_types.GuardResult, "GuardClaim": guard_types.GuardClaim,
-                "FactDebateError": errors.FactDebateError, "ConfigError": errors.ConfigError,
-                "InputError": errors.InputError, "EventLoopError": errors.EventLoopError,
+                "FactDebateError": errors.FactDebateError, "ConfigError": generic_errors.ConfigError,
+                "InputError": generic_errors.InputError, "EventLoopError": errors.EventLoopError,
                 "MethodOptions": MethodOptions, **{t.__name__: t for t in METHOD_OPTIONS.values()}}
     for name, value in expected.items():
         assert name in factdebate.__all__ and getattr(factdebate, name) == value, name

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Unpack
 
 from pydantic import ValidationError
 
-from factdebate.core.errors import ConfigError, EventLoopError, InputError
+from factdebate.core.errors import EventLoopError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Document, ResponseVerdict, Verdict
 from factdebate.guard_engine.call import CheckCall, LocalHost, Reply
@@ -47,6 +47,7 @@ from factdebate.settings.keywords import SharedOptions
 from factdebate.settings.method_keywords import MethodOptions
 from factdebate.settings.model import Settings
 from factdebate.settings.options import not_read_by
+from factdebate.util.errors import ConfigError, InputError
 
 if TYPE_CHECKING:  # the batch's parts are imported when a batch runs
     from factdebate.run.batch import ClaimItem

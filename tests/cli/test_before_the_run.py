@@ -113,9 +113,9 @@ def test_the_probe_keeps_what_a_server_on_this_machine_says_it_serves_at_once(
 def test_a_key_the_server_refuses_is_named_before_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from factdebate.core.errors import ConfigError
     from factdebate.run.model_servers import check_model_servers
     from factdebate.settings.model import Settings
+    from factdebate.util.errors import ConfigError
 
     class Refuses(BaseHTTPRequestHandler):
         def do_GET(self) -> None:

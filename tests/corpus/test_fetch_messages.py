@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.corpus.folders import corpora_dir
 from factdebate.corpus.hub_spec import hub_corpus_name
 from factdebate.corpus.sources import resolve_source
+from factdebate.util.errors import InputError
 from tests.cli.test_exits import call
 from tests.corpus.test_fetch import SHARDS, article, parquet, wiki
 from tests.hub_server import HubServer, go_online

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from factdebate.core.errors import ConfigError
 from factdebate.core.types import Document
 from factdebate.corpus.lexical import LexicalIndex
 from factdebate.corpus.names import PATTERN, check_corpus_name, collection_name
+from factdebate.util.errors import ConfigError
 from tests.cli.test_exits import call
 
 DOCS = [Document(id="a", title="Paris", text="Paris is the capital of France."),

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.corpus.loading import load_documents
 from factdebate.corpus.shards import Shard, plan_shards, read_shard
 from factdebate.corpus.sources import resolve_source
+from factdebate.util.errors import InputError
 
 
 def _everything(folder: Path, shard_docs: int) -> tuple[list[Shard], list[tuple[str, str]]]:

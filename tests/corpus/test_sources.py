@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.corpus.folders import corpora_dir
 from factdebate.corpus.sources import resolve_source
+from factdebate.util.errors import InputError
 from tests.cli.test_exits import call
 
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from factdebate.cli.main import run
-from factdebate.core.errors import InputError
 from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample
 from factdebate.eval.reproduce.cells import draw
 from factdebate.eval.reproduce.report import build_report
 from factdebate.eval.reproduce.spec import DatasetSpec, get_paper
 from factdebate.eval.runner import check_resume, make_plan
 from factdebate.settings.load import load_settings
+from factdebate.util.errors import InputError
 
 IDS = [f"c{i}" for i in range(12)]
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.eval.estimate import estimate
 from factdebate.eval.report.summary import latest_records
 from factdebate.eval.runner import execute, make_plan
@@ -17,6 +16,7 @@ from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.run.batch import finished_ids
 from factdebate.settings.load import load_settings
+from factdebate.util.errors import InputError
 from tests.eval.support import claim_of, resources_for, truthful
 
 

@@ -72,7 +72,7 @@ def test_the_operators_deadline_wins_and_a_requests_is_still_capped(llm: dict[st
 
 
 def test_an_operators_deadline_above_the_cap_is_still_refused() -> None:
-    from factdebate.core.errors import ConfigError
+    from factdebate.util.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"guard\.deadline_s is above guard\.max_deadline_s"):
         _settings(HOSTED["OpenAI"], deadline_s=200)

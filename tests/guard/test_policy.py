@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from factdebate.core.errors import EndpointUnavailableError, InputError
+from factdebate.core.errors import EndpointUnavailableError
 from factdebate.guard_engine import GuardClaim, GuardOptions
 from factdebate.settings.load import load_settings
+from factdebate.util.errors import InputError
 from tests.guard.support import CLAIMS, REPLY, run_check, script
 
 FAST = {"tier": "fast", "max_tier": "fast"}

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.core.types import Document, Label
 from factdebate.guard_engine import GuardOptions, StreamingCheck, check_text
 from factdebate.guard_engine.gate import gate
@@ -19,6 +18,7 @@ from factdebate.guard_engine.messages import person_question, tool_evidence
 from factdebate.guard_engine.options import with_conversation
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.response_level.worthiness import reason_to_skip
+from factdebate.util.errors import InputError
 from tests.guard.support import PARIS_DOC, run_check, script
 from tests.helpers import StaticTool, resources_for
 

@@ -102,7 +102,7 @@ def test_builtin_runs_an_f16_copy_made_once_and_builtin_q4_the_shipped_file() ->
 
 
 def test_thread_count_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    from factdebate.core.errors import ConfigError
+    from factdebate.util.errors import ConfigError
 
     monkeypatch.setenv("FACTDEBATE_LLAMA_THREADS", "1")
     assert LlamaCppBackend("builtin-q4").threads == 1

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from factdebate.core.errors import ConfigError
 from factdebate.llm import llama_threads
 from factdebate.llm.llama_threads import MAX_THREADS, default_threads, threads_for
 from factdebate.util.cores import parse_cpu_max
+from factdebate.util.errors import ConfigError
 
 
 @pytest.mark.parametrize(("cores", "busy", "threads"), [

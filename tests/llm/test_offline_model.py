@@ -14,11 +14,11 @@ import pytest
 
 from factdebate.cli import doctor
 from factdebate.cli.render import embedded_model_note
-from factdebate.core.errors import ConfigError
 from factdebate.hub.offline_model import QWEN_CODER_1_5B, ModelFileDamaged
 from factdebate.llm.llama_cpp import LlamaCppBackend
 from factdebate.llm.near_chance import MEASURED, model_warnings
 from factdebate.settings.load import load_settings
+from factdebate.util.errors import ConfigError
 
 SPEC = "llama-cpp:qwen2.5-coder-1.5b"
 

@@ -22,7 +22,6 @@ from typer.testing import CliRunner
 
 import factdebate
 from factdebate.cli.render import LiveDebate
-from factdebate.core.errors import ConfigError
 from factdebate.core.events import parse_event
 from factdebate.core.schema import verdict_json_schema
 from factdebate.llm import make_backend
@@ -33,6 +32,7 @@ from factdebate.methods.parrot.method import Parrot, ParrotTally
 from factdebate.prompts import render, template_path
 from factdebate.settings.load import load_settings
 from factdebate.settings.options import all_options
+from factdebate.util.errors import ConfigError
 from tests.methods.test_call_bounds import lower_bound_holds, upper_bound_is_reached
 
 ROOT = Path(__file__).parents[2]

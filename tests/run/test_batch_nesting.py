@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from factdebate.cli.main import run
-from factdebate.core.textsafe import MAX_NESTING, nesting_depth
 from factdebate.run.batch import ClaimItem
+from factdebate.util.textsafe import MAX_NESTING, nesting_depth
 from tests.fake_openai import FakeOpenAI
 
 

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 from factdebate.cli.main import run
-from factdebate.core.errors import InputError
 from factdebate.core.runfiles import MAX_RESULTS_BYTES, iter_run_lines, json_line
 from factdebate.run.results_file import compact, latest_records
+from factdebate.util.errors import InputError
 
 COMMON = ["--dataset", "countries", "--limit", "3", "--llm", "scripted:agree", "--no-cache"]
 DEEP = 200_000

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.eval.runner import RUN, Plan, check_resume, make_plan
 from factdebate.methods.base import Method
 from factdebate.run.resume import settings_changes
 from factdebate.settings.load import load_settings
+from factdebate.util.errors import InputError
 
 
 def dump(**methods: dict[str, object]) -> dict[str, object]:

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.errors import ConfigError, IndexError_
+from factdebate.core.errors import IndexError_
 from factdebate.scale.lite_copy import private_copy
 from factdebate.scale.pool import check_lite_sharing
 from factdebate.settings.load import load_settings
+from factdebate.util.errors import ConfigError
 
 
 def test_shared_lite_database_is_refused_without_copies() -> None:

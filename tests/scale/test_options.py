@@ -6,10 +6,10 @@ import pytest
 
 from factdebate.cli import exits
 from factdebate.cli.main import run
-from factdebate.core.errors import ConfigError, InputError
 from factdebate.run.resume import settings_changes
 from factdebate.scale.options import with_scale
 from factdebate.settings.load import load_settings
+from factdebate.util.errors import ConfigError, InputError
 
 
 def test_flags_land_in_the_scale_settings() -> None:

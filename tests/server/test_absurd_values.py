@@ -8,8 +8,8 @@ import math
 import pytest
 from fastapi.testclient import TestClient
 
-from factdebate.core.errors import InputError
 from factdebate.core.schema import upgrade
+from factdebate.util.errors import InputError
 from tests.server.conftest import AUTH, AppFactory
 
 JSON = {**AUTH, "Content-Type": "application/json"}

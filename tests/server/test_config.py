@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.errors import ConfigError
 from factdebate.server.config import load_service_config
+from factdebate.util.errors import ConfigError
 
 
 def test_keys_from_the_environment_are_added_to_the_files(tmp_path: Path) -> None:

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from factdebate.core.errors import InputError
 from factdebate.core.runtime import EventSink
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources
 from factdebate.settings.model import Settings
+from factdebate.util.errors import InputError
 from tests.cli.test_exits import call
 from tests.helpers import BagOfWordsEncoder, StaticTool
 from tests.server.conftest import AUTH, AppFactory, parse_sse

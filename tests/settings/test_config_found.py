@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from factdebate.cli.main import run
-from factdebate.core.errors import ConfigError
 from factdebate.run.provenance import runtime_record
 from factdebate.settings.load import load_settings
 from factdebate.settings.operator_paths import commands_and_endpoints, operator_paths
+from factdebate.util.errors import ConfigError
 from tests.eval.reproduce.test_cells import claims_file
 
 HOSTILE = {

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.errors import ConfigError
 from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings
+from factdebate.util.errors import ConfigError
 
 
 def test_an_old_config_file_loads_into_the_new_places(tmp_path: Path) -> None:

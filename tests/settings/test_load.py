@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.errors import ConfigError
 from factdebate.settings.load import ENV_ALIASES, load_settings
 from factdebate.settings.model import Settings
+from factdebate.util.errors import ConfigError
 
 
 def test_each_layer_overrides_the_one_below(tmp_path: Path) -> None:

@@ -20,12 +20,12 @@ from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
 
 from factdebate.cli.main import run
-from factdebate.core.errors import ConfigError
 from factdebate.core.fields import exposure, offered, walk
 from factdebate.methods.base import Method
 from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings
 from factdebate.settings.operator_paths import commands_and_endpoints, operator_paths, path_settings
+from factdebate.util.errors import ConfigError
 from tests.eval.reproduce.test_cells import claims_file
 
 # Names that say a value is a URL, a host, a command, a path, a key or an executor.

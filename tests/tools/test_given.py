@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from factdebate.api import averify
-from factdebate.core.errors import InputError
 from factdebate.core.types import Document
 from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.runner import execute, make_plan
 from factdebate.settings.load import load_settings
 from factdebate.tools.given import GivenEvidenceTool, given_evidence, top_k
+from factdebate.util.errors import InputError
 from tests.eval.support import first_records, truthful
 from tests.helpers import BagOfWordsEncoder, StaticTool, resources_for
 from tests.paths import SHARED as SHARED_DIR

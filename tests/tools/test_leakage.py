@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.tools.leakage import FACT_CHECK_DOMAINS, LeakagePolicy, parse_day
+from factdebate.util.errors import InputError
 
 
 def test_domains_match_subdomains_and_path_prefixes() -> None:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 
 from factdebate.core.claim_context import claim_date, iso_day, search_before
-from factdebate.core.errors import ConfigError
 from factdebate.core.runtime import RunRecorder, recording
 from factdebate.core.types import Document
 from factdebate.run.build import make_tool
 from factdebate.settings.load import load_settings
 from factdebate.tools.leakage_search import LeakageSearch
+from factdebate.util.errors import ConfigError
 from tests.helpers import StaticTool
 
 DOCS = [Document(id="1", title="Snopes", text="Rated false.", source="https://www.snopes.com/fact-check/x"),

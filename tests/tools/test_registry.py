@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from factdebate.core.errors import ConfigError
 from factdebate.server.options import VerifyOptions
 from factdebate.settings.load import load_settings
 from factdebate.tools.registry import AGENT_TOOLS, agent_description, evidence_source, mcp_tool, register_agent_tool
+from factdebate.util.errors import ConfigError
 
 
 def test_tools_load_from_overrides_and_the_environment() -> None:

@@ -10,13 +10,13 @@ import pytest
 import respx
 
 from factdebate.api import averify
-from factdebate.core.errors import ConfigError
 from factdebate.llm.scripted_library import scripted_backend
 from factdebate.run.build import make_tool
 from factdebate.settings.load import load_settings
 from factdebate.tools.openalex import OpenAlexTool
 from factdebate.tools.pubmed import PubMedTool
 from factdebate.tools.scholar import ScholarPipeline
+from factdebate.util.errors import ConfigError
 from tests.paths import FIXTURES
 
 FIXTURE = FIXTURES / "http" / "openalex_works.json"

@@ -15,8 +15,8 @@ import typer
 import yaml
 
 from factdebate.cli.options import ConfigFlag, with_option_flags
-from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import output_flag
+from factdebate.util.errors import InputError
 
 Opt = typer.Option
 calibrate_app = typer.Typer(help="Calibrate scores whose thresholds the papers set on their own models.",

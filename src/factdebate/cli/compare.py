@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from factdebate.core.errors import InputError
+from factdebate.util.errors import InputError
 
 Opt = typer.Option
 

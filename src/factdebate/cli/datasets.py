@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from factdebate.core.errors import InputError
+from factdebate.util.errors import InputError
 
 app = typer.Typer(add_completion=False, help="List the datasets --dataset accepts; fetch the public ones.")
 

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from factdebate.core.errors import InputError
+from factdebate.util.errors import InputError
 
 README_TOPIC = "readme"
 # A citation in a message: `factdebate docs TOPIC` or `factdebate docs TOPIC#SECTION`.

@@ -19,8 +19,8 @@ from factdebate.cli.options import (
     with_option_flags,
     with_trace_text,
 )
-from factdebate.core.errors import InputError
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
+from factdebate.util.errors import InputError
 
 Opt = typer.Option
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from factdebate.cli import exits
-from factdebate.core.errors import InputError
 from factdebate.core.types import Label, ResponseVerdict
+from factdebate.util.errors import InputError
 
 KINDS = ("refuted", "unchecked", "not-enough-info")
 # Unchecked sentences that state something (response_level/unchecked.py); a question, greeting, opinion,

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from factdebate.core.errors import InputError
 from factdebate.core.runtime import RunRecorder, recording
 from factdebate.core.types import ClaimCheck, Label, ResponseVerdict, Usage, add_model_usage
 from factdebate.guard_engine.citations import cited_texts
@@ -21,6 +20,7 @@ from factdebate.guard_engine.tiers import documents_read
 from factdebate.guard_engine.types import ClaimEvidence
 from factdebate.llm.model import LLM
 from factdebate.response_level.spans import sentences
+from factdebate.util.errors import InputError
 
 QUOTES = 2  # quotes shown a claim: enough to ground a fix, short enough for a prompt
 QUOTE_CHARS = 300

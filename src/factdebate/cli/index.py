@@ -13,7 +13,6 @@ from rich.console import Console
 
 from factdebate.cli import exits
 from factdebate.cli.options import ConfigFlag
-from factdebate.core.errors import InputError
 from factdebate.scale.options import (
     ExecutorFlag,
     LexicalPartsFlag,
@@ -22,6 +21,7 @@ from factdebate.scale.options import (
     WorkerGpusFlag,
     WorkersFlag,
 )
+from factdebate.util.errors import InputError
 
 err = Console(stderr=True, soft_wrap=True)
 Opt = typer.Option

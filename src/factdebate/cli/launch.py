@@ -37,9 +37,9 @@ def _serve_stdio(config: str | None, allowed: list[str]) -> int:
     """``factdebate mcp`` as the command line runs it: Ctrl-C and SIGTERM end it with "interrupted" and 130."""
     from factdebate.cli.exits import INTERRUPTED, OK, USAGE
     from factdebate.cli.interrupts import terminate_as_interrupt, was_interrupted
-    from factdebate.core.errors import ConfigError
     from factdebate.server.mcp.server import run_stdio
     from factdebate.settings.config_file import check_named
+    from factdebate.util.errors import ConfigError
 
     try:
         check_named(config)  # as the command line says it: one line, exit 2

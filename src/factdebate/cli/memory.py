@@ -14,8 +14,8 @@ import typer
 
 from factdebate.cli import exits
 from factdebate.cli.options import ConfigFlag
-from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import input_flag, output_flag
+from factdebate.util.errors import InputError
 
 if TYPE_CHECKING:
     from factdebate.memory.settings import MemorySettings

@@ -14,10 +14,10 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from factdebate.core.errors import InputError
 from factdebate.core.fields import SCOPES
 from factdebate.core.pathcheck import output_flag
 from factdebate.settings.options import Option, all_options, default_text, not_read_by
+from factdebate.util.errors import InputError
 
 # The panels of --help (verify's lists about 90 flags): what most runs set, a method's own, what shapes the
 # output, and what the person running the process tunes (parallelism, caches, servers).

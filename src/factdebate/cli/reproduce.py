@@ -11,8 +11,8 @@ import typer
 
 from factdebate.cli import exits
 from factdebate.cli.options import ConfigFlag, with_option_flags
-from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import output_folder
+from factdebate.util.errors import InputError
 
 Opt = typer.Option
 

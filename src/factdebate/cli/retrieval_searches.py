@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from factdebate.core.errors import InputError
 from factdebate.core.types import Document
 from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.corpus.lexical import LexicalIndex
 from factdebate.corpus.milvus_uri import is_lite_uri
 from factdebate.embeddings.minilm import ENCODERS
 from factdebate.eval.retrieval import NamedSearch, run_async_search
+from factdebate.util.errors import InputError
 
 KINDS = ("bm25", "dense", "fusion")
 STANDS_FOR = {"bm25": "Tool-MAD's search agent offline (local tool)", "dense": "Tool-MAD's RAG agent (rag tool)",

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from factdebate.cli.options import with_option_flags
-from factdebate.core.errors import ConfigError, MissingDependencyError
+from factdebate.util.errors import ConfigError, MissingDependencyError
 
 Opt = typer.Option
 

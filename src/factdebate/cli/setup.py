@@ -20,12 +20,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from factdebate.cli.options import ConfigFlag
-from factdebate.core.errors import ConfigError
 from factdebate.hub.errors import HubError
 from factdebate.hub.offline_model import QWEN_CODER_1_5B, OfflineModel, usable
 from factdebate.settings.model import Settings
 from factdebate.util.child_python import python_command, python_env
 from factdebate.util.data_packages import PACKAGES, DataPackage
+from factdebate.util.errors import ConfigError
 
 err = Console(stderr=True, soft_wrap=True)
 Opt = typer.Option

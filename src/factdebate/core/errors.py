@@ -1,32 +1,12 @@
-"""Errors a user can act on. The CLI prints their message and exits non-zero, without a traceback."""
+"""Errors a user can act on. The CLI prints their message and exits non-zero, without a traceback. The base and
+the generic ones (bad settings, bad input, a missing package) are util's (:mod:`factdebate.util.errors`)."""
 
 from __future__ import annotations
 
+from factdebate.util.errors import ConfigError
 from factdebate.util.errors import FactDebateError as FactDebateError  # the base, defined where util raises it
 from factdebate.util.paths import DataDirError as DataDirError  # the data folder cannot be made or written
 from factdebate.util.scrub import redact_url
-
-
-class ConfigError(FactDebateError):
-    """Bad settings, unknown method/tool, missing key."""
-
-
-class InputError(FactDebateError):
-    """A claim or input file the tool cannot work on."""
-
-
-# PyPI serves torch's CUDA build (several GB); PyTorch's own index has the CPU build the float encoder needs.
-TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
-
-
-class MissingDependencyError(FactDebateError):
-    def __init__(self, package: str, extra: str) -> None:
-        first = (f"`pip install torch --index-url {TORCH_CPU_INDEX}` (the CPU build; PyPI's is CUDA's), then "
-                 if extra == "torch" else "")
-        super().__init__(
-            f"this feature needs the Python package '{package}'; install it with {first}"
-            f"`pip install 'factdebate[{extra}]'` (in a checkout of the repository, `make setup` installs them all)"
-        )
 
 
 class EventLoopError(FactDebateError, RuntimeError):

@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from factdebate.core.errors import ConfigError, InputError
+from factdebate.util.errors import ConfigError, InputError
 
 STDIN = "-"
 MAX_INPUT_ENV = "FACTDEBATE_MAX_INPUT_MB"  # raises (or lowers) the cap on a named input file: a dataset, a batch

@@ -8,7 +8,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from factdebate.core.errors import InputError
+from factdebate.util.errors import InputError
 
 
 def _named(path: Path, flag: str) -> str:

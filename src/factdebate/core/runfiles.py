@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from factdebate.core.errors import InputError
 from factdebate.core.input_files import MAX_INPUT_ENV, input_limit, read_bounded
-from factdebate.core.textsafe import nesting_depth
+from factdebate.util.errors import InputError
+from factdebate.util.textsafe import nesting_depth
 
 MAX_JSON_BYTES = 64 * 2**20  # run.json, summary.json, reproduce.json: settings, ids and metrics
 MAX_RESULTS_BYTES = 4 * 2**30  # results.jsonl: one record per sample with its whole debate

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from factdebate.core.events import BaseEvent, SpanBegin, SpanEnd, parse_event
-from factdebate.core.textsafe import dumps_record
 from factdebate.core.types import ModelUsage, ReplyCounts, Usage, add_model_usage, add_reply_counts
 from factdebate.util.observe import watched
+from factdebate.util.textsafe import dumps_record
 
 EventSink = Callable[[dict[str, Any]], None]
 

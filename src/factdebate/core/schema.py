@@ -10,10 +10,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from factdebate.core.errors import InputError
 from factdebate.core.runfiles import MAX_DEPTH
-from factdebate.core.textsafe import nesting_depth, unencodable_reason
 from factdebate.core.types import SCHEMA_VERSION, Verdict
+from factdebate.util.errors import InputError
+from factdebate.util.textsafe import nesting_depth, unencodable_reason
 
 SCORE_FIELDS = ("faithfulness", "answer_relevance", "consistency")
 

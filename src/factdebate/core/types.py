@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from factdebate.core.deviations import Deviation
-from factdebate.core.textsafe import safe_text
+from factdebate.util.textsafe import safe_text
 
 SCHEMA_VERSION = 2  # 1: until the method plug-ins (one judge, fixed score fields); see factdebate.core.schema
 

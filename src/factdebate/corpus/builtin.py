@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
-from factdebate.core.errors import ConfigError, InputError
 from factdebate.core.types import Document
 from factdebate.util.data_packages import install_hint
+from factdebate.util.errors import ConfigError, InputError
 
 BUILTIN_CORPUS = "builtin"
 BUILTIN_DOC_COUNT = 10_033

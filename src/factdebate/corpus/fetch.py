@@ -20,7 +20,6 @@ from pathlib import Path, PurePosixPath
 from string import Formatter
 from typing import Any
 
-from factdebate.core.errors import InputError, MissingDependencyError
 from factdebate.corpus.fetch_manifest import read_manifest, write_manifest
 from factdebate.corpus.folders import corpora_dir
 from factdebate.corpus.hub_spec import hub_corpus_name
@@ -31,6 +30,7 @@ from factdebate.hub.errors import HubError, HubUnreachable
 from factdebate.hub.fetch import fetch
 from factdebate.hub.registry import HubCorpus
 from factdebate.hub.remote import Listed, RemoteFile, list_folder, resolve_commit
+from factdebate.util.errors import InputError, MissingDependencyError
 
 Notify = Callable[[str], None]
 log = logging.getLogger(__name__)

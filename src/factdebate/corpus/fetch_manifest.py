@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from factdebate.core.errors import InputError
 from factdebate.corpus.folders import MANIFEST
+from factdebate.util.errors import InputError
 
 
 class _Part(BaseModel):

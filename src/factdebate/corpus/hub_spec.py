@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 import re
 
-from factdebate.core.errors import InputError
 from factdebate.corpus.names import MAX_CHARS
+from factdebate.util.errors import InputError
 
 PREFIX = "hf:"
 _PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?$")

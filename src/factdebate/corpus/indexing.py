@@ -10,7 +10,6 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from factdebate.core.errors import ConfigError
 from factdebate.core.types import Document
 from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.corpus.chunking import DEFAULT_MAX_WORDS, DEFAULT_OVERLAP, chunk_document
@@ -21,6 +20,7 @@ from factdebate.corpus.milvus import MilvusStore, default_milvus_uri
 from factdebate.corpus.names import check_corpus_name
 from factdebate.corpus.progress import raise_if_stopped, stage_reporter
 from factdebate.embeddings.minilm import DEFAULT_ENCODER, Embedder
+from factdebate.util.errors import ConfigError
 
 ENGINES = ("rag", "local")
 

@@ -17,10 +17,11 @@ from typing import Any
 
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_fixed
 
-from factdebate.core.errors import IndexError_, MissingDependencyError
+from factdebate.core.errors import IndexError_
 from factdebate.core.types import Document
 from factdebate.corpus.lexical_parts import merge_hits, part_of, read_layout, write_layout
 from factdebate.corpus.ranking import search_ties_by_id
+from factdebate.util.errors import MissingDependencyError
 from factdebate.util.paths import data_dir
 
 _WORD = re.compile(r"\w+")

@@ -13,9 +13,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from factdebate.core.errors import InputError, MissingDependencyError
 from factdebate.core.pathcheck import input_file
 from factdebate.core.types import Document
+from factdebate.util.errors import InputError, MissingDependencyError
 
 ID_FIELDS = ("id", "_id", "doc_id", "docid")
 TITLE_FIELDS = ("title", "name")

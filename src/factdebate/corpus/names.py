@@ -9,7 +9,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, WithJsonSchema
 
-from factdebate.core.errors import ConfigError
+from factdebate.util.errors import ConfigError
 
 MAX_CHARS = 64
 PATTERN = rf"^[A-Za-z0-9][A-Za-z0-9_.-]{{0,{MAX_CHARS - 1}}}$"

@@ -12,10 +12,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from factdebate.core.errors import InputError, MissingDependencyError
 from factdebate.core.types import Document
 from factdebate.corpus.loading import load_documents, row_to_document
 from factdebate.corpus.sources import SourceFile
+from factdebate.util.errors import InputError, MissingDependencyError
 
 DEFAULT_SHARD_DOCS = 5000
 

@@ -10,11 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from factdebate.core.errors import ConfigError, InputError
 from factdebate.corpus.folders import corpora_dir
 from factdebate.corpus.hub_spec import parse_hub_spec
 from factdebate.corpus.loading import detect_format
 from factdebate.corpus.names import check_corpus_name
+from factdebate.util.errors import ConfigError, InputError
 
 HUB_PREFIX = "hf:"
 _FOLDER_FORMATS = ("jsonl", "csv", "tsv", "parquet")

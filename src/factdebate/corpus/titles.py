@@ -8,9 +8,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
-from factdebate.core.errors import InputError
 from factdebate.corpus.builtin import BUILTIN_CORPUS, load_builtin_corpus
 from factdebate.corpus.lexical import LexicalIndex, _tantivy
+from factdebate.util.errors import InputError
 
 
 def document_id(passage_id: str) -> str:

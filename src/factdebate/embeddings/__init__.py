@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Protocol
 
-from factdebate.core.errors import ConfigError
+from factdebate.util.errors import ConfigError
 
 if TYPE_CHECKING:
     import numpy as np  # annotations only: a command that never encodes does not pay numpy's import (80 ms)

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from factdebate.core.errors import ConfigError, MissingDependencyError
 from factdebate.core.runtime import model_loading
 from factdebate.util.data_packages import install_hint
+from factdebate.util.errors import ConfigError, MissingDependencyError
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384

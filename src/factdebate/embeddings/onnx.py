@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from factdebate.core.errors import MissingDependencyError
 from factdebate.core.runtime import model_loading
 from factdebate.embeddings.minilm import MODEL_LOAD_LOCK, Embedder, model_path
+from factdebate.util.errors import MissingDependencyError
 from factdebate.util.paths import data_dir
 
 ONNX_FILE = "all-MiniLM-L6-v2.int8.onnx"

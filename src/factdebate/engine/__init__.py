@@ -3,8 +3,10 @@ contracts in pyproject.toml hold the service to it and keep the library from imp
 library's own object, imported from its module when first read, so a module of the service loads only what it
 uses (the MCP server answers its handshake before the check engine is imported). ``factdebate.util``, the
 domain-free foundation beneath the library (the pooled HTTP client, bounded bodies, the scrub of secrets and
-addresses, the data folder, the base error, what measures work for metrics and traces, the notes of storage
-that could not write, a request's clock) is the service's too: it imports those names from util itself.
+addresses, the data folder, the errors a user can act on (the base and the generic ones: bad settings, bad
+input, a missing package; each says its HTTP status), text and strict JSON made safe, what measures work for
+metrics and traces, the notes of storage that could not write, a request's clock) is the service's too: it
+imports those names from util itself.
 
 The check (guard_engine/), one call for every door:
 
@@ -58,14 +60,7 @@ Settings and what the library offers:
   the schema): corpora.
 - ``render`` (the library's prompt templates: the rewrite's request).
 
-Errors (each a ``FactDebateError``, util's base, whose ``http_status`` says how a service answers it):
-``ConfigError``, ``InputError``, ``MissingDependencyError``.
-
-What the process holds, writes and reads:
-
-- ``checked_tree``, ``dumps_record``: an input's text checked, and strict JSON that always encodes (a record,
-  an answer that may carry text no UTF-8 answer can); ``upgrade``: a stored record in the current schema.
-- ``__version__``."""
+What the process reads and says: ``upgrade`` (a stored record in the current schema) and ``__version__``."""
 
 from __future__ import annotations
 
@@ -73,10 +68,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports each name's module on first use
-    from factdebate.core.errors import ConfigError, InputError, MissingDependencyError
     from factdebate.core.runtime import EventSink, Listener
     from factdebate.core.schema import upgrade
-    from factdebate.core.textsafe import checked_tree, dumps_record
     from factdebate.core.types import Document, Label, ResponseVerdict, Verdict
     from factdebate.core.version import __version__
     from factdebate.corpus.builtin import BUILTIN_CORPUS
@@ -108,12 +101,12 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.settings.sources import YamlFile
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
 
-__all__ = ["BUILTIN_CORPUS", "Admission", "AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "ConfigError",
-           "CorpusName", "Document", "EventSink", "EvidenceMode", "GuardClaim", "GuardEvidence", "GuardOptions",
-           "GuardResult", "GuardedStream", "Host", "InputError", "Label", "Listener", "Method", "MethodView",
-           "MissingDependencyError", "Option", "RecheckedClaim", "Reply", "ResolvedGuardOptions", "ResourcePool",
-           "Resources", "ResponseVerdict", "RetrievalTool", "Reviser", "SearchEngine", "Settings", "Tier", "Verdict",
-           "YamlFile", "__version__", "checked_tree", "dumps_record", "render", "run_claim", "transcribing", "upgrade"]
+__all__ = ["BUILTIN_CORPUS", "Admission", "AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "CorpusName",
+           "Document", "EventSink", "EvidenceMode", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult",
+           "GuardedStream", "Host", "Label", "Listener", "Method", "MethodView", "Option", "RecheckedClaim", "Reply",
+           "ResolvedGuardOptions", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser",
+           "SearchEngine", "Settings", "Tier", "Verdict", "YamlFile", "__version__", "render", "run_claim",
+           "transcribing", "upgrade"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -125,7 +118,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "CallQueue": ("factdebate.llm.in_flight", "CallQueue"),
     "CheckCall": ("factdebate.guard_engine.call", "CheckCall"),
     "ClaimItem": ("factdebate.run.batch", "ClaimItem"),
-    "ConfigError": ("factdebate.core.errors", "ConfigError"),
     "CorpusName": ("factdebate.corpus.names", "CorpusName"),
     "Document": ("factdebate.core.types", "Document"),
     "EventSink": ("factdebate.core.runtime", "EventSink"),
@@ -136,12 +128,10 @@ _WHERE: dict[str, tuple[str, str]] = {
     "GuardResult": ("factdebate.guard_engine.types", "GuardResult"),
     "GuardedStream": ("factdebate.guard_engine.stream_policy", "GuardedStream"),
     "Host": ("factdebate.guard_engine.call", "Host"),
-    "InputError": ("factdebate.core.errors", "InputError"),
     "Label": ("factdebate.core.types", "Label"),
     "Listener": ("factdebate.core.runtime", "Listener"),
     "Method": ("factdebate.methods.base", "Method"),
     "MethodView": ("factdebate.methods.view", "MethodView"),
-    "MissingDependencyError": ("factdebate.core.errors", "MissingDependencyError"),
     "Option": ("factdebate.settings.options", "Option"),
     "RecheckedClaim": ("factdebate.guard_engine.response_check", "RecheckedClaim"),
     "Reply": ("factdebate.guard_engine.call", "Reply"),
@@ -157,8 +147,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Verdict": ("factdebate.core.types", "Verdict"),
     "YamlFile": ("factdebate.settings.sources", "YamlFile"),
     "__version__": ("factdebate.core.version", "__version__"),
-    "checked_tree": ("factdebate.core.textsafe", "checked_tree"),
-    "dumps_record": ("factdebate.core.textsafe", "dumps_record"),
     "render": ("factdebate.prompts", "render"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
     "transcribing": ("factdebate.llm.transcript", "transcribing"),

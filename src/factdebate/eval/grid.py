@@ -23,9 +23,9 @@ from typing import Any
 
 import yaml
 
-from factdebate.core.errors import InputError
 from factdebate.core.runfiles import MAX_JSON_BYTES, read_input_bytes
 from factdebate.settings.options import all_options
+from factdebate.util.errors import InputError
 
 KEYS = {"dataset", "limit", "seed", "method", "options", "grid", "runs"}
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.core.errors import InputError
 from factdebate.methods.base import Method
 from factdebate.settings.options import all_options
+from factdebate.util.errors import InputError
 
 
 def parse_methods(value: str) -> list[str]:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from factdebate.core.errors import InputError
+from factdebate.util.errors import InputError
 
 MILLION = 1_000_000
 

@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from factdebate.core.errors import InputError
 from factdebate.core.types import Document
 from factdebate.eval.compare.paired import compare_pair
 from factdebate.eval.datasets import Dataset, Sample
 from factdebate.eval.datasets.gold_evidence import GoldSets, page_key
 from factdebate.eval.report.intervals import holm, wilson
+from factdebate.util.errors import InputError
 
 KS = (1, 3, 10)
 DEPTH = max(KS)

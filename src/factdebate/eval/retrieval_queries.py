@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from factdebate.core.errors import InputError
+from factdebate.util.errors import InputError
 
 if TYPE_CHECKING:
     from factdebate.eval.datasets import Sample

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from factdebate.core.errors import InputError
 from factdebate.core.runtime import EventSink
 from factdebate.guard_engine.call import LocalHost, Reply
 from factdebate.guard_engine.types import GuardOptions, Reviser
 from factdebate.llm.base import Backend
 from factdebate.run.claim import session
 from factdebate.settings.model import Settings
+from factdebate.util.errors import InputError
 
 GUARD_OPTIONS = frozenset(GuardOptions.model_fields)
 

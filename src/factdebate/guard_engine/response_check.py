@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from factdebate.core.claim_context import binary_task, current_position, given_evidence, sub_claim
 from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
 from factdebate.core.runtime import EventSink, RunRecorder, charged, recording, span
-from factdebate.core.textsafe import checked_input
 from factdebate.core.types import (
     ClaimCheck,
     ClaimExtraction,
@@ -58,6 +57,7 @@ from factdebate.response_level.spans import claim_spans, find_span, sentences
 from factdebate.response_level.unchecked import unchecked_sentences
 from factdebate.run.claim import public_config, run_claim
 from factdebate.settings.model import Settings
+from factdebate.util.textsafe import checked_input
 
 UNREADABLE_EXTRACTION = "the claims could not be read from the extractor's reply"
 

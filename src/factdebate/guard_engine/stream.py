@@ -26,7 +26,6 @@ from typing import Any
 
 from factdebate.core.events import ResponseStarted
 from factdebate.core.runtime import EventSink, recording
-from factdebate.core.textsafe import unsafe_reason
 from factdebate.guard_engine.check import Check, checked_length, drop, settle, uncheckable
 from factdebate.guard_engine.gate import Sentence, fenced_after, gate, runs_on
 from factdebate.guard_engine.head_start import same_claim, stands_alone
@@ -40,6 +39,7 @@ from factdebate.methods.resources import Resources
 from factdebate.response_level.offload import LONG_TEXT
 from factdebate.response_level.spans import CLOSING, SentenceEnds, TextIndex, boundaries, sentences
 from factdebate.settings.model import Settings
+from factdebate.util.textsafe import unsafe_reason
 
 CONTEXT_CHARS = 2_000  # of the answer just before a part, shown to the extractor with it
 

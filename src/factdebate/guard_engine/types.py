@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
-from factdebate.core.errors import InputError
-from factdebate.core.textsafe import unsafe_reason
 from factdebate.core.types import (  # Span: the offsets /v1/check-response gives too
     ClaimExtraction,
     Document,
@@ -32,6 +30,8 @@ from factdebate.core.types import (  # Span: the offsets /v1/check-response give
     VerdictWarning,
 )
 from factdebate.corpus.chunking import chunk_text
+from factdebate.util.errors import InputError
+from factdebate.util.textsafe import unsafe_reason
 
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings

@@ -19,8 +19,8 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from factdebate.core.textsafe import unsafe_reason
 from factdebate.guard_engine.messages import own_words, text_of
+from factdebate.util.textsafe import unsafe_reason
 
 SYSTEM_CHARS = 800  # a persona or a bot's subject is set in its prompt's opening lines
 TURNS_CHARS = 2_400

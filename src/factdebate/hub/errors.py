@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from factdebate.core.errors import InputError
+from factdebate.util.errors import InputError
 
 
 class HubError(InputError):

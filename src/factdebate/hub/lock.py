@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from factdebate.core.errors import InputError
+from factdebate.util.errors import InputError
 from factdebate.util.paths import data_dir
 
 try:

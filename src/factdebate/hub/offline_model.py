@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factdebate.core.errors import ConfigError
 from factdebate.hub.checksum import sha256_file
+from factdebate.util.errors import ConfigError
 from factdebate.util.paths import data_dir_path
 
 MODELS_FOLDER = "models"  # in the data folder, beside the built-in model's F16 copy

@@ -12,8 +12,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from factdebate.core.errors import MissingDependencyError
 from factdebate.hub.errors import ChecksumMismatch, HubNotFound, HubUnreachable
+from factdebate.util.errors import MissingDependencyError
 from factdebate.util.paths import data_dir
 
 DEFAULT_ENDPOINT = "https://huggingface.co"

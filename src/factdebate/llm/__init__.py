@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from factdebate.core.errors import ConfigError
 from factdebate.llm.base import Backend, Completion, GenParams, Message
 from factdebate.llm.model import LLM, RetryPolicy
 from factdebate.llm.openai_stream import StreamSetting
+from factdebate.util.errors import ConfigError
 
 __all__ = ["LLM", "Backend", "Completion", "GenParams", "Message", "RetryPolicy", "make_backend"]
 

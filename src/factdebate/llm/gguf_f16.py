@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from factdebate.core.errors import ConfigError, MissingDependencyError
+from factdebate.util.errors import ConfigError, MissingDependencyError
 
 
 def f16_copy(source: Path, folder: Path) -> Path:

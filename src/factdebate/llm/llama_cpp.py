@@ -15,7 +15,6 @@ import weakref
 from pathlib import Path
 from typing import Any, ClassVar
 
-from factdebate.core.errors import ConfigError, MissingDependencyError
 from factdebate.core.runtime import RunRecorder, current_run, model_loading
 from factdebate.core.stopping import raise_if_stopped
 from factdebate.hub.offline_model import offline_model
@@ -27,6 +26,7 @@ from factdebate.llm.llama_states import prefix_cached_llama
 from factdebate.llm.llama_threads import ENV as THREADS_ENV
 from factdebate.llm.llama_threads import ThreadChoice, default_threads, threads_from_env
 from factdebate.util.data_packages import install_hint
+from factdebate.util.errors import ConfigError, MissingDependencyError
 from factdebate.util.paths import data_dir
 
 log = logging.getLogger("factdebate.llm")

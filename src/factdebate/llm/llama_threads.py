@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from factdebate.core.errors import ConfigError
 from factdebate.util.cores import usable_cores
+from factdebate.util.errors import ConfigError
 
 ENV = "FACTDEBATE_LLAMA_THREADS"
 # A 135M model gains nothing from more threads than this (the per-token work is too small to split further).

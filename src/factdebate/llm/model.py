@@ -14,7 +14,6 @@ import factdebate.llm.breaker as breaker  # the modules, not the package (whose 
 import factdebate.llm.hung_calls as hung_calls
 from factdebate.core.errors import EndpointSlowError, EndpointUnavailableError, FactDebateError, ModelAnswerUnusable
 from factdebate.core.runtime import current_run
-from factdebate.core.textsafe import safe_text
 from factdebate.llm.base import (
     Backend,
     BrokenAnswer,
@@ -31,6 +30,7 @@ from factdebate.llm.in_flight import learn, limit_for, slot, wants_asking
 from factdebate.llm.transcript import call_text, transcript_call_chars, transcript_chars
 from factdebate.util.observe import watched
 from factdebate.util.scrub import redact_text
+from factdebate.util.textsafe import safe_text
 
 
 @dataclass(frozen=True)

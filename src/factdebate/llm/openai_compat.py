@@ -14,7 +14,7 @@ import os
 import time
 from typing import Any
 
-from factdebate.core.errors import ConfigError, MissingKeyError
+from factdebate.core.errors import MissingKeyError
 from factdebate.core.runtime import emit
 from factdebate.llm.base import (
     BrokenAnswer,
@@ -56,6 +56,7 @@ from factdebate.llm.openai_stream import (
 from factdebate.llm.server_slots import Slots
 from factdebate.llm.server_slots import ask as ask_slots
 from factdebate.util.bounded_body import MIB, AnswerTooLarge
+from factdebate.util.errors import ConfigError
 from factdebate.util.http_client import CannotConnect, ConnectTimeout
 from factdebate.util.scrub import redact_url, remember_endpoints, remember_secrets
 

@@ -19,8 +19,8 @@ import re
 import time
 from typing import Any, Literal
 
-from factdebate.core.errors import ConfigError
 from factdebate.llm.base import Completion, TransientLLMError
+from factdebate.util.errors import ConfigError
 
 StreamSetting = bool | Literal["auto"]
 INTERRUPTED = ("the server ended the streamed answer before it finished (llama-cpp-python does so when another "

@@ -13,10 +13,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from factdebate.core.errors import ConfigError
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import Responder, ScriptedBackend
+from factdebate.util.errors import ConfigError
 
 _CLAIM = re.compile(r"^Claim: (.*)$", re.M)
 _STATEMENTS = re.compile(r"^\d+\. ", re.M)

@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from factdebate.core.errors import InputError
+from factdebate.util.errors import InputError
 
 # Fields that carry an answer, not evidence; an update that names one is refused outright.
 ANSWER_FIELDS = frozenset({"label", "gold", "gold_label", "verdict", "answer", "prediction", "predicted",

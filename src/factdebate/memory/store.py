@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from factdebate.core.errors import InputError
 from factdebate.core.types import Document
 from factdebate.memory.guard import check_evidence, check_fields
 from factdebate.memory.normalize import normalize_entity
 from factdebate.memory.settings import DEFAULT_FILE, MemorySettings
+from factdebate.util.errors import InputError
 
 if TYPE_CHECKING:
     import numpy as np  # imported where vectors are read: every command imports this module, few recall

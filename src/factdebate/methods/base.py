@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 from pydantic import BaseModel, ConfigDict
 
 from factdebate.core import events
-from factdebate.core.errors import ConfigError
 from factdebate.llm import scripted_library
 from factdebate.methods.settings_protocol import SettingsT_contra
 from factdebate.methods.view import MethodView
 from factdebate.prompts import add_template_dir
+from factdebate.util.errors import ConfigError
 
 if TYPE_CHECKING:
     from factdebate.core.dataset_types import Dataset, Sample

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from factdebate.core.errors import ConfigError
 from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.embeddings import TextEncoder
 from factdebate.llm import LLM, RetryPolicy, make_backend
@@ -21,6 +20,7 @@ from factdebate.methods.base import Method, method_class
 from factdebate.methods.resources import Resources, RunScope, Services
 from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
+from factdebate.util.errors import ConfigError
 from factdebate.util.paths import data_dir
 from factdebate.util.storage_full import STORAGE
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.claim_context import given_evidence
-from factdebate.core.errors import InputError
 from factdebate.core.events import RunFinished, RunStarted
 from factdebate.core.runtime import EventSink, RunRecorder, charged, recording, trace_file
 from factdebate.core.types import Document, Verdict
@@ -22,6 +21,7 @@ from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources, tools_needed
 from factdebate.settings.model import Settings
 from factdebate.tools.retrieval_record import recording_retrieval, retrieval_deviations
+from factdebate.util.errors import InputError
 from factdebate.util.scrub import redact_settings
 
 

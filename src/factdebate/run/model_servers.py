@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from factdebate.core.errors import ConfigError
 from factdebate.llm.server_slots import Slots
 from factdebate.settings.model import Settings
 from factdebate.util.bounded_body import MIB, AnswerTooLarge
+from factdebate.util.errors import ConfigError
 from factdebate.util.scrub import redact_text
 
 log = logging.getLogger(__name__)

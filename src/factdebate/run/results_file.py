@@ -11,9 +11,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from factdebate.core.errors import InputError
 from factdebate.core.runfiles import iter_run_lines, json_line
-from factdebate.core.textsafe import dumps_record
+from factdebate.util.errors import InputError
+from factdebate.util.textsafe import dumps_record
 
 
 def _lines(file: Path) -> Iterator[tuple[int, bytes]]:

@@ -11,10 +11,10 @@ import typer
 from annotated_types import Ge, Le
 from pydantic import ValidationError
 
-from factdebate.core.errors import ConfigError
 from factdebate.core.fields import exposure
 from factdebate.settings.model import ScaleSettings, Settings
 from factdebate.settings.options import default_text
+from factdebate.util.errors import ConfigError
 
 
 def _flag(name: str, kind: type) -> Any:

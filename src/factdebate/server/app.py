@@ -178,7 +178,7 @@ def _pages(app: FastAPI) -> None:
         return FileResponse(STATIC / "docs.html")
 
 
-# How core/textsafe.py names a limit ("(set max_claim_chars to change it)"): right in the terminal, where the
+# How util/textsafe.py names a limit ("(set max_claim_chars to change it)"): right in the terminal, where the
 # user owns the settings; a service's caller cannot set it, so a service names it as its operator's.
 _SET_IT = re.compile(r"\(set ([\w.]+) to change it\)")
 

@@ -13,7 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from factdebate.engine import ConfigError, Method, Settings
+from factdebate.engine import Method, Settings
+from factdebate.util.errors import ConfigError
 
 
 class SpendingCaps(BaseModel):

@@ -8,7 +8,8 @@ tells nothing of the others."""
 
 from __future__ import annotations
 
-from factdebate.engine import BUILTIN_CORPUS, ConfigError
+from factdebate.engine import BUILTIN_CORPUS
+from factdebate.util.errors import ConfigError
 
 ANY_CORPUS = "*"
 

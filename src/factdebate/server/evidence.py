@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from factdebate.engine import Document, EvidenceMode, GuardEvidence, GuardOptions, InputError, Settings
+from factdebate.engine import Document, EvidenceMode, GuardEvidence, GuardOptions, Settings
+from factdebate.util.errors import InputError
 
 
 class EvidenceChoice(BaseModel):

@@ -13,13 +13,15 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
-from factdebate.engine import ConfigError, InputError, Method, Option, ResponseVerdict, Settings, Verdict, checked_tree
+from factdebate.engine import Method, Option, ResponseVerdict, Settings, Verdict
 from factdebate.server.caps import SpendingCaps, check_caps
 from factdebate.server.corpus_access import CorpusAccess
 from factdebate.server.evidence import EvidenceChoice
 from factdebate.server.streaming import TRANSCRIPT_CHARS
 from factdebate.server.tool_allowlist import check_caller_tools, with_callable_servers
+from factdebate.util.errors import ConfigError, InputError
 from factdebate.util.scrub import hide_endpoints
+from factdebate.util.textsafe import checked_tree
 
 # What the service says of an option besides its own words (each option's constraints are its own: a corpus
 # name, which becomes part of a file path, is checked by its type).

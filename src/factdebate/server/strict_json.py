@@ -27,7 +27,7 @@ from typing import Any
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.engine import dumps_record
+from factdebate.util.textsafe import dumps_record
 
 TOO_DEEP = "it nests lists or objects too deeply to be read"
 _EXTRA = "several JSON texts"

@@ -21,7 +21,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from factdebate.engine import ConfigError, Settings
+from factdebate.engine import Settings
+from factdebate.util.errors import ConfigError
 
 ANY_TOOL = "*"
 _ENTRY = re.compile(r"^mcp:[A-Za-z0-9_.-]+/([A-Za-z0-9_.-]+|\*)$")  # a tool, or every tool of a server

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from factdebate.core.errors import ConfigError
+from factdebate.util.errors import ConfigError
 
 RETRIEVAL_KEYS = ("k", "max_doc_chars")
 BASELINE_KEYS: dict[str, tuple[tuple[str, str], ...]] = {

@@ -10,9 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from factdebate.core.errors import ConfigError
 from factdebate.core.fields import offered
-from factdebate.core.textsafe import checked_input
 from factdebate.corpus.names import CorpusName
 from factdebate.llm.model_params import REASONING_TOKENS
 from factdebate.methods.base import Method
@@ -20,6 +18,8 @@ from factdebate.settings.config_file import ConfigFile
 from factdebate.settings.legacy import upgrade_settings_data
 from factdebate.tools.mcp_config import MCPServerConfig
 from factdebate.tools.registry import SearchEngine, auto_search_engine
+from factdebate.util.errors import ConfigError
+from factdebate.util.textsafe import checked_input
 
 WIKIPEDIA_LANG = re.compile(r"[A-Za-z](?:[A-Za-z-]{0,10}[A-Za-z])?")
 

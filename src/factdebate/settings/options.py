@@ -15,10 +15,10 @@ from typing import Any
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from factdebate.core.errors import ConfigError
 from factdebate.core.fields import exposure, walk
 from factdebate.methods.base import Method
 from factdebate.settings.model import Settings
+from factdebate.util.errors import ConfigError
 
 Path = tuple[str, ...]
 

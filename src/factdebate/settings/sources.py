@@ -18,9 +18,9 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import EnvSettingsSource, PydanticBaseSettingsSource, YamlConfigSettingsSource
 from pydantic_settings.sources.utils import parse_env_vars
 
-from factdebate.core.errors import ConfigError, InputError
 from factdebate.core.fields import exposure, walk
 from factdebate.core.input_files import read_bounded
+from factdebate.util.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
     from pydantic_settings import BaseSettings

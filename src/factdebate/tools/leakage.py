@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from urllib.parse import urlsplit
 
-from factdebate.core.errors import InputError
+from factdebate.util.errors import InputError
 
 # Off unless asked for (exclude_fact_checkers=True or --exclude-fact-checkers): sites whose articles are
 # verdicts on claims, which would hand a benchmark its answer. Not exhaustive; extend with exclude_domains.

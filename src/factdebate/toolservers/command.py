@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from factdebate.core.errors import ConfigError, MissingDependencyError
+from factdebate.util.errors import ConfigError, MissingDependencyError
 
 Opt = typer.Option
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from mcp.server.mcpserver import MCPServer
 
-from factdebate.core.errors import ConfigError
 from factdebate.tools.leakage import LeakagePolicy
+from factdebate.util.errors import ConfigError
 
 if TYPE_CHECKING:
     from factdebate.settings.model import Settings

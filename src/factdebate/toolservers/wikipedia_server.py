@@ -10,7 +10,6 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
-from factdebate.core.errors import InputError
 from factdebate.tools.leakage import LeakagePolicy
 from factdebate.toolservers.common import (
     MAX_K,
@@ -25,6 +24,7 @@ from factdebate.toolservers.common import (
 )
 from factdebate.toolservers.extractive import Encode, arank_sentences, default_encode
 from factdebate.toolservers.wiki_backend import Article, Section, WikiBackend
+from factdebate.util.errors import InputError
 
 Count = Annotated[int, Field(ge=1, le=MAX_K, description="How many sentences or facts.")]
 SectionRef = Annotated[str, Field(min_length=1, max_length=200,

@@ -1,5 +1,6 @@
-"""The base of every error a user can act on, in the lowest layer so that ``util`` raises it too;
-:mod:`factdebate.core.errors` holds the rest."""
+"""The base of every error a user can act on, and the generic ones (bad settings, bad input, a missing package),
+in the lowest layer so that ``util`` raises them too and a service reads them beside util's other helpers;
+:mod:`factdebate.core.errors` holds the library's own."""
 
 from __future__ import annotations
 
@@ -20,3 +21,25 @@ class FactDebateError(Exception):
 
     def __init__(self, *args: object) -> None:
         super().__init__(*(redact_text(a) if isinstance(a, str) else a for a in args))
+
+
+class ConfigError(FactDebateError):
+    """Bad settings, unknown method/tool, missing key."""
+
+
+class InputError(FactDebateError):
+    """A claim or input file the tool cannot work on."""
+
+
+# PyPI serves torch's CUDA build (several GB); PyTorch's own index has the CPU build the float encoder needs.
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+class MissingDependencyError(FactDebateError):
+    def __init__(self, package: str, extra: str) -> None:
+        first = (f"`pip install torch --index-url {TORCH_CPU_INDEX}` (the CPU build; PyPI's is CUDA's), then "
+                 if extra == "torch" else "")
+        super().__init__(
+            f"this feature needs the Python package '{package}'; install it with {first}"
+            f"`pip install 'factdebate[{extra}]'` (in a checkout of the repository, `make setup` installs them all)"
+        )

@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.eval.compare import compare_runs
 from factdebate.eval.compare.plots import _shown_names
 from factdebate.eval.pricing import parse_prices
 from factdebate.eval.report.metrics import macro_f1, outcome_from_record
 from factdebate.eval.report.summary import RESULTS, RUN, summarize
+from factdebate.util.errors import InputError
 
 GOLD = ["SUPPORTS"] * 5 + ["REFUTES"] * 5
 S, R = "SUPPORTS", "REFUTES"

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.eval.datasets import select
 from factdebate.eval.datasets.countries import _world, generate, mentions
 from factdebate.eval.datasets.loader import describe, load_dataset
+from factdebate.util.errors import InputError
 from tests.paths import SHARED as SHARED_DIR
 
 S, R, N = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"

@@ -12,12 +12,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.eval.datasets import FORMATS
 from factdebate.eval.datasets.hub_convert import CONVERTERS
 from factdebate.eval.datasets.loader import describe, load_dataset
 from factdebate.hub import registry
 from factdebate.hub.remote import cache_dir
+from factdebate.util.errors import InputError
 from tests.hub_server import HubServer, go_online, sha256
 
 S, R, N = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"

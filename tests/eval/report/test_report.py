@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.eval.grid import load_grid
 from factdebate.eval.report.side_by_side import build_report, load_run
 from factdebate.eval.runner import execute, make_plan
 from factdebate.settings.load import load_settings
+from factdebate.util.errors import InputError
 from tests.eval.support import resources_for, truthful
 
 PNG = b"\x89PNG\r\n\x1a\n"

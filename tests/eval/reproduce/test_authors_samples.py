@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.errors import ConfigError
 from factdebate.eval.datasets.hub_datasets import records_sha256
 from factdebate.eval.datasets.loader import describe, load_dataset
 from factdebate.hub import github, registry
 from factdebate.hub.checksum import sha256_file
 from factdebate.hub.errors import ChecksumMismatch, HubUnreachable
+from factdebate.util.errors import ConfigError
 from tests.cli.test_reproduce import SCRIPTED, call
 from tests.github_raw_server import RawServer, point_at
 from tests.hub_server import HubServer, go_online, sha256

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.eval.datasets import BINARY_LABELS, FACT_LABELS, Dataset, Sample
 from factdebate.eval.reproduce.cells import Request, draw, pairs, parse_data, plan_cells
 from factdebate.eval.reproduce.spec import DatasetSpec, get_paper
+from factdebate.util.errors import InputError
 
 
 def _dataset(golds: list[str], groups: list[str] | None = None) -> Dataset:

@@ -111,10 +111,10 @@ def test_every_reader_of_a_run_folder_checks_its_summary_the_same_way(reader: st
     """One reader for a run folder (eval/report/run_folder.py): a summary.json whose labels are a
     number is one line naming the file and the field in every command that reads it; the reproduction's
     measure read it unchecked before and failed deep inside with a TypeError."""
-    from factdebate.core.errors import InputError
     from factdebate.eval.compare.load import load
     from factdebate.eval.report.side_by_side import load_run
     from factdebate.eval.reproduce.measure import measure_run
+    from factdebate.util.errors import InputError
 
     folder = tmp_path / "run"
     shutil.copytree(reproduction / "feverous" / "single", folder)

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.eval.reproduce.spec import Paper, get_paper, papers
+from factdebate.util.errors import InputError
 from tests.paths import SHARED
 
 SEEDS = SHARED / "seeds"

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from factdebate.core.deviations import keys
-from factdebate.core.errors import ConfigError
 from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample
 from factdebate.eval.runner import Plan, execute
 from factdebate.llm.base import GenParams, Message
@@ -22,6 +21,7 @@ from factdebate.run.build import build_resources
 from factdebate.run.claim import run_claim
 from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings
+from factdebate.util.errors import ConfigError
 from tests.helpers import CLAIM, BagOfWordsEncoder, StaticTool
 from tests.methods.dpd.test_method import ballot, dpd_script
 

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from factdebate.core.errors import InputError
 from factdebate.core.types import Label
 from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample
 from factdebate.eval.estimate import estimate
@@ -21,6 +20,7 @@ from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.methods.dpd.method import DPD
 from factdebate.methods.dpd.tasks import task_for
+from factdebate.util.errors import InputError
 from tests.helpers import resources_for
 from tests.methods.dpd.test_method import ballot
 

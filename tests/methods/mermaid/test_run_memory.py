@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from factdebate.core.errors import ConfigError
 from factdebate.eval.runner import execute, make_plan
 from factdebate.memory import EvidenceMemory
 from factdebate.memory.seed import records_digest
 from factdebate.methods.resources import RunScope
+from factdebate.util.errors import ConfigError
 from tests.methods.mermaid.memory_worker import FACTS
 from tests.methods.mermaid.policy import capital_policy
 from tests.methods.mermaid.support import FactToolset, mermaid_resources

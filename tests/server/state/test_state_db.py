@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.errors import ConfigError
 from factdebate.run.batch import ClaimItem
 from factdebate.server.config import load_service_config
 from factdebate.server.routes.batches import _worker_alive
@@ -25,6 +24,7 @@ from factdebate.server.state.db import (
     open_state_db,
 )
 from factdebate.server.state.shared import SharedState
+from factdebate.util.errors import ConfigError
 from tests.readiness import run
 
 

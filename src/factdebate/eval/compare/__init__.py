@@ -14,9 +14,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import output_folder
-from factdebate.core.textsafe import safe_value
 from factdebate.eval.compare.cost import cost_ratio
 from factdebate.eval.compare.load import Denominator, LoadedRun, common_samples, denominator, load_all
 from factdebate.eval.compare.paired import cohen_kappa, compare_pair
@@ -24,6 +22,8 @@ from factdebate.eval.compare.verdict import front_marks, mark_pairs, sentence
 from factdebate.eval.pricing import Price, dollars, dollars_by_model, run_models, sum_by_model, unused_prices
 from factdebate.eval.report.metrics import INTERVALS, Outcome, compute, paired_macro_f1
 from factdebate.eval.report.summary import base_rate_warning
+from factdebate.util.errors import InputError
+from factdebate.util.textsafe import safe_value
 
 COMPARE_JSON = "compare.json"
 COMPARE_MD = "compare.md"

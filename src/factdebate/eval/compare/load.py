@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factdebate.core.errors import InputError
 from factdebate.core.runfiles import iter_run_lines, json_line
 from factdebate.eval.report.metrics import Outcome, outcome_from_record
 from factdebate.eval.report.run_folder import read_run_provenance
 from factdebate.eval.report.side_by_side import RunData, load_run
 from factdebate.eval.report.summary import RESULTS
+from factdebate.util.errors import InputError
 
 
 @dataclass

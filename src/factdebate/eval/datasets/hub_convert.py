@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from factdebate.core.errors import InputError, MissingDependencyError
 from factdebate.hub.remote import cache_dir
+from factdebate.util.errors import InputError, MissingDependencyError
 
 Converter = Callable[[Path, Path], None]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from factdebate.core.errors import InputError
 from factdebate.eval.datasets import builtin_data, hub_datasets, loaders, response_loaders
 from factdebate.eval.datasets.registry import BUILTINS, FORMATS, Dataset, check_ids
+from factdebate.util.errors import InputError
 
 REGISTERING = (builtin_data, loaders, response_loaders)  # imported for what importing them registers
 

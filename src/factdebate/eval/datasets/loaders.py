@@ -11,11 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from factdebate.core.errors import InputError
 from factdebate.core.runfiles import MAX_INPUT_BYTES, read_input_bytes
 from factdebate.core.types import Label
 from factdebate.eval.datasets import BINARY_LABELS, FACT_LABELS, FOUR_LABELS, Dataset, Sample, file_format
 from factdebate.eval.datasets.gold_evidence import GoldSets, fever_sets, feverous_sets, hover_sets, scifact_sets
+from factdebate.util.errors import InputError
 
 S, R, N = FACT_LABELS
 CONFLICTING = Label.CONFLICTING.value

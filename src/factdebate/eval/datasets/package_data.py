@@ -6,8 +6,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from factdebate.core.errors import InputError
 from factdebate.util.data_packages import install_hint
+from factdebate.util.errors import InputError
 
 
 def package_dir(package: str, pip_spec: str) -> Path:

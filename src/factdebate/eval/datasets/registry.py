@@ -18,7 +18,7 @@ from factdebate.core.dataset_types import (
     Dataset,
     Sample,
 )
-from factdebate.core.errors import InputError
+from factdebate.util.errors import InputError
 
 __all__ = ["BINARY_LABELS", "BUILTINS", "FACT_LABELS", "FORMATS", "FOUR_LABELS", "IDENTITY", "NEI", "AnswerFormat",
            "Builtin", "Dataset", "Format", "Loader", "Sample", "builtin", "check_ids", "file_format", "select"]

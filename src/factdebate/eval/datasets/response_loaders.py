@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from factdebate.core.errors import InputError
 from factdebate.eval.datasets import BINARY_LABELS, Dataset, Sample, file_format
 from factdebate.eval.datasets.loaders import read_records, read_text
+from factdebate.util.errors import InputError
 
 S, R = BINARY_LABELS
 Labelled = tuple[str, list[tuple[str, str | None]]]  # a response's gold label, its claims with theirs

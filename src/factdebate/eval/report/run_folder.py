@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from factdebate.core.errors import InputError
 from factdebate.core.runfiles import read_run_json
 from factdebate.eval.report.summary import RUN, SUMMARY_JSON
+from factdebate.util.errors import InputError
 
 _KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "true/false value"}
 

@@ -10,12 +10,12 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from factdebate.core.errors import InputError
 from factdebate.core.pathcheck import output_folder
 from factdebate.core.schema import upgrade
 from factdebate.eval.report.run_folder import read_summary
 from factdebate.eval.report.summary import RESULTS, SUMMARY_JSON, fmt, latest_records
 from factdebate.settings.legacy import upgrade_settings_data
+from factdebate.util.errors import InputError
 
 
 @dataclass

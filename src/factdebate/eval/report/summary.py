@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.deviations import Deviation
-from factdebate.core.textsafe import safe_value
 from factdebate.eval.report import two_labels
 from factdebate.eval.report.metrics import ERROR, UNPARSED, Outcome, compute, outcome_from_record
 from factdebate.eval.report.reply_counts import counts_text, lost_warning, reply_counts
 from factdebate.run.results_file import latest_records
+from factdebate.util.textsafe import safe_value
 
 RESULTS = "results.jsonl"
 RUN = "run.json"

@@ -15,7 +15,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from factdebate.core.deviations import Deviation
-from factdebate.core.errors import ConfigError, InputError
 from factdebate.core.pathcheck import inside
 from factdebate.core.runfiles import read_run_json
 from factdebate.eval.datasets import Dataset
@@ -31,6 +30,7 @@ from factdebate.run.resume import differences
 from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings, validation_problems
 from factdebate.settings.options import Option, all_options
+from factdebate.util.errors import ConfigError, InputError
 from factdebate.util.scrub import MASK
 
 RERUN_JSON = "rerun.json"

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from factdebate.core.errors import ConfigError, InputError
+from factdebate.util.errors import ConfigError, InputError
 
 DATA = Path(__file__).with_name("papers.toml")
 

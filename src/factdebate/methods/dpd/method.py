@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from factdebate.core.claim_context import binary_task
 from factdebate.core.deviations import Deviation
-from factdebate.core.errors import ConfigError
 from factdebate.core.runtime import span
 from factdebate.core.types import Document, Judgement, Label, Round, Turn, Verdict
 from factdebate.methods.base import CallProbe, Method, register
@@ -49,6 +48,7 @@ from factdebate.methods.kit.speculation import Ahead, run_ahead
 from factdebate.methods.kit.turns import end_round, finish
 from factdebate.methods.resources import Resources
 from factdebate.prompts import Prompt, render
+from factdebate.util.errors import ConfigError
 from factdebate.util.tasks import gather_all
 
 if TYPE_CHECKING:

@@ -16,10 +16,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Literal
 
-from factdebate.core.errors import InputError
 from factdebate.core.types import Document
 from factdebate.corpus.chunking import split_sentences
 from factdebate.methods.dpd.team import cosine_rows
+from factdebate.util.errors import InputError
 
 if TYPE_CHECKING:  # the harness and the API import the methods package: no cycle at import time
     import numpy as np

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from factdebate.core.claim_context import binary_task, current_position, search_before
-from factdebate.core.errors import ConfigError, IndexError_
+from factdebate.core.errors import IndexError_
 from factdebate.core.events import StepTaken, ToolError, doc_refs
 from factdebate.core.runtime import count_reply, emit, span
 from factdebate.core.types import Document, Label, Round, Step, Turn, Verdict, VerdictWarning
@@ -62,6 +62,7 @@ from factdebate.methods.mermaid.view import VIEW
 from factdebate.methods.resources import Resources, RunScope
 from factdebate.prompts import Prompt, render
 from factdebate.tools.toolset import ToolResult
+from factdebate.util.errors import ConfigError
 
 if TYPE_CHECKING:
     from factdebate.core.deviations import Deviation

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from factdebate.core.errors import ConfigError
 from factdebate.memory.seed import copy_memory, origin
 from factdebate.memory.store import EvidenceMemory
 from factdebate.methods.mermaid.memory import checked_memory
 from factdebate.methods.mermaid.settings import MermaidSettings, memory_from, memory_settings, run_owned
+from factdebate.util.errors import ConfigError
 
 if TYPE_CHECKING:
     from factdebate.methods.resources import RunScope

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from factdebate.core.errors import ConfigError
 from factdebate.core.types import Document
 from factdebate.llm.json_reply import loads
 from factdebate.methods.mermaid.start import StartPolicy, StartRecord, ToolboxUnavailable, ToolServerError
@@ -25,6 +24,7 @@ from factdebate.tools.mcp_client import MCPToolset
 from factdebate.tools.mcp_config import MCPServerConfig
 from factdebate.tools.toolset import ToolResult, ToolSchema, Toolset
 from factdebate.util.child_python import python_command, python_env
+from factdebate.util.errors import ConfigError
 from factdebate.util.paths import data_dir
 
 if TYPE_CHECKING:

@@ -30,7 +30,9 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import InitErrorDetails, core_schema
 
-from factdebate.engine import GuardOptions, InputError, Settings, checked_tree
+from factdebate.engine import GuardOptions, Settings
+from factdebate.util.errors import InputError
+from factdebate.util.textsafe import checked_tree
 
 MAX_FIELD_CHARS = 100_000  # the longest text in a field other than a message (a tool's schema, a stop word)
 MAX_CHOICES = 8  # n, whatever the operator allows: each answer is checked (guard.max_choices caps it lower)

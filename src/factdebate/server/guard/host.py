@@ -22,12 +22,10 @@ from factdebate.engine import (
     Admission,
     Begun,
     CheckCall,
-    ConfigError,
     EventSink,
     GuardOptions,
     GuardResult,
     Host,
-    InputError,
     ResolvedGuardOptions,
     Resources,
     Reviser,
@@ -50,7 +48,7 @@ from factdebate.server.guard.request import read_chat_request
 from factdebate.server.guard.upstream import Upstream, UpstreamError
 from factdebate.server.routes.checks import call_keeper, not_kept
 from factdebate.server.service import Service
-from factdebate.util.errors import FactDebateError
+from factdebate.util.errors import ConfigError, FactDebateError, InputError
 
 log = logging.getLogger("factdebate.server")
 

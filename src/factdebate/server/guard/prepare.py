@@ -16,11 +16,11 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.datastructures import State
 
-from factdebate.engine import GuardOptions, InputError, Settings
+from factdebate.engine import GuardOptions, Settings
 from factdebate.server.guard.check_id import GUARD_CHECK_ID_HEADER as GUARD_CHECK_ID_HEADER  # the routes read it here
 from factdebate.server.guard.upstream import AnswerLimits, Upstream, UpstreamError, error_body
 from factdebate.server.service import Service, caller
-from factdebate.util.errors import FactDebateError
+from factdebate.util.errors import FactDebateError, InputError
 
 log = logging.getLogger("factdebate.server")
 # The conversation's id where the body's `factdebate` object cannot carry it (a client that drops the body's

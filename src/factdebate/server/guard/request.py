@@ -12,9 +12,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 
-from factdebate.engine import InputError
 from factdebate.server.guard.chat_request import ChatRequest
 from factdebate.server.strict_json import TOO_DEEP
+from factdebate.util.errors import InputError
 
 OFF_LOOP_BYTES = 64 * 1024  # a larger body is read and checked in a worker thread, never on the event loop
 NOT_AN_OBJECT = "invalid request: the body must be a JSON object (an OpenAI chat request)"

@@ -29,7 +29,6 @@ from factdebate.engine import (
     GuardEvidence,
     GuardOptions,
     GuardResult,
-    InputError,
     Label,
     Reply,
     ResolvedGuardOptions,
@@ -40,7 +39,6 @@ from factdebate.engine import (
     Settings,
     Tier,
     Verdict,
-    checked_tree,
     run_claim,
 )
 from factdebate.server.evidence import EvidenceChoice, with_evidence
@@ -63,7 +61,8 @@ from factdebate.server.mcp.results import (
 )
 from factdebate.server.options import SettingsResolver, VerifyOptions
 from factdebate.server.tool_allowlist import check_allow_entry
-from factdebate.util.errors import FactDebateError
+from factdebate.util.errors import FactDebateError, InputError
+from factdebate.util.textsafe import checked_tree
 
 EXCERPT_CHARS = 400
 MAX_QUERY_CHARS = 500

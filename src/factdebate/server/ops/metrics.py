@@ -216,7 +216,7 @@ def start_metrics_port(metrics: Metrics, host: str, port: int) -> Callable[[], N
     to stop it. A busy port is a :class:`ConfigError`, one line."""
     from prometheus_client import start_http_server
 
-    from factdebate.engine import ConfigError
+    from factdebate.util.errors import ConfigError
 
     registry: Any = metrics.registry
     if os.environ.get(MULTIPROC_ENV):

@@ -13,12 +13,12 @@ from typing import Any
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
-from factdebate.engine import ClaimItem, InputError, Resources, Settings, run_claim
+from factdebate.engine import ClaimItem, Resources, Settings, run_claim
 from factdebate.server.options import public_verdict
 from factdebate.server.state.batch_store import BatchStore
 from factdebate.server.state.db import process_alive
 from factdebate.server.state.shared import worker_id
-from factdebate.util.errors import FactDebateError
+from factdebate.util.errors import FactDebateError, InputError
 from factdebate.util.scrub import hide_endpoints, redact_value
 from factdebate.util.storage_full import STORAGE
 

@@ -23,12 +23,10 @@ from pydantic import BaseModel, Field
 from factdebate.engine import (
     Admission,
     CheckCall,
-    ConfigError,
     Document,
     EventSink,
     GuardOptions,
     Host,
-    InputError,
     Label,
     Option,
     RecheckedClaim,
@@ -45,7 +43,7 @@ from factdebate.server.service import CallerDep, Service, ServiceDep
 from factdebate.server.state.check_store import CHECK_ID
 from factdebate.server.state.kept_calls import CallKeeper, with_claim_calls
 from factdebate.server.streaming import transcribed
-from factdebate.util.errors import FactDebateError
+from factdebate.util.errors import ConfigError, FactDebateError, InputError
 from factdebate.util.scrub import hide_endpoints
 
 router = APIRouter(prefix="/v1")

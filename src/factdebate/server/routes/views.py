@@ -10,9 +10,10 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
-from factdebate.engine import InputError, upgrade
+from factdebate.engine import upgrade
 from factdebate.server.catalogue import PageViews, page_views
 from factdebate.server.service import CallerDep
+from factdebate.util.errors import InputError
 
 router = APIRouter(prefix="/v1")
 MAX_RECORDS = 20_000  # rows of one results file; the body limit of batches bounds their size

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factdebate.engine import ClaimItem, dumps_record
+from factdebate.engine import ClaimItem
 from factdebate.server.state.db import (
     HEARTBEAT_SCHEMA,
     PROCESS_LEASE_SECONDS,
@@ -26,6 +26,7 @@ from factdebate.server.state.db import (
     fresh_processes,
     open_state_db,
 )
+from factdebate.util.textsafe import dumps_record
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS batches (

@@ -24,8 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from factdebate.engine import dumps_record
 from factdebate.server.state.db import Cursor, StateDatabase
+from factdebate.util.textsafe import dumps_record
 
 # A check's id is 32 lower-case hex digits (a UUID4 without dashes); anything else is refused unread.
 CHECK_ID = re.compile(r"^[0-9a-f]{32}$")

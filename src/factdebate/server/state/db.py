@@ -28,8 +28,7 @@ from typing import Any, Protocol, TypeVar
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from factdebate.engine import ConfigError, MissingDependencyError
-from factdebate.util.errors import FactDebateError
+from factdebate.util.errors import ConfigError, FactDebateError, MissingDependencyError
 from factdebate.util.scrub import redact_value
 
 T = TypeVar("T")

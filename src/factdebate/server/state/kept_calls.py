@@ -19,8 +19,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from factdebate.engine import Listener, dumps_record
+from factdebate.engine import Listener
 from factdebate.util.scrub import hide_endpoints, redact_value
+from factdebate.util.textsafe import dumps_record
 
 
 class CallKeeper:

@@ -8,7 +8,7 @@ import math
 import re
 from typing import Any
 
-from factdebate.core.errors import InputError
+from factdebate.util.errors import InputError
 
 REPLACEMENT = "\ufffd"
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
