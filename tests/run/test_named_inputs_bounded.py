@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.input_files import read_bounded
 from factdebate.util.errors import InputError
+from factdebate.util.input_files import read_bounded
 from tests.readiness import run as run_to_end
 from tests.run.test_bounded_reads import _driver
 

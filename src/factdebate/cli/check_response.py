@@ -26,10 +26,10 @@ from factdebate.cli.options import (
     with_trace_text,
 )
 from factdebate.core.errors import FactDebateError
-from factdebate.core.input_files import STDIN, read_bounded
 from factdebate.core.types import ResponseVerdict
 from factdebate.response_level.aggregate import RULES, coverage_line
 from factdebate.util.errors import InputError
+from factdebate.util.input_files import STDIN, read_bounded
 from factdebate.util.scrub import scrub_secrets
 
 if TYPE_CHECKING:  # the command's imports stay lazy: `--help` reads none of the run layer

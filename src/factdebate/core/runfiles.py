@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from factdebate.core.input_files import MAX_INPUT_ENV, input_limit, read_bounded
 from factdebate.util.errors import InputError
+from factdebate.util.input_files import MAX_INPUT_ENV, input_limit, read_bounded
 from factdebate.util.textsafe import nesting_depth
 
 MAX_JSON_BYTES = 64 * 2**20  # run.json, summary.json, reproduce.json: settings, ids and metrics
@@ -100,7 +100,7 @@ def read_run_bytes(folder: Path, name: str | Path, *, limit: int = MAX_JSON_BYTE
 
 def read_input_bytes(path: Path, *, what: str, limit: int | None = None) -> bytes:
     """The bytes of an input file the user names or a run folder records: a regular file (links followed) of at
-    most ``limit`` bytes (default :func:`~factdebate.core.input_files.input_limit`)."""
+    most ``limit`` bytes (default :func:`~factdebate.util.input_files.input_limit`)."""
     if limit is None:
         return read_bounded(path, what=what, limit=input_limit(), setting=MAX_INPUT_ENV, pipes=False)
     return read_bounded(path, what=what, limit=limit, pipes=False)

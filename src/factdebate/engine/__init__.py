@@ -2,11 +2,11 @@
 contracts in pyproject.toml hold the service to it and keep the library from importing it). Each name is the
 library's own object, imported from its module when first read, so a module of the service loads only what it
 uses (the MCP server answers its handshake before the check engine is imported). ``factdebate.util``, the
-domain-free foundation beneath the library (the pooled HTTP client, bounded bodies, the scrub of secrets and
+domain-free foundation beneath the library, is the service's too, which imports its names from util itself:
+the pooled HTTP client, bounded bodies and files, a settings file read bounded, the scrub of secrets and
 addresses, the data folder, the errors a user can act on (the base and the generic ones: bad settings, bad
 input, a missing package; each says its HTTP status), text and strict JSON made safe, what measures work for
-metrics and traces, the notes of storage that could not write, a request's clock) is the service's too: it
-imports those names from util itself.
+metrics and traces, the notes of storage that could not write, a request's clock.
 
 The check (guard_engine/), one call for every door:
 
@@ -49,8 +49,7 @@ Settings and what the library offers:
 - ``Settings`` (``Settings.from_options``: flat options over the file and the environment; ``Settings.over``: a
   request's options over the operator's settings, what is wrong said without the values; ``checked_claim``: a
   claim within its limit); ``Option`` (a flat option; ``Option.public_options``: those a service's caller
-  may choose; ``Option.overrides``: flat options as nested settings); ``YamlFile`` (a settings file, read
-  bounded: the service's too).
+  may choose; ``Option.overrides``: flat options as nested settings).
 - ``Method`` (a method of the library: ``Method.registered``, every one by name; ``Method.named``, one, an
   unknown name a ``ConfigError``), ``MethodView``: how the page draws each one's verdict
   (``MethodView.page_words``: the library's words the page shows beside any verdict: the labels' other
@@ -98,15 +97,14 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.scale.resource_pool import ResourcePool
     from factdebate.settings.model import Settings
     from factdebate.settings.options import Option
-    from factdebate.settings.sources import YamlFile
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
 
 __all__ = ["BUILTIN_CORPUS", "Admission", "AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "CorpusName",
            "Document", "EventSink", "EvidenceMode", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult",
            "GuardedStream", "Host", "Label", "Listener", "Method", "MethodView", "Option", "RecheckedClaim", "Reply",
            "ResolvedGuardOptions", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser",
-           "SearchEngine", "Settings", "Tier", "Verdict", "YamlFile", "__version__", "render", "run_claim",
-           "transcribing", "upgrade"]
+           "SearchEngine", "Settings", "Tier", "Verdict", "__version__", "render", "run_claim", "transcribing",
+           "upgrade"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -145,7 +143,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Settings": ("factdebate.settings.model", "Settings"),
     "Tier": ("factdebate.guard_engine.types", "Tier"),
     "Verdict": ("factdebate.core.types", "Verdict"),
-    "YamlFile": ("factdebate.settings.sources", "YamlFile"),
     "__version__": ("factdebate.core.version", "__version__"),
     "render": ("factdebate.prompts", "render"),
     "run_claim": ("factdebate.run.claim", "run_claim"),

@@ -18,11 +18,12 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, InitSettingsSource, SettingsConfigDict
 
-from factdebate.engine import CorpusName, YamlFile
+from factdebate.engine import CorpusName
 from factdebate.server.caps import SpendingCaps
 from factdebate.server.state.db import is_server_url, unsupported
 from factdebate.server.tool_allowlist import check_allow_entry
 from factdebate.util.errors import ConfigError
+from factdebate.util.yaml_file import YamlFile
 
 _KEY_ID = re.compile(r"^key-[0-9a-f]{10}$")
 

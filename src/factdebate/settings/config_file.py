@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from factdebate.core.input_files import read_bounded
 from factdebate.util.errors import ConfigError, InputError
+from factdebate.util.input_files import read_bounded
 
 FOUND_NAME = "factdebate.yaml"
 How = Literal["named", "environment", "found"]

@@ -15,9 +15,10 @@ from factdebate.hub.offline_model import installed_default
 from factdebate.settings.config_file import check_found, find_config
 from factdebate.settings.model import Settings, normalised, validation_problems
 from factdebate.settings.operator_paths import found_file_refuses
-from factdebate.settings.sources import FactdebateEnv, Layer, YamlFile, env_aliases
+from factdebate.settings.sources import FactdebateEnv, Layer, env_aliases
 from factdebate.util.errors import ConfigError
 from factdebate.util.scrub import remember_settings
+from factdebate.util.yaml_file import YamlFile
 
 
 class _Loaded(Settings, BaseSettings):

@@ -1,7 +1,7 @@
-"""The pydantic-settings sources both loaders use (verification settings, service settings), and what each
-adds to the library's own:
+"""The pydantic-settings sources the verification settings are loaded from (the file's is
+:class:`factdebate.util.yaml_file.YamlFile`, which the service's settings read too), and what each adds to the
+library's own:
 
-- :class:`YamlFile`: a named file that is missing, unreadable or not a mapping is a ``ConfigError``.
 - :class:`FactdebateEnv`: the library's environment source plus values in YAML (``[rag, search]``), a bad
   value as a one-line ``ConfigError`` naming the variable, the fields' short names (``FACTDEBATE_LLM`` is
   ``llm.debater``), unknown sections kept for the upgrade or validation, and a mapping in place of ``os.environ``.
@@ -10,60 +10,20 @@ adds to the library's own:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic.fields import FieldInfo
-from pydantic_settings import EnvSettingsSource, PydanticBaseSettingsSource, YamlConfigSettingsSource
+from pydantic_settings import EnvSettingsSource, PydanticBaseSettingsSource
 from pydantic_settings.sources.utils import parse_env_vars
 
 from factdebate.core.fields import exposure, walk
-from factdebate.core.input_files import read_bounded
-from factdebate.util.errors import ConfigError, InputError
+from factdebate.util.errors import ConfigError
 
 if TYPE_CHECKING:
     from pydantic_settings import BaseSettings
 
 Data = dict[str, Any]
-MAX_SETTINGS_BYTES = 64 * 2**20  # a settings file holds a few kilobytes; the bound is for what is not one
-
-
-class YamlFile(YamlConfigSettingsSource):
-    def __init__(self, settings_cls: type[BaseSettings], path: str | Path | None, what: str) -> None:
-        self.what = what
-        super().__init__(settings_cls, yaml_file=Path(path) if path else None)
-
-    @staticmethod
-    def _existing_files(files: Any) -> list[Any]:
-        return [files] if files else []  # named: it must be there (the library skips a missing file)
-
-    def _read_file(self, file_path: Any) -> Data:
-        # Read bounded: a file named /dev/zero or a FIFO is one line here, not read whole or waited on for ever.
-        try:
-            raw = read_bounded(file_path, what=self.what, limit=MAX_SETTINGS_BYTES, pipes=False)
-        except InputError as exc:
-            raise ConfigError(f"cannot read {exc}") from None
-        try:
-            loaded = yaml.safe_load(raw.decode(self.yaml_file_encoding or "utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{self.what} {file_path} is not valid YAML: {yaml_problem(exc)}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read {self.what} {file_path}: {exc}") from exc
-        if not isinstance(loaded, dict):
-            raise ConfigError(f"{self.what} {file_path} must hold a mapping of settings")
-        return loaded
-
-
-def yaml_problem(exc: yaml.YAMLError) -> str:
-    """What is wrong with a YAML text, and where, in one line (the parser's own spans several lines)."""
-    mark = getattr(exc, "problem_mark", None)
-    problem = str(getattr(exc, "problem", None) or "not valid YAML").strip()
-    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-    context, opened = getattr(exc, "context", None), getattr(exc, "context_mark", None)
-    if context and opened is not None and opened.line != getattr(mark, "line", None):
-        return f"{where}{problem} ({context} begun on line {opened.line + 1})"
-    return f"{where}{problem}"
 
 
 def env_aliases(model: type[BaseSettings], prefix: str) -> dict[str, tuple[str, ...]]:
