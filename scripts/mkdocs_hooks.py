@@ -117,7 +117,7 @@ def _model_rows(model: Any, prefix: str, rows: list[str]) -> None:
 
 def settings_reference() -> str:
     """Every setting with its type, default and description, from the settings models."""
-    from factdebate.methods.base import all_methods
+    from factdebate.methods.base import Method
     from factdebate.settings.model import Settings
 
     header = ["| setting | type | default | what |", "| --- | --- | --- | --- |"]
@@ -132,7 +132,7 @@ def settings_reference() -> str:
         single = type("One", (), {"model_fields": {name: Settings.model_fields[name]}})
         _model_rows(single, "", rows)
     lines.extend(["## General", "", *header, *rows, ""])
-    for method, cls in all_methods().items():
+    for method, cls in Method.registered().items():
         method_rows: list[str] = []
         _model_rows(cls.settings_model, f"methods.{method}.", method_rows)
         if method_rows:

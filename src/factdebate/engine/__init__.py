@@ -4,9 +4,9 @@ library's own object, imported from its module when first read, so a module of t
 uses (the MCP server answers its handshake before the check engine is imported). ``factdebate.util``, the
 domain-free foundation beneath the library, is the service's too, which imports its names from util itself:
 the pooled HTTP client, bounded bodies and files, a settings file read bounded, the scrub of secrets and
-addresses, the data folder, the errors a user can act on (the base and the generic ones: bad settings, bad
-input, a missing package; each says its HTTP status), text and strict JSON made safe, what measures work for
-metrics and traces, the notes of storage that could not write, a request's clock.
+addresses, the data folder, the errors a user can act on (the base, whose ``http_status`` says how a service
+answers it, and the generic ones: bad settings, bad input, a missing package), text and strict JSON made safe,
+what measures work for metrics and traces, the notes of storage that could not write, a request's clock.
 
 The check (guard_engine/), one call for every door:
 
