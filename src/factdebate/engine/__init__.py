@@ -40,8 +40,8 @@ Claims and answers (run/, core/):
   ``aclose`` closes what its runs opened; ``needs_builtin``: whether a run opens the built-in indexes, and
   ``prepare_builtin``: those indexes built in the background, then its searches over them opened;
   ``models_down``: the models whose server refused connections lately).
-- ``EventSink`` and ``Listener`` (a run's events, and a sink that asks only for some), ``transcribing`` (the
-  text of model calls in a stream's events, cut at the length the service says).
+- ``EventSink`` (a run's events: a sink that names the events it reads in a frozenset ``events`` gets only
+  those), ``transcribing`` (the text of model calls in a stream's events, cut at the length the service says).
 - ``ClaimItem``: a batch's item (``ClaimItem.from_lines``: a batch's items, from uploaded JSON lines).
 
 Settings and what the library offers:
@@ -67,7 +67,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports each name's module on first use
-    from factdebate.core.runtime import EventSink, Listener
+    from factdebate.core.runtime import EventSink
     from factdebate.core.schema import upgrade
     from factdebate.core.types import Document, Label, ResponseVerdict, Verdict
     from factdebate.core.version import __version__
@@ -101,7 +101,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
 
 __all__ = ["BUILTIN_CORPUS", "Admission", "AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "CorpusName",
            "Document", "EventSink", "EvidenceMode", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult",
-           "GuardedStream", "Host", "Label", "Listener", "Method", "MethodView", "Option", "RecheckedClaim", "Reply",
+           "GuardedStream", "Host", "Label", "Method", "MethodView", "Option", "RecheckedClaim", "Reply",
            "ResolvedGuardOptions", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser",
            "SearchEngine", "Settings", "Tier", "Verdict", "__version__", "render", "run_claim", "transcribing",
            "upgrade"]
@@ -127,7 +127,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "GuardedStream": ("factdebate.guard_engine.stream_policy", "GuardedStream"),
     "Host": ("factdebate.guard_engine.call", "Host"),
     "Label": ("factdebate.core.types", "Label"),
-    "Listener": ("factdebate.core.runtime", "Listener"),
     "Method": ("factdebate.methods.base", "Method"),
     "MethodView": ("factdebate.methods.view", "MethodView"),
     "Option": ("factdebate.settings.options", "Option"),

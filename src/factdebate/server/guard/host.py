@@ -86,7 +86,7 @@ class ServiceHost(Host):
 
     def sinks(self) -> tuple[list[EventSink], Any]:
         calls = call_keeper(self.service)
-        return ([calls.sink] if calls else []), calls
+        return ([calls] if calls else []), calls
 
     def reviser(self, resolved: ResolvedGuardOptions) -> Reviser | None:
         if resolved.policy != "rewrite" or self._revise is None or self._settings is None:

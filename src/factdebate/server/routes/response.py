@@ -108,7 +108,7 @@ async def check_response(body: ResponseRequest, service: ServiceDep, who: Caller
     slot, charge = claimed_slot(service, who, checked[0])
     try:
         calls = call_keeper(service)  # the events a stream would send, gathered only for the kept check's calls
-        verdict = await _one_call(service, who, checked, slot, charge, [calls.sink] if calls else [])
+        verdict = await _one_call(service, who, checked, slot, charge, [calls] if calls else [])
         check_id = await keep(service, who, verdict, calls=calls, response=response)
         if check_id is not None:
             response.headers[CHECK_ID_HEADER] = check_id
@@ -127,7 +127,7 @@ async def check_response_stream(body: ResponseRequest, service: ServiceDep, who:
 
     async def run(sinks: list[EventSink]) -> ResponseVerdict:
         calls = call_keeper(service)  # the model calls, kept with the check for its link
-        verdict = await _one_call(service, who, checked, slot, charge, [*sinks, *([calls.sink] if calls else [])])
+        verdict = await _one_call(service, who, checked, slot, charge, [*sinks, *([calls] if calls else [])])
         await keep(service, who, verdict, sinks, calls)  # its id goes out before the result
         return verdict
 
@@ -267,7 +267,7 @@ async def _recheck(request: _Recheck, body: ResponseClaimRequest, service: Servi
     calls = call_keeper(service) if request.check_id else None  # the claim's new calls replace its kept ones
     check = await RecheckedClaim.check(request.text, body.index, request.claim, request.settings,
                                        service.resources(request.settings),
-                                       sinks=[*(sinks or []), *([calls.sink] if calls else [])], given=request.given)
+                                       sinks=[*(sinks or []), *([calls] if calls else [])], given=request.given)
     if check.verdict is not None:
         check.verdict = public_verdict(check.verdict)
     check.error = hide_endpoints(check.error) if check.error else None

@@ -150,7 +150,7 @@ async def verify(body: VerifyRequest, service: ServiceDep, who: CallerDep, respo
     try:
         calls = call_keeper(service)  # the events a stream would send, gathered only for the kept check's calls
         verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
-                                                 sinks=[calls.sink] if calls else None, given=given))
+                                                 sinks=[calls] if calls else None, given=given))
         check_id = await keep(service, who, verdict, calls=calls, response=response)
         if check_id is not None:
             response.headers[CHECK_ID_HEADER] = check_id
@@ -175,7 +175,7 @@ async def verify_stream(body: VerifyRequest, service: ServiceDep, who: CallerDep
     async def run(sinks: list[EventSink]) -> Verdict:
         calls = call_keeper(service)  # the model calls, kept with the check for its link
         verdict = public_verdict(await run_claim(claim, settings, service.resources(settings),
-                                                 sinks=[*sinks, calls.sink] if calls else sinks, given=given))
+                                                 sinks=[*sinks, calls] if calls else sinks, given=given))
         await keep(service, who, verdict, sinks, calls)  # its id goes out before the result
         return verdict
 

@@ -19,13 +19,16 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from factdebate.engine import Listener
 from factdebate.util.scrub import hide_endpoints, redact_value
 from factdebate.util.textsafe import dumps_record
 
 
 class CallKeeper:
-    """A sink for one check's events (streamed or not) that keeps its ``llm_call`` ones, at most ``limit_bytes``."""
+    """A sink for one check's events (streamed or not) that keeps its ``llm_call`` ones, at most ``limit_bytes``. It
+    names the events it reads (``events``, which a run's recorder reads of every sink: core/runtime.py), so the
+    run builds no other event for it."""
+
+    events = frozenset({"span_begin:subclaim", "run_started", "llm_call"})
 
     def __init__(self, limit_bytes: int) -> None:
         self.limit_bytes = limit_bytes
@@ -36,12 +39,7 @@ class CallKeeper:
         self._claim_of_run: dict[str, int] = {}
         self._lock = threading.Lock()  # a method's calls may end on worker threads
 
-    @property
-    def sink(self) -> Listener:
-        """The sink to hand a run: it names what it reads, so the run builds no other event for it."""
-        return Listener(("span_begin:subclaim", "run_started", "llm_call"), self._take)
-
-    def _take(self, event: dict[str, Any]) -> None:
+    def __call__(self, event: dict[str, Any]) -> None:
         name = event.get("event")
         if name == "span_begin" and event.get("kind") == "subclaim":
             index = (event.get("attributes") or {}).get("index")
