@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from factdebate.llm.openai_compat import OpenAIBackend
 from factdebate.run.batch import ClaimItem, run_batch
 from factdebate.run.build import build_resources
+from factdebate.settings.load import settings_from
 from factdebate.settings.model import Settings
 from tests.fake_openai import GARBAGE, Failure, FakeOpenAI
 
@@ -71,9 +72,9 @@ async def run(claims: int, voters: int, overrides: dict[str, Any], seed: int) ->
     with FakeOpenAI(reply="The evidence agrees.\nSUPPORTS", fault=mix) as server:
         # The fake server answers many requests at once: 16 in flight (the per-model limit of before), not
         # the one-at-a-time default for a loopback URL (llm/in_flight.py).
-        settings: Settings = Settings.from_options({"method": "vote", "vote_samples": voters, "llm": "openai:fault",
-                                                    "agents": ["none", "none"], "cache": False, "concurrency": 8,
-                                                    "llm_max_in_flight": 16})
+        settings: Settings = settings_from({"method": "vote", "vote_samples": voters, "llm": "openai:fault",
+                                            "agents": ["none", "none"], "cache": False, "concurrency": 8,
+                                            "llm_max_in_flight": 16})
         if overrides:
             data = settings.model_dump()
             data["llm"].update(overrides)

@@ -28,7 +28,7 @@ from benchmarks.faults import FaultMix
 from factdebate.llm.openai_compat import OpenAIBackend
 from factdebate.run.batch import ClaimItem, run_batch
 from factdebate.run.build import build_resources
-from factdebate.settings.model import Settings
+from factdebate.settings.load import settings_from
 from tests.fake_openai import Failure, FakeOpenAI
 
 
@@ -54,8 +54,8 @@ async def one_run(args: argparse.Namespace, cut: bool) -> dict[str, Any]:
     events: list[dict[str, Any]] = []
     with FakeOpenAI(reply="The evidence agrees.\nSUPPORTS", fault=mix) as server:
         # No llm_max_in_flight: a loopback server gets the default, one request in flight.
-        settings = Settings.from_options({"method": "vote", "vote_samples": args.voters, "llm": "openai:fault",
-                                          "agents": ["none", "none"], "cache": False, "concurrency": 4})
+        settings = settings_from({"method": "vote", "vote_samples": args.voters, "llm": "openai:fault",
+                                  "agents": ["none", "none"], "cache": False, "concurrency": 4})
         data = settings.model_dump()
         data["llm"]["timeout"] = args.timeout
         settings = type(settings).model_validate(data)

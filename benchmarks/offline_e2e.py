@@ -14,7 +14,7 @@ import time
 
 from factdebate.run.build import build_resources
 from factdebate.run.claim import run_claim
-from factdebate.settings.model import Settings
+from factdebate.settings.load import settings_from
 
 CLAIMS = [
     "The Eiffel Tower is located in Rome.",
@@ -36,7 +36,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def main(n: int, rounds: int) -> None:
-    settings = Settings.from_options({"llm": "llama-cpp:builtin", "rounds": rounds, "cache": False})
+    settings = settings_from({"llm": "llama-cpp:builtin", "rounds": rounds, "cache": False})
     resources = build_resources(settings)
     started = time.perf_counter()
     resources.tool("rag"), resources.tool("search")  # index on first use; not part of the per-claim cost

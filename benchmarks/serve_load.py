@@ -155,10 +155,10 @@ async def core_baseline(args: argparse.Namespace) -> None:
     os.environ["FACTDEBATE_DATA_DIR"] = tempfile.mkdtemp(prefix="fd-bench-core-")
     from factdebate.run.build import build_resources
     from factdebate.run.claim import run_claim
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
-    settings = Settings.from_options({"llm": f"scripted:disagree@{args.latency}", "agents": ["none", "none"],
-                                      "rounds": args.rounds, "scoring": args.scoring, "cache": False})
+    settings = settings_from({"llm": f"scripted:disagree@{args.latency}", "agents": ["none", "none"],
+                              "rounds": args.rounds, "scoring": args.scoring, "cache": False})
     resources = build_resources(settings)
 
     async def timed(claim: str) -> float:

@@ -13,7 +13,7 @@ import time
 
 from factdebate.run.build import build_resources
 from factdebate.run.claim import run_claim
-from factdebate.settings.model import Settings
+from factdebate.settings.load import settings_from
 
 MODEL = "llama-cpp:qwen2.5-coder-1.5b"
 CLAIMS = ["The Eiffel Tower is located in Rome.", "The Eiffel Tower is located in Paris."]
@@ -21,8 +21,7 @@ CLAIMS = ["The Eiffel Tower is located in Rome.", "The Eiffel Tower is located i
 
 async def main(claims: list[str]) -> None:
     for guide in (False, True):
-        settings = Settings.from_options({"llm": MODEL, "cache": False,
-                                          "methods": {"tool-mad": {"label_guide": guide}}})
+        settings = settings_from({"llm": MODEL, "cache": False, "methods": {"tool-mad": {"label_guide": guide}}})
         resources = build_resources(settings)
         for claim in claims:
             started = time.perf_counter()

@@ -44,8 +44,8 @@ from factdebate.guard_engine.types import (
 from factdebate.llm.base import Backend
 from factdebate.run.claim import run_claim, session
 from factdebate.settings.keywords import SharedOptions
+from factdebate.settings.load import settings_from
 from factdebate.settings.method_keywords import MethodOptions
-from factdebate.settings.model import Settings
 from factdebate.settings.options import not_read_by
 from factdebate.util.errors import ConfigError, InputError
 
@@ -154,7 +154,7 @@ async def _verify(claim: str, given: list[Document] | None, flat: dict[str, Any]
                   backends: dict[str, Backend] | None) -> Verdict:
     from factdebate.tools.given import given_evidence
 
-    settings = Settings.from_options(flat, config_file)
+    settings = settings_from(flat, config_file)
     _warn_unread(flat, settings.method)
     _trace_path(trace)
     async with session(settings, backends, on_event, trace) as (resources, sinks):
@@ -290,7 +290,7 @@ async def _verify_many(claims: list[str], results: str | Path | None, flat: dict
     from factdebate.run.build import build_resources
     from factdebate.run.results_file import finished_ids, latest_records
 
-    settings = Settings.from_options(flat, config_file)
+    settings = settings_from(flat, config_file)
     _warn_unread(flat, settings.method)
     _trace_path(trace)
     ids, items = _batch_items(claims)
@@ -404,7 +404,7 @@ async def _acheck_response(response: str, question: str | None, items: list[Guar
     from factdebate.tools.given import given_evidence
 
     given = _claim_settings(items, mode, flat)  # sets flat's evidence mode: before the settings
-    settings = Settings.from_options(flat, config_file)
+    settings = settings_from(flat, config_file)
     text, asked = settings.response.checked_answer(response, question)  # checked before anything is built
     _trace_path(trace)
     host = LocalHost(settings, lambda s: session(s, backends, on_event, trace))

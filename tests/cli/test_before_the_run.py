@@ -62,11 +62,11 @@ def test_a_server_that_answers_lets_the_run_go_on_and_spends_no_completion(tmp_p
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """The probe asks the model list only: the fake (which has none) counts no extra chat request."""
     from factdebate.run.model_servers import check_model_servers
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
     with FakeOpenAI() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        check_model_servers(Settings.from_options({"llm": "openai:x", "method": "single"}, None))
+        check_model_servers(settings_from({"llm": "openai:x", "method": "single"}, None))
         assert server.requests == []
 
 
@@ -74,17 +74,17 @@ def test_only_a_server_on_this_machine_with_the_in_flight_limit_unset_is_named(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """What `serve`'s note names: the loopback servers that get one request at a time, credentials removed."""
     from factdebate.run.model_servers import sent_one_at_a_time
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
     monkeypatch.setenv("OPENAI_BASE_URL", "http://user:secret-pass@127.0.0.1:8080/v1")
-    named = sent_one_at_a_time(Settings.from_options({"llm": "openai:x", "method": "single"}, None))
+    named = sent_one_at_a_time(settings_from({"llm": "openai:x", "method": "single"}, None))
     assert len(named) == 1 and "127.0.0.1:8080/v1" in named[0] and "secret-pass" not in named[0]
-    assert sent_one_at_a_time(Settings.from_options({"llm": "openai:x", "method": "single",
-                                                     "llm_max_in_flight": 4}, None)) == []  # the operator set it
+    assert sent_one_at_a_time(settings_from({"llm": "openai:x", "method": "single",
+                                             "llm_max_in_flight": 4}, None)) == []  # the operator set it
     monkeypatch.setenv("OPENAI_BASE_URL", "http://10.1.2.3:8000/v1")  # elsewhere: 64 at once already
-    assert sent_one_at_a_time(Settings.from_options({"llm": "openai:x", "method": "single"}, None)) == []
+    assert sent_one_at_a_time(settings_from({"llm": "openai:x", "method": "single"}, None)) == []
     monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:8000/v1")
-    assert sent_one_at_a_time(Settings.from_options({"llm": "llama-cpp:builtin", "method": "single"}, None)) == []
+    assert sent_one_at_a_time(settings_from({"llm": "llama-cpp:builtin", "method": "single"}, None)) == []
 
 
 def test_the_probe_keeps_what_a_server_on_this_machine_says_it_serves_at_once(
@@ -93,12 +93,12 @@ def test_the_probe_keeps_what_a_server_on_this_machine_says_it_serves_at_once(
     notes name it as sent that many at once, not one at a time (llm/server_slots.py)."""
     from factdebate.llm import in_flight
     from factdebate.run.model_servers import check_model_servers, said_several_at_once, sent_one_at_a_time
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
     monkeypatch.setattr(in_flight, "_learned", {})  # what a server said is kept per process, by its address
     with FakeOpenAI(owner="llamacpp", props={"total_slots": 4, "model_path": "/m.gguf"}) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        settings = Settings.from_options({"llm": "openai:x", "method": "single"}, None)
+        settings = settings_from({"llm": "openai:x", "method": "single"}, None)
         check_model_servers(settings)
         assert server.gets == ["/v1/models", "/props"] and server.requests == []  # no completion spent
     assert in_flight.default_limit(server.base_url) == 4
@@ -106,15 +106,15 @@ def test_the_probe_keeps_what_a_server_on_this_machine_says_it_serves_at_once(
     assert where == server.base_url.rstrip("/") and said.count == 4 and "total_slots 4" in said.said_by
     assert sent_one_at_a_time(settings) == []
     # the operator's setting wins: nothing is said of the server then
-    assert said_several_at_once(Settings.from_options({"llm": "openai:x", "method": "single",
-                                                       "llm_max_in_flight": 2}, None)) == []
+    assert said_several_at_once(settings_from({"llm": "openai:x", "method": "single",
+                                               "llm_max_in_flight": 2}, None)) == []
 
 
 def test_a_key_the_server_refuses_is_named_before_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     from factdebate.run.model_servers import check_model_servers
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
     from factdebate.util.errors import ConfigError
 
     class Refuses(BaseHTTPRequestHandler):
@@ -131,7 +131,7 @@ def test_a_key_the_server_refuses_is_named_before_the_run(monkeypatch: pytest.Mo
         monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1")
         try:
             with pytest.raises(ConfigError, match=r"refused the key.*OPENAI_API_KEY"):
-                check_model_servers(Settings.from_options({"llm": "openai:x", "method": "single"}, None))
+                check_model_servers(settings_from({"llm": "openai:x", "method": "single"}, None))
         finally:
             server.shutdown()
 

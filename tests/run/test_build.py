@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from factdebate.run.build import builtin_engines
-from factdebate.settings.model import Settings
+from factdebate.settings.load import settings_from
 from tests.corpus.test_builtin_index import DOCS, EXE, fresh_env, markers, onnx_model  # noqa: F401  (fixture)
 from tests.readiness import wait_until_ready
 
@@ -51,7 +51,7 @@ def both_built(data: Path) -> None:
     ({"method": "mermaid", "mermaid_servers": ["scholar"]}, []),
 ])
 def test_the_engines_built_are_the_ones_the_method_searches(options: dict[str, Any], engines: list[str]) -> None:
-    assert builtin_engines(Settings.from_options(options)) == engines
+    assert builtin_engines(settings_from(options)) == engines
 
 
 def test_batch_run(tmp_path: Path, onnx_model: Path) -> None:  # noqa: F811

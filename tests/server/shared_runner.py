@@ -12,6 +12,7 @@ from factdebate.methods.resources import Resources
 from factdebate.run.build import build_resources
 from factdebate.server.routes.batches import BatchRunner
 from factdebate.server.state.batch_store import BatchStore
+from factdebate.settings.load import settings_from
 from factdebate.settings.model import Settings
 
 
@@ -49,8 +50,8 @@ async def main(db: str, batch_id: str, gate: str | None = None) -> None:
 
 
 def batch_settings(latency: float) -> Settings:
-    return Settings.from_options({"llm": f"scripted:agree@{latency}", "agents": ["none", "none"], "scoring": False,
-                                  "cache": False})
+    return settings_from({"llm": f"scripted:agree@{latency}", "agents": ["none", "none"], "scoring": False,
+                          "cache": False})
 
 
 if __name__ == "__main__":

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.settings.load import load_settings
-from factdebate.settings.model import Settings
+from factdebate.settings.load import load_settings, settings_from
 from factdebate.util.errors import ConfigError
 
 
@@ -34,8 +33,8 @@ def test_new_names_win_over_old_ones_within_a_layer_and_layers_keep_their_order(
 
 
 def test_old_flat_options_still_work() -> None:
-    settings = Settings.from_options({"mad_rounds": 2, "react_max_steps": 3, "vote_samples": 4,
-                                      "madke_tools": ["search"], "rounds": 1, "k": 6})
+    settings = settings_from({"mad_rounds": 2, "react_max_steps": 3, "vote_samples": 4, "madke_tools": ["search"],
+                              "rounds": 1, "k": 6})
     methods = settings.methods
     assert methods["mad"].rounds == methods["madke"].rounds == 2 and methods["react"].max_steps == 3
     assert methods["vote"].samples == 4 and methods["madke"].tools == ["search"]

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from factdebate.cli.main import app
 from factdebate.core.fields import GROUPS, exposure, offered, walk
 from factdebate.methods.base import Method, MethodSettings, register, unregister
-from factdebate.settings.load import load_settings
+from factdebate.settings.load import load_settings, settings_from
 from factdebate.settings.model import ScaleSettings, Settings
 from factdebate.settings.options import Option, all_options
 
@@ -43,7 +43,7 @@ def test_every_shared_option_is_its_field() -> None:
         assert option.paths == (path,) and option.field is info and option.help == info.description
         assert option.public is not exposure(info).get("operator_only", False)
         value = sample(name, option.annotation, at(Settings(), path))
-        assert at(Settings.from_options({name: value}), path) == value, name
+        assert at(settings_from({name: value}), path) == value, name
     assert all_options()["k"].short == "-k" and all_options()["k"].schema()["maximum"] == 20
 
 
@@ -91,7 +91,7 @@ def test_a_new_setting_is_one_field(echo: None) -> None:
     loud, budget = table["echo_test_loudness"], table["echo_test_budget"]
     assert (loud.help, loud.public, loud.schema()["maximum"]) == ("How loud the echo is.", True, 3)
     assert budget.public is False and "echo_test_budget" not in Option.public_options()
-    assert Settings.from_options({"echo_test_loudness": 3}).methods["echo-test"].loudness == 3
+    assert settings_from({"echo_test_loudness": 3}).methods["echo-test"].loudness == 3
     assert load_settings(environ={"FACTDEBATE_METHODS__ECHO_TEST__BUDGET": "5"}).methods["echo-test"].budget == 5
     shown = CliRunner().invoke(app, ["verify", "--help"], env={"COLUMNS": "250"}).output
     assert "--echo-test-loudness" in shown and "How loud the echo is." in shown
@@ -149,7 +149,7 @@ def test_an_older_name_still_works_but_is_offered_once() -> None:
         assert [(o.name, o.title, o.help) for o in method.options] == [("alias_test_volume", "Volume",
                                                                          "How loud it is.")]
         assert VerifyOptions.model_validate({"loudness": 2}).chosen() == {"loudness": 2}
-        assert Settings.from_options({"loudness": 2}).methods["alias-test"].volume == 2
+        assert settings_from({"loudness": 2}).methods["alias-test"].volume == 2
         shown = CliRunner().invoke(app, ["verify", "--help"], env={"COLUMNS": "250"}).output
         assert "--alias-test-volume" in shown and "Volume: How loud it is." in shown and "--loudness" not in shown
     finally:

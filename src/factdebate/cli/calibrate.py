@@ -52,9 +52,9 @@ def relevance_command(
     from factdebate.methods.toolmad.calibrate import calibrate_relevance
     from factdebate.run.build import build_resources
     from factdebate.scoring.calibrate import min_answers
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
-    settings = Settings.from_options({**options, "method": "tool-mad"}, config)
+    settings = settings_from({**options, "method": "tool-mad"}, config)
     loaded = load_dataset(dataset)
     samples = select(loaded.samples, limit, seed)
     needed = min_answers(pass_share)

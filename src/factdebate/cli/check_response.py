@@ -147,10 +147,10 @@ def register_check_response(app: typer.Typer) -> None:
         any claim is false."""
         from factdebate.cli import feedback as notes
         from factdebate.core.runtime import trace_file
-        from factdebate.settings.model import Settings
+        from factdebate.settings.load import settings_from
 
         kinds = parse_fail_on(fail_on)  # a misspelt kind stops here, before anything is read or run
-        settings = Settings.from_options(options, config)
+        settings = settings_from(options, config)
         response = read_response(text, file, settings.response.max_response_chars)
         if feedback is not None:
             notes.clear(feedback)  # a check that fails must not leave the last run's note to be fed again

@@ -44,9 +44,9 @@ def titles_command(
     those its index holds: all 10,033, or the first retrieval.builtin_docs."""
     from factdebate.corpus.builtin import BUILTIN_CORPUS
     from factdebate.corpus.titles import corpus_pages
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
-    limit = Settings.from_options({}, None).retrieval.builtin_docs if name == BUILTIN_CORPUS else None
+    limit = settings_from({}, None).retrieval.builtin_docs if name == BUILTIN_CORPUS else None
     pages = corpus_pages(name, limit=limit)
     for doc_id, title in pages.items():
         typer.echo(f"{doc_id}\t{title}" if ids else title)

@@ -165,10 +165,10 @@ def _prepare(directory: Path, method: str | None, options: dict[str, Any], name:
     from factdebate.eval.runner import check_resume, make_plan
     from factdebate.methods import Method
     from factdebate.scale.options import with_scale
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
     output_folder(directory, "--output")
-    settings = with_scale(Settings.from_options({**options, **({"method": method} if method else {})}, config), *scale)
+    settings = with_scale(settings_from({**options, **({"method": method} if method else {})}, config), *scale)
     Method.named(settings.method)  # an unknown method fails before the dataset is read
     if warn:
         warn_unread(options, settings.method, "eval")

@@ -53,7 +53,7 @@ def index(
     from factdebate.corpus.names import check_corpus_name
     from factdebate.corpus.sources import resolve_source
     from factdebate.scale.options import with_scale
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
     chosen = tuple(v.strip() for v in engines.split(",") if v.strip()) or ("rag", "local")
     if builtin:
@@ -63,7 +63,7 @@ def index(
         return
     if source is None:
         raise InputError("give a file, a folder or a downloaded corpus's name to index, or --builtin")
-    settings = with_scale(Settings.from_options({}, config), executor, ray_address, workers, worker_gpus=worker_gpus,
+    settings = with_scale(settings_from({}, config), executor, ray_address, workers, worker_gpus=worker_gpus,
                           shard_docs=shard_docs, lexical_parts=lexical_parts)
     on_ray = settings.scale.executor == "ray"
     if on_ray:
@@ -129,9 +129,9 @@ def _duplicates(count: int, examples: tuple[str, ...]) -> None:
 
 def index_builtin(engines: tuple[str, ...], milvus_uri: str | None, config: Path | None) -> None:
     from factdebate.corpus.builtin_index import ensure_builtin_indexed
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
-    retrieval = Settings.from_options({"milvus_uri": milvus_uri}, config).retrieval
+    retrieval = settings_from({"milvus_uri": milvus_uri}, config).retrieval
     order = tuple(e for e in ("local", "rag") if e in engines) + tuple(e for e in engines if e not in ("local", "rag"))
     stats = ensure_builtin_indexed(retrieval.milvus_uri, engines=order, limit=retrieval.builtin_docs,
                                    encoder=retrieval.encoder)

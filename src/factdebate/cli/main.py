@@ -85,9 +85,9 @@ def verify(
     from factdebate.cli.render import thresholds, view_of
     from factdebate.run.build import build_resources
     from factdebate.scale.options import with_scale
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
-    settings = with_scale(Settings.from_options(options, config), executor, ray_address, workers)
+    settings = with_scale(settings_from(options, config), executor, ray_address, workers)
     warn_unread(options, settings.method, "verify", scopes=())
     text = with_trace_text(trace, trace_text)  # checked before anything heavy loads
     if input is not None:
@@ -272,9 +272,9 @@ def schema(response: Annotated[bool, Opt("--response", help="The schema of check
 def doctor(config: Annotated[Path | None, Opt("--config", "-c")] = None) -> None:
     """Say what is installed and configured: models, corpus indexes, API keys."""
     from factdebate.cli.doctor import run_checks
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
-    settings = Settings.from_options({}, config)
+    settings = settings_from({}, config)
     ok = True
     for check in run_checks(settings):
         Console(soft_wrap=True, highlight=False).print(check.line(), markup=True)

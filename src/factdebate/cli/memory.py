@@ -36,9 +36,9 @@ def _settings(path: Path | None, namespace: str | None, config: Path | None) -> 
     """MERMAID's memory with these settings (one default for the method and the commands), flags on top."""
     from factdebate.memory.settings import MemorySettings
     from factdebate.methods.mermaid.settings import memory_settings
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
-    chosen = memory_settings(Settings.from_options({}, config))
+    chosen = memory_settings(settings_from({}, config))
     try:
         return MemorySettings.model_validate({**chosen.model_dump(), "path": path or chosen.path,
                                               "namespace": namespace or chosen.namespace})

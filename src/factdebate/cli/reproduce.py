@@ -118,7 +118,7 @@ def _chosen_datasets(request: Any, datasets: str | None) -> set[str] | None:
 def _run(request: Any, cells: list[Any]) -> None:
     from factdebate.eval.reproduce.execute import run_cells, write_manifest
     from factdebate.eval.reproduce.report import TINY, build_report, capable_note
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
     say = lambda text: typer.echo(text, err=True)  # noqa: E731
     for cell in cells:
@@ -127,7 +127,7 @@ def _run(request: Any, cells: list[Any]) -> None:
     if not any(cell.status == "planned" for cell in cells):
         raise InputError("nothing to run: no dataset of these tables is available here; supply them with "
                          "--data DATASET=FORMAT:PATH (see --dry-run)")
-    settings = Settings.from_options({**request.options, "method": request.paper.method}, request.config)
+    settings = settings_from({**request.options, "method": request.paper.method}, request.config)
     write_manifest(request, cells, settings)
     run_cells(cells, say=say)
     write_manifest(request, cells, settings)
@@ -152,9 +152,9 @@ def _run(request: Any, cells: list[Any]) -> None:
 def _check_keys(request: Any) -> None:
     """A served model without its key: said once, before the datasets are read (exit 2)."""
     from factdebate.llm import make_backend
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
-    settings = Settings.from_options({**request.options, "method": request.paper.method}, request.config)
+    settings = settings_from({**request.options, "method": request.paper.method}, request.config)
     endpoint = settings.llm.base_urls[0] if settings.llm.base_urls else None
     for spec in sorted({settings.llm_for(role) for role in ("debater", "judge", "scorer")}):
         if spec.startswith("openai:"):

@@ -59,11 +59,11 @@ def eval_retrieval(
     from factdebate.eval.datasets.loader import load_dataset
     from factdebate.eval.retrieval import ClaimRanks, gold_samples, held_by, run_searches, summarise, table_lines
     from factdebate.eval.retrieval_queries import check_queries
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
     kinds = parse_kinds(search)
     check_queries(queries, kinds)
-    settings = Settings.from_options({"llm": llm} if llm else {}, config)
+    settings = settings_from({"llm": llm} if llm else {}, config)
     retrieval = settings.retrieval
     specs = [parse_dense(d) for d in dense] if dense else [DenseSpec(retrieval.encoder, retrieval.milvus_uri)]
     loaded = load_dataset(dataset)

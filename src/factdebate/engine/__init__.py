@@ -46,9 +46,9 @@ Claims and answers (run/, core/):
 
 Settings and what the library offers:
 
-- ``Settings`` (``Settings.from_options``: flat options over the file and the environment; ``Settings.over``: a
-  request's options over the operator's settings, what is wrong said without the values; ``checked_claim``: a
-  claim within its limit); ``Option`` (a flat option; ``Option.public_options``: those a service's caller
+- ``Settings`` (``Settings.over``: a request's options over the operator's settings, what is wrong said
+  without the values; ``checked_claim``: a claim within its limit), ``settings_from`` (flat options over the
+  file and the environment); ``Option`` (a flat option; ``Option.public_options``: those a service's caller
   may choose; ``Option.overrides``: flat options as nested settings).
 - ``Method`` (a method of the library: ``Method.registered``, every one by name; ``Method.named``, one, an
   unknown name a ``ConfigError``), ``MethodView``: how the page draws each one's verdict
@@ -95,6 +95,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.run.batch import ClaimItem
     from factdebate.run.claim import run_claim
     from factdebate.scale.resource_pool import ResourcePool
+    from factdebate.settings.load import settings_from
     from factdebate.settings.model import Settings
     from factdebate.settings.options import Option
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
@@ -103,8 +104,8 @@ __all__ = ["BUILTIN_CORPUS", "Admission", "AgentTool", "Begun", "CallQueue", "Ch
            "Document", "EventSink", "EvidenceMode", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult",
            "GuardedStream", "Host", "Label", "Method", "MethodView", "Option", "RecheckedClaim", "Reply",
            "ResolvedGuardOptions", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser",
-           "SearchEngine", "Settings", "Tier", "Verdict", "__version__", "render", "run_claim", "transcribing",
-           "upgrade"]
+           "SearchEngine", "Settings", "Tier", "Verdict", "__version__", "render", "run_claim", "settings_from",
+           "transcribing", "upgrade"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -145,6 +146,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "__version__": ("factdebate.core.version", "__version__"),
     "render": ("factdebate.prompts", "render"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
+    "settings_from": ("factdebate.settings.load", "settings_from"),
     "transcribing": ("factdebate.llm.transcript", "transcribing"),
     "upgrade": ("factdebate.core.schema", "upgrade"),
 }

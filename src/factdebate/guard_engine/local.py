@@ -11,7 +11,7 @@ from factdebate.guard_engine.call import LocalHost, Reply
 from factdebate.guard_engine.types import GuardOptions, Reviser
 from factdebate.llm.base import Backend
 from factdebate.run.claim import session
-from factdebate.settings.model import Settings
+from factdebate.settings.load import settings_from
 from factdebate.util.errors import InputError
 
 GUARD_OPTIONS = frozenset(GuardOptions.model_fields)
@@ -33,5 +33,5 @@ def local_host(options: dict[str, Any], config_file: str | Path | None, trace: s
     """The guard's options (``GUARD_OPTIONS`` of ``options``) and the caller's host over the rest."""
     chosen = {name: options.pop(name) for name in list(options) if name in GUARD_OPTIONS}
     guard_options = GuardOptions.model_validate(chosen)
-    settings = Settings.from_options(options, config_file)
+    settings = settings_from(options, config_file)
     return guard_options, LocalHost(settings, lambda s: session(s, backends, on_event, trace), reviser=reviser)

@@ -15,6 +15,7 @@ from factdebate.hub.offline_model import installed_default
 from factdebate.settings.config_file import check_found, find_config
 from factdebate.settings.model import Settings, normalised, validation_problems
 from factdebate.settings.operator_paths import found_file_refuses
+from factdebate.settings.options import Option
 from factdebate.settings.sources import FactdebateEnv, Layer, env_aliases
 from factdebate.util.errors import ConfigError
 from factdebate.util.scrub import remember_settings
@@ -31,6 +32,11 @@ class _Loaded(Settings, BaseSettings):
 # Short environment names for the settings people change most (declared on the fields); any other setting
 # is reachable as FACTDEBATE_<SECTION>__<FIELD>, e.g. FACTDEBATE_METHODS__TOOL_MAD__ROUNDS=2.
 ENV_ALIASES = env_aliases(_Loaded, "FACTDEBATE_")
+
+
+def settings_from(options: dict[str, Any], config_file: str | Path | None = None) -> Settings:
+    """Settings from flat options (``rounds=2``) over the file and the environment."""
+    return load_settings(config_file, Option.overrides(options))
 
 
 def load_settings(config_file: str | Path | None = None, overrides: dict[str, Any] | None = None,

@@ -5,7 +5,6 @@ from the environment only."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
@@ -458,15 +457,6 @@ class Settings(_Strict):
             raise ConfigError(f"invalid options: {validation_problems(exc)}") from None
         except ValueError as exc:
             raise ConfigError(f"invalid options: {exc}") from exc
-
-    @classmethod
-    def from_options(cls, options: dict[str, Any], config_file: str | Path | None = None) -> Settings:
-        """Settings from flat options (``rounds=2``: :meth:`Option.overrides` nests them) over the file and the
-        environment, which :func:`factdebate.settings.load.load_settings` puts together."""
-        from factdebate.settings.load import load_settings
-        from factdebate.settings.options import Option
-
-        return load_settings(config_file, Option.overrides(options))
 
     def checked_claim(self, claim: str) -> str:
         """``claim`` stripped, or an ``InputError``: not text, empty, unsafe, longer than ``max_claim_chars``."""

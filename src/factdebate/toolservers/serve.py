@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
 
 def _settings(config: Path | None) -> Settings:
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
-    return Settings.from_options({}, config)
+    return settings_from({}, config)
 
 
 def _ensure_builtin(corpus: str, engines: list[str], config: Path | None) -> None:

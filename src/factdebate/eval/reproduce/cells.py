@@ -218,7 +218,7 @@ def sample_source(spec: DatasetSpec, given: str | None, datasets: _Datasets) -> 
 
 def plan_cells(request: Request) -> list[Cell]:
     """Every cell, planned or skipped with its reason; a cell folder holding a different run is an error."""
-    from factdebate.settings.model import Settings
+    from factdebate.settings.load import settings_from
 
     datasets = _Datasets()
     cells = []
@@ -239,7 +239,7 @@ def plan_cells(request: Request) -> list[Cell]:
         spec = chosen.spec
         cell.loaded = len(loaded.samples)
         options, cell.overrides = cell_options(request, run, spec, cell.folder)
-        settings = Settings.from_options(options, request.config)  # a bad flag is a usage error for the whole command
+        settings = settings_from(options, request.config)  # a bad flag is a usage error for the whole command
         try:
             samples, notes = draw(loaded, spec, request.seed, request.limit)
             cell.notes = [*chosen.notes, *notes]
