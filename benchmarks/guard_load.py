@@ -27,11 +27,17 @@ the guard's CPU ms per reply. The uncontended first token is every guard's one-s
 acts on a lone stream), and each shedding run's admitted p99 is given over its p99, and over the p99 of the same
 guard's one-stream run.
 
-    .venv/bin/python benchmarks/guard_load.py --seconds 20 --first 0.3 --max-cpu-share 0 0.5
+    .venv/bin/python benchmarks/guard_load.py --seconds 20 --first 0.3 --guard-cores 1 --max-cpu-share 0 0.5
 
 ``--workers 1 2`` runs all of that once per number of guard processes (``factdebate serve --workers N``: uvicorn's
 workers, one state database shared by them, ``shared_state`` on; 1 is one process, as ``serve`` without the flag),
 each against its own capacity, and ends with the capacity of each over one process's.
+
+``--guard-cores N`` pins the guard's processes to N cores and the clients and the upstream to the others, so
+that the guard has cores of its own, as it has in production, where its clients run elsewhere: unpinned on two
+cores, the clients' work for twice the capacity (the shed requests' too) takes the guard's CPU in the open runs
+but less of it in the capacity run. The guard's adaptive limit reads the cores it may use (its floor is 8 checks
+for each).
 
 ``--checker-slots N`` has the checker answer N calls at once per guard process, the rest waiting their turn, as a
 model server with N slots does (0, the default: any number). With ``--latency 1`` and few slots the open load
@@ -677,7 +683,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--concurrency", type=int, default=64, help="streams in flight in the capacity run")
     parser.add_argument("--offered", type=float, default=2.0, help="the open load, times the capacity")
-    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--seconds", type=float, default=20, help="each run's seconds; a shedding guard's limit "
+                        "takes about 5 s to grow from its floor, which 60 s runs weigh less")
     parser.add_argument("--alone-seconds", type=float, default=0.0, help="each guard's one-stream run, seconds "
                         "(0: half of --seconds); a p99 of the uncontended first token needs a hundred replies or "
                         "more (a reply takes about 0.47 s, so 20 s a guard gives about 40)")
