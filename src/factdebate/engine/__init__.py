@@ -15,7 +15,8 @@ The check (guard_engine/), one call for every door:
   (one reply), ``RecheckedClaim`` (one claim of a checked answer, checked again by ``RecheckedClaim.check``:
   its check, with the answer's label and verdict it makes).
 - ``Host`` (what a door gives the call: admission, resources, keeping, the reviser; its ``begin`` sets up and
-  admits a streamed reply's check), ``Admission`` (a check's hold on the service's room); ``CallQueue``: a
+  admits a streamed reply's check; its ``admit`` gives any object with ``overloaded``, ``charge`` and
+  ``release``: the library's ``Admission`` protocol); ``CallQueue``: a
   model server's calls in flight and waiting, which admission reads (``CallQueue.on_this_loop``: the event
   loop's).
 - ``Begun`` (a check set up and admitted: its result of a reply the service had no room to check, and its
@@ -73,7 +74,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.core.version import __version__
     from factdebate.corpus.builtin import BUILTIN_CORPUS
     from factdebate.corpus.names import CorpusName
-    from factdebate.guard_engine.call import Admission, Begun, CheckCall, Host, Reply
+    from factdebate.guard_engine.call import Begun, CheckCall, Host, Reply
     from factdebate.guard_engine.response_check import RecheckedClaim
     from factdebate.guard_engine.stream_policy import GuardedStream
     from factdebate.guard_engine.types import (
@@ -100,18 +101,16 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.settings.options import Option
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
 
-__all__ = ["BUILTIN_CORPUS", "Admission", "AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "CorpusName",
-           "Document", "EventSink", "EvidenceMode", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult",
-           "GuardedStream", "Host", "Label", "Method", "MethodView", "Option", "RecheckedClaim", "Reply",
-           "ResolvedGuardOptions", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser",
-           "SearchEngine", "Settings", "Tier", "Verdict", "__version__", "render", "run_claim", "settings_from",
-           "transcribing", "upgrade"]
+__all__ = ["BUILTIN_CORPUS", "AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "CorpusName", "Document",
+           "EventSink", "EvidenceMode", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream",
+           "Host", "Label", "Method", "MethodView", "Option", "RecheckedClaim", "Reply", "ResolvedGuardOptions",
+           "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser", "SearchEngine", "Settings",
+           "Tier", "Verdict", "__version__", "render", "run_claim", "settings_from", "transcribing", "upgrade"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
 _WHERE: dict[str, tuple[str, str]] = {
     "BUILTIN_CORPUS": ("factdebate.corpus.builtin", "BUILTIN_CORPUS"),
-    "Admission": ("factdebate.guard_engine.call", "Admission"),
     "AgentTool": ("factdebate.tools.registry", "AgentTool"),
     "Begun": ("factdebate.guard_engine.call", "Begun"),
     "CallQueue": ("factdebate.llm.in_flight", "CallQueue"),

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from factdebate.core.claim_context import given_evidence
 from factdebate.core.errors import FactDebateError
@@ -146,9 +146,21 @@ class Reply:
         return cls(text_of(content), passed, called=bool(calls or message.get("function_call")), message=True)
 
 
-class Admission:
-    """A check let in: ``charge`` with the claims it checked, ``release`` when over (idempotent).
-    ``overloaded``: why the host had no room, its replies then passed unchecked (guard_engine/overload.py)."""
+class Admission(Protocol):
+    """A check let in, as its host admits it (the service's holds a run slot and the claims' tokens): ``charge``
+    with the claims it checked, ``release`` when over (idempotent). ``overloaded``: why the host had no room,
+    its replies then passed unchecked (guard_engine/overload.py)."""
+
+    @property
+    def overloaded(self) -> str | None: ...
+
+    def charge(self, claims: int) -> None: ...
+
+    def release(self) -> None: ...
+
+
+class Open:
+    """Every check let in, nothing held: the admission of a host without limits (a Python caller's)."""
 
     overloaded: str | None = None
 
@@ -169,7 +181,7 @@ class Host:
         raise NotImplementedError  # abstract: every host says how it resolves settings
 
     def admit(self, settings: Settings) -> Admission:
-        return Admission()
+        return Open()
 
     def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:
         """The resources one call's checks use, open while they run, with the session's own sinks."""

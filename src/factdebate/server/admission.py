@@ -32,7 +32,7 @@ from fastapi import HTTPException
 from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from factdebate.engine import Admission, GuardOptions, Settings
+from factdebate.engine import GuardOptions, Settings
 from factdebate.server.ops.shedding import Shed
 from factdebate.server.security import RateLimiter
 from factdebate.server.service import Service
@@ -154,10 +154,10 @@ def claimed_slot(service: Service, who: str, settings: Settings) -> tuple[RunSlo
     return slot, charge
 
 
-class ServiceAdmission(Admission):
-    """A run slot (503 at the server's limit of checks) and the most claims' tokens, settled at release; the
-    check counted in the process's load (server/ops/shedding.py) until then, unless it was let through unchecked
-    (``overloaded``)."""
+class ServiceAdmission:
+    """A check's admission as the service's hosts give it (``Host.admit``): a run slot (503 at the server's limit
+    of checks) and the most claims' tokens, settled at release; the check counted in the process's load
+    (server/ops/shedding.py) until then, unless it was let through unchecked (``overloaded``)."""
 
     def __init__(self, slot: RunSlot, charge: ClaimCharge, end: Callable[[], None] | None,
                  overloaded: str | None = None, teaches: bool = False) -> None:

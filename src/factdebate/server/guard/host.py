@@ -19,7 +19,6 @@ from fastapi.responses import JSONResponse
 from starlette.types import Scope
 
 from factdebate.engine import (
-    Admission,
     Begun,
     CheckCall,
     EventSink,
@@ -75,7 +74,7 @@ class ServiceHost(Host):
         self._settings = settings
         return settings
 
-    def admit(self, settings: Settings) -> Admission:
+    def admit(self, settings: Settings) -> ServiceAdmission:
         """The service's admission (server/admission.py): shed past its load, a run slot, the claims."""
         assert self.caller is not None
         self._admission = admit_check(self.service, self.caller, settings, self._deadline_s)

@@ -21,7 +21,6 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from factdebate.engine import (
-    Admission,
     CheckCall,
     Document,
     EventSink,
@@ -83,7 +82,7 @@ class ResponseHost(Host):
     async def settings(self, options: GuardOptions) -> Settings:
         return self._settings
 
-    def admit(self, settings: Settings) -> Admission:
+    def admit(self, settings: Settings) -> ServiceAdmission:
         return self._admission
 
     def session(self, settings: Settings) -> AbstractAsyncContextManager[tuple[Resources, list[EventSink]]]:
