@@ -56,8 +56,8 @@ Settings and what the library offers:
   (``MethodView.page_words``: the library's words the page shows beside any verdict: the labels' other
   spellings, how an answer's label was decided, the form's sections, the embedded model's caution).
 - ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names.
-- ``BUILTIN_CORPUS`` and ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in
-  the schema): corpora.
+- ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in the schema); the
+  corpora any caller may search are the settings' own (``Settings.retrieval.corpora``).
 - ``render`` (the library's prompt templates: the rewrite's request).
 
 What the process reads and says: ``upgrade`` (a stored record in the current schema) and ``__version__``."""
@@ -72,7 +72,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.core.schema import upgrade
     from factdebate.core.types import Document, Label, ResponseVerdict, Verdict
     from factdebate.core.version import __version__
-    from factdebate.corpus.builtin import BUILTIN_CORPUS
     from factdebate.corpus.names import CorpusName
     from factdebate.guard_engine.call import Begun, CheckCall, Host, Reply
     from factdebate.guard_engine.response_check import RecheckedClaim
@@ -101,16 +100,15 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.settings.options import Option
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
 
-__all__ = ["BUILTIN_CORPUS", "AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "CorpusName", "Document",
-           "EventSink", "EvidenceMode", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream",
-           "Host", "Label", "Method", "MethodView", "Option", "RecheckedClaim", "Reply", "ResolvedGuardOptions",
+__all__ = ["AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "CorpusName", "Document", "EventSink",
+           "EvidenceMode", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host",
+           "Label", "Method", "MethodView", "Option", "RecheckedClaim", "Reply", "ResolvedGuardOptions",
            "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser", "SearchEngine", "Settings",
            "Tier", "Verdict", "__version__", "render", "run_claim", "settings_from", "transcribing", "upgrade"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
 _WHERE: dict[str, tuple[str, str]] = {
-    "BUILTIN_CORPUS": ("factdebate.corpus.builtin", "BUILTIN_CORPUS"),
     "AgentTool": ("factdebate.tools.registry", "AgentTool"),
     "Begun": ("factdebate.guard_engine.call", "Begun"),
     "CallQueue": ("factdebate.llm.in_flight", "CallQueue"),

@@ -8,16 +8,18 @@ tells nothing of the others."""
 
 from __future__ import annotations
 
-from factdebate.engine import BUILTIN_CORPUS
+from collections.abc import Sequence
+
 from factdebate.util.errors import ConfigError
 
 ANY_CORPUS = "*"
 
 
 class CorpusAccess:
-    def __init__(self, default: str, allowed: list[str] | None = None,
+    def __init__(self, searched: Sequence[str], allowed: list[str] | None = None,
                  per_key: dict[str, list[str]] | None = None) -> None:
-        self.shared = list(dict.fromkeys([BUILTIN_CORPUS, default, *(allowed or [])]))
+        """``searched``: the corpora the operator's settings search (``RetrievalSettings.corpora``)."""
+        self.shared = list(dict.fromkeys([*searched, *(allowed or [])]))
         self.per_key = {key: list(names) for key, names in (per_key or {}).items()}
 
     def offered(self, caller: str | None) -> list[str]:

@@ -119,7 +119,7 @@ class SettingsResolver:
         self.allowed_mcp_tools = list(allowed_mcp_tools or [])  # operator's allow-list; empty: no MCP tool
         # MERMAID offers its executor every server in the settings: the servers off the list are not there.
         self.base = with_callable_servers(operator, self.allowed_mcp_tools)
-        self.corpora = CorpusAccess(self.base.retrieval.corpus, allowed_corpora, key_corpora)
+        self.corpora = CorpusAccess(self.base.retrieval.corpora, allowed_corpora, key_corpora)
         self.caps = caps  # None: no spending caps (the MCP server: its tools take only bounded options)
         self._base_data = self.base.model_dump(mode="json")
         self.any_llm = "*" in allowed_llms

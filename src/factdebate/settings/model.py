@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from factdebate.core.fields import offered
+from factdebate.corpus.builtin import BUILTIN_CORPUS
 from factdebate.corpus.names import CorpusName
 from factdebate.llm.model_params import REASONING_TOKENS
 from factdebate.methods.base import Method
@@ -105,7 +106,7 @@ class RetrievalSettings(_Strict):
         description="What the search agent searches: auto (tavily when TAVILY_API_KEY is set, else local), local, "
                     "tavily, wikipedia.")
     corpus: CorpusName = Field(
-        title="Search corpus", default="builtin", json_schema_extra=offered("corpus", group="evidence"),
+        title="Search corpus", default=BUILTIN_CORPUS, json_schema_extra=offered("corpus", group="evidence"),
         description="Indexed corpus to retrieve from (default builtin).")
     milvus_uri: str | None = Field(
         title="Milvus server", default=None,
@@ -174,6 +175,11 @@ class RetrievalSettings(_Strict):
         from factdebate.core.claim_context import iso_day
 
         return iso_day(value)
+
+    @property
+    def corpora(self) -> tuple[str, str]:
+        """The corpora every caller of these settings may search: the built-in one and the configured one."""
+        return BUILTIN_CORPUS, self.corpus
 
 
 class ScaleSettings(_Strict):
