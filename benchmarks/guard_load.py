@@ -41,6 +41,12 @@ cores, the clients' work for twice the capacity (the shed requests' too) takes t
 but less of it in the capacity run. The guard's adaptive limit reads the cores it may use (its floor is 8 checks
 for each).
 
+``--curve N ...`` then runs the unshed guard with each of those numbers of streams in flight and prints what it
+answers and its p99 first token over a lone stream's: the throughput a latency goal leaves, and how much more
+streams buy at what latency. ``--settle S`` offers each open load S seconds before the ``--seconds`` that are
+measured, as a guard that serves for hours meets an overload already past the seconds its limit takes to grow
+from its floor; the whole run's goodput and p99 are printed beside the measured ones.
+
 ``--checker-slots N`` has the checker answer N calls at once per guard process, the rest waiting their turn, as a
 model server with N slots does (0, the default: any number). With ``--latency 1`` and few slots the open load
 (twice the unshed guard's replies answered with 64 streams) is many times what the checker answers within a
@@ -373,28 +379,35 @@ async def closed(url: str, concurrency: int, seconds: float, deadline_s: float, 
     return done
 
 
-async def open_loop(url: str, rate: float, seconds: float, deadline_s: float) -> list[dict[str, Any]]:
-    """Requests arriving at ``rate`` a second (Poisson) for ``seconds``, whatever was answered; all awaited."""
+async def open_loop(url: str, rate: float, seconds: float, deadline_s: float, settle_s: float = 0.0,
+                    settled: Callable[[], None] = lambda: None) -> list[dict[str, Any]]:
+    """Requests arriving at ``rate`` a second (Poisson) for ``settle_s`` and then ``seconds`` more, whatever was
+    answered; all awaited, each with its arrival's second (``at``); ``settled`` is called as the measured
+    seconds begin."""
     done: list[dict[str, Any]] = []
     pool = Pool(url, {"Authorization": f"Bearer {KEY}"}, timeout=600, keep=4096)
     body = request_body(deadline_s)
     draw = random.Random(59)
 
-    async def request() -> None:
+    async def request(at: float) -> None:
         try:
-            done.append(await one(pool, body))
+            done.append({**await one(pool, body), "at": at})
         except (OSError, TimeoutError) as exc:
-            done.append({"shed": False, "error": type(exc).__name__})
+            done.append({"shed": False, "error": type(exc).__name__, "at": at})
 
     tasks = []
     start = time.perf_counter()
     due = start
     while True:
         due += draw.expovariate(rate)
-        if due - start >= seconds:
+        if due - start >= settle_s + seconds:
             break
         await asyncio.sleep(max(0.0, due - time.perf_counter()))
-        tasks.append(asyncio.create_task(request()))
+        if settle_s and due - start >= settle_s:
+            settled()
+            settle_s = 0.0
+            start = due  # arrivals from here are the measured ones
+        tasks.append(asyncio.create_task(request(due - start if not settle_s else -1.0)))
     await asyncio.gather(*tasks)
     await pool.aclose()
     return done
@@ -600,6 +613,24 @@ def flood_run(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstr
         guard.wait(30)
 
 
+def capacity_runs(args: argparse.Namespace, url: str, guard: int, upstream: int, name: str,
+                  rows: dict[str, dict[str, Any]]) -> float:
+    """The unshed guard's closed runs: ``--concurrency`` streams (the capacity, ``rows``' ``off closed``), then
+    one run for each ``--curve`` number of streams (``off closed N``), each printed with its p99 first token over
+    the one-stream run's just before: what more streams answer, and at what latency. The capacity, replies a
+    second."""
+    lone_p99 = rows["off 1"]["ttft_p99_s"]
+    for streams in [args.concurrency, *args.curve]:
+        cpu = Cpu(guard, upstream)
+        row = summary(f"{name}, closed {streams} streams",
+                      asyncio.run(closed(url, streams, args.seconds, args.deadline)), args.seconds, cpu)
+        rows["off closed" if streams == args.concurrency else f"off closed {streams}"] = row
+        print(json.dumps({"streams": streams, "per_s": row["per_s"],
+                          "p99_over_one_stream": round(row["ttft_p99_s"] / lone_p99, 2),
+                          "guard_cpu_share": row["cpu_share"]["guard"]}), flush=True)
+    return float(rows["off closed"]["per_s"])
+
+
 def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream_port: int, workers: int,
            figures: dict[str, float]) -> float:
     """The runs of the docstring with ``workers`` guard processes (``figures`` takes what --record keeps, named
@@ -634,29 +665,34 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
             alone_ttfts += [r["ttft"] for r in replies if r.get("ttft") is not None]
             rows[f"{key} 1"] = summary(f"{name}, 1 stream", replies, alone_s, cpu)
             if share is None:
-                cpu = Cpu(guard.pid, upstream.pid)
-                rows["off closed"] = summary(
-                    f"{name}, closed {args.concurrency} streams",
-                    asyncio.run(closed(url, args.concurrency, args.seconds, args.deadline)), args.seconds, cpu)
-                capacity_per_s = rows["off closed"]["per_s"]
+                capacity_per_s = capacity_runs(args, url, guard.pid, upstream.pid, name, rows)
             rate = args.offered * capacity_per_s
-            cpu = Cpu(guard.pid, upstream.pid)
-            rows[f"{key} open"] = summary(f"{name}, open {args.offered:g} x capacity ({rate:.1f}/s)",
-                                          asyncio.run(open_loop(url, rate, args.seconds, args.deadline)),
-                                          args.seconds, cpu)
+            cpus = [Cpu(guard.pid, upstream.pid)]
+            arrived = asyncio.run(open_loop(url, rate, args.seconds, args.deadline, args.settle,
+                                            lambda cpus=cpus, pid=guard.pid: cpus.append(Cpu(pid, upstream.pid))))
+            if args.settle:  # the whole run too, its first seconds included, where the limit grows from its floor
+                rows[f"{key} whole"] = summary(f"{name}, open, its first {args.settle:g} s too", arrived,
+                                               args.settle + args.seconds, cpus[0])
+            rows[f"{key} open"] = summary(f"{name}, open {args.offered:g} x capacity ({rate:.1f}/s)"
+                                          + (f", after its first {args.settle:g} s" if args.settle else ""),
+                                          [r for r in arrived if r["at"] >= 0], args.seconds, cpus[-1])
         finally:
             guard.terminate()
             guard.wait(30)
     uncontended = percentile(alone_ttfts, 0.99)
+    saturated = max(row["per_s"] for key, row in rows.items() if key.startswith("off c"))
     print(json.dumps({"workers": workers, "capacity_per_s": capacity_per_s,
                       "capacity_streams": round(capacity_per_s * (rows["off 1"]["reply_p50_s"] or 0), 1),
                       "uncontended_ttft_p50_p99_s": [round(statistics.median(alone_ttfts), 4), round(uncontended, 4)],
                       "uncontended_samples": len(alone_ttfts),
-                      # below about 0.95 the 64 streams, not the guard's CPU, bound the capacity run
+                      # below about 0.95 the streams, not the guard's CPU, bound the capacity run
                       "capacity_guard_cpu_share": rows["off closed"]["cpu_share"]["guard"],
+                      # the most any number of streams got answered, whatever their first token's wait
+                      "saturated_per_s": saturated,
                       "unshed_at_deadline": rows["off open"]["at_deadline"]}), flush=True)
     named = "" if workers == args.workers[0] else f"workers_{workers}_"
-    figures.update({f"{named}capacity_per_s": capacity_per_s, f"{named}uncontended_ttft_p99_s": round(uncontended, 4)})
+    figures.update({f"{named}capacity_per_s": capacity_per_s, f"{named}uncontended_ttft_p99_s": round(uncontended, 4),
+                    f"{named}saturated_per_s": saturated})
     for key, row in rows.items():
         if not key.endswith(" open"):
             continue
@@ -666,6 +702,11 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
                           "admitted_per_s": row["per_s"], "shed": row["shed"],
                           "goodput_per_s": row["goodput_per_s"],
                           "goodput_over_capacity": round(row["goodput_per_s"] / capacity_per_s, 2),
+                          **({"whole_run_goodput_over_capacity": round(
+                              rows[f"{key.split()[0]} whole"]["goodput_per_s"] / capacity_per_s, 2),
+                              "whole_run_ttft_p99_over_uncontended": round(
+                                  rows[f"{key.split()[0]} whole"]["ttft_p99_s"] / uncontended, 2)}
+                             if args.settle else {}),
                           # over what the unshed guard answered under the same open load: a saturated core's
                           "goodput_over_unshed": round(row["goodput_per_s"] / max(rows["off open"]["goodput_per_s"],
                                                                                   1e-9), 2),
@@ -683,18 +724,27 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
                         f"{share}_ttft_p50_s": row["ttft_p50_s"], f"{share}_ttft_p99_s": row["ttft_p99_s"],
                         f"{share}_p99_over_uncontended": round(row["ttft_p99_s"] / uncontended, 2),
                         f"{share}_admitted_at_deadline": row["at_deadline"]})
+        if args.settle:
+            whole = rows[f"{kind} whole"]
+            figures.update({"settle_s": args.settle, f"{share}_whole_run_goodput_per_s": whole["goodput_per_s"],
+                            f"{share}_whole_run_p99_over_uncontended": round(whole["ttft_p99_s"] / uncontended, 2)})
     return capacity_per_s
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--concurrency", type=int, default=64, help="streams in flight in the capacity run")
+    parser.add_argument("--curve", type=int, nargs="*", default=[], help="then the unshed guard with each of these "
+                        "numbers of streams in flight: what it answers, and its p99 first token over a lone stream's")
     parser.add_argument("--offered", type=float, default=2.0, help="the open load, times the capacity")
     parser.add_argument("--seconds", type=float, default=20, help="each run's seconds; a shedding guard's limit "
                         "takes about 5 s to grow from its floor, which 60 s runs weigh less")
     parser.add_argument("--alone-seconds", type=float, default=0.0, help="each guard's one-stream run, seconds "
                         "(0: half of --seconds); a p99 of the uncontended first token needs a hundred replies or "
                         "more (a reply takes about 0.47 s, so 20 s a guard gives about 40)")
+    parser.add_argument("--settle", type=float, default=0.0, help="the open runs' first seconds, before "
+                        "--seconds more are measured: a guard serves for hours and its limit grows from its floor "
+                        "once, in its first seconds under load (the whole run is given too)")
     parser.add_argument("--deadline", type=float, default=5.0, help="each request's deadline_s")
     parser.add_argument("--latency", type=float, default=0.05, help="seconds per checker model call")
     parser.add_argument("--checker-slots", type=int, default=0, help="calls the checker answers at once, the rest "
