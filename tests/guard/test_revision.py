@@ -10,8 +10,8 @@ import json
 from factdebate.core.types import Label
 from factdebate.guard_engine import GuardClaim
 from factdebate.guard_engine.correct import unsupported_words
+from factdebate.guard_engine.policy import revise_instruction
 from factdebate.prompts import render
-from factdebate.server.guard.revision import revise_instruction
 from tests.guard.support import CLAIMS, REPLY, run_check, script
 
 FAST = {"tier": "fast", "max_tier": "fast"}

@@ -28,8 +28,8 @@ The check (guard_engine/), one call for every door:
   ``Tier`` and ``EvidenceMode`` (option values); ``GuardEvidence`` (one of the caller's passages, which the
   resolved options give as a run reads them: ``ResolvedGuardOptions.passages``).
 - ``GuardResult`` and ``GuardClaim``: a check's result (``with_caution``: a copy with one more caution) and its
-  claims;
-  ``Reviser`` (what rewrites an answer under the ``rewrite`` policy).
+  claims. Under the ``rewrite`` policy the library asks the host's ``Host.author`` (the model that wrote the
+  reply, given the messages the library adds: the answer and what the check found) for the revision.
 
 Claims and answers (run/, core/):
 
@@ -58,7 +58,6 @@ Settings and what the library offers:
 - ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names.
 - ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in the schema); the
   corpora any caller may search are the settings' own (``Settings.retrieval.corpora``).
-- ``render`` (the library's prompt templates: the rewrite's request).
 
 What the process reads and says: ``upgrade`` (a stored record in the current schema) and ``__version__``."""
 
@@ -83,7 +82,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         GuardOptions,
         GuardResult,
         ResolvedGuardOptions,
-        Reviser,
         Tier,
     )
     from factdebate.llm.in_flight import CallQueue
@@ -91,7 +89,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.methods.base import Method
     from factdebate.methods.resources import Resources
     from factdebate.methods.view import MethodView
-    from factdebate.prompts import render
     from factdebate.run.batch import ClaimItem
     from factdebate.run.claim import run_claim
     from factdebate.scale.resource_pool import ResourcePool
@@ -103,8 +100,8 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
 __all__ = ["AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "CorpusName", "Document", "EventSink",
            "EvidenceMode", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host",
            "Label", "Method", "MethodView", "Option", "RecheckedClaim", "Reply", "ResolvedGuardOptions",
-           "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Reviser", "SearchEngine", "Settings",
-           "Tier", "Verdict", "__version__", "render", "run_claim", "settings_from", "transcribing", "upgrade"]
+           "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "SearchEngine", "Settings", "Tier",
+           "Verdict", "__version__", "run_claim", "settings_from", "transcribing", "upgrade"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -135,13 +132,11 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Resources": ("factdebate.methods.resources", "Resources"),
     "ResponseVerdict": ("factdebate.core.types", "ResponseVerdict"),
     "RetrievalTool": ("factdebate.tools.registry", "RetrievalTool"),
-    "Reviser": ("factdebate.guard_engine.types", "Reviser"),
     "SearchEngine": ("factdebate.tools.registry", "SearchEngine"),
     "Settings": ("factdebate.settings.model", "Settings"),
     "Tier": ("factdebate.guard_engine.types", "Tier"),
     "Verdict": ("factdebate.core.types", "Verdict"),
     "__version__": ("factdebate.core.version", "__version__"),
-    "render": ("factdebate.prompts", "render"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
     "settings_from": ("factdebate.settings.load", "settings_from"),
     "transcribing": ("factdebate.llm.transcript", "transcribing"),

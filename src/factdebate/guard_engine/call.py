@@ -31,10 +31,10 @@ from factdebate.guard_engine.check import check_text
 from factdebate.guard_engine.messages import person_question, text_of
 from factdebate.guard_engine.options import with_conversation
 from factdebate.guard_engine.overload import overloaded_result
-from factdebate.guard_engine.policy import no_text_result
+from factdebate.guard_engine.policy import asking, no_text_result
 from factdebate.guard_engine.response_check import check_response_text
 from factdebate.guard_engine.response_view import response_verdict
-from factdebate.guard_engine.types import GuardClaim, GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
+from factdebate.guard_engine.types import Chat, GuardClaim, GuardOptions, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.llm.calls import cache_scope, caller_scope
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
@@ -192,6 +192,13 @@ class Host:
         return [], None
 
     def reviser(self, resolved: ResolvedGuardOptions) -> Reviser | None:
+        """What revises an answer under ``rewrite``: the host's :meth:`author` asked (guard_engine/policy.py's
+        ``asking``)."""
+        author = self.author() if resolved.policy == "rewrite" else None
+        return None if author is None else asking(author)
+
+    def author(self) -> Chat | None:
+        """The model that wrote the reply, asked to revise it (``rewrite``); None: a rewrite flags."""
         return None
 
     async def keep(self, result: GuardResult, calls: Any, first: bool, conversation_id: str | None) -> GuardResult:

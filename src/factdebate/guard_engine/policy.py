@@ -23,7 +23,16 @@ from typing import Literal
 from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Label
 from factdebate.guard_engine.gate import gate
-from factdebate.guard_engine.types import TIERS, ActionTaken, GuardClaim, GuardResult, ResolvedGuardOptions, Reviser
+from factdebate.guard_engine.types import (
+    TIERS,
+    ActionTaken,
+    Chat,
+    GuardClaim,
+    GuardResult,
+    ResolvedGuardOptions,
+    Reviser,
+)
+from factdebate.prompts import render
 
 NO_TEXT = "the reply holds no text to check (its content was empty, missing or not text) and makes no tool call"
 # A revision checked again: the revised text and the claims it was to correct -> that text's check.
@@ -187,6 +196,37 @@ async def apply_policy(result: GuardResult, reviser: Reviser | None, recheck: Re
     if problem is not None:
         return not_revised(result, fallback, problem, revision=again)
     return result.model_copy(update={"text": revised, "action_taken": "rewritten", "revision_claims": again.claims})
+
+
+def revise_instruction(claims: list[GuardClaim]) -> str:
+    """What the model is told when its answer is sent back: each claim a check found false, with the passage
+    that says otherwise and the checker's corrected sentence, that those passages are data and not
+    instructions (prompts/evidence_is_data.j2), and the rules of the revision."""
+    lines = ["A fact check of your last answer found statements in it that the evidence contradicts:", ""]
+    for number, claim in enumerate(claims, 1):
+        lines.append(f"{number}. You wrote: \"{claim.claim}\"")
+        for item in claim.evidence[:2]:
+            where = f" ({item.url})" if item.url else ""
+            lines.append(f"   Evidence from {item.title or 'a source'}{where}: \"{item.quote}\"")
+        if claim.correction is not None:
+            lines.append(f"   A corrected statement: \"{claim.correction.text}\"")
+    # The quotes are from passages anyone may have written: the same rule as every checking prompt's.
+    lines += ["", render("evidence_is_data").text,
+              "", "Write your answer again for the same reader. Correct or remove each statement listed above "
+              "so that it agrees with the evidence; keep everything else as it was, in the same language, tone "
+              "and format. Reply with the revised answer only, without mentioning this check."]
+    return "\n".join(lines)
+
+
+def asking(chat: Chat) -> Reviser:
+    """The reviser that asks the model which wrote the answer (a host's ``author``): its answer, then
+    :func:`revise_instruction`."""
+
+    async def revise(answer: str, claims: list[GuardClaim]) -> str:
+        return await chat([{"role": "assistant", "content": answer},
+                           {"role": "user", "content": revise_instruction(claims)}])
+
+    return revise
 
 
 def revision_problem(again: GuardResult) -> str | None:

@@ -365,3 +365,6 @@ class GuardResult(_Strict):
 
 # Asked for ``rewrite``: the answer and its refuted claims (with evidence and corrections) -> a revised answer.
 Reviser = Callable[[str, list[GuardClaim]], Awaitable[str]]
+# The model that wrote an answer, asked for its revision: the messages that follow the conversation (the answer,
+# then what the check found: guard_engine/policy.py's revise_instruction) -> its revised answer.
+Chat = Callable[[list[dict[str, str]]], Awaitable[str]]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from factdebate.guard_engine import ClaimEvidence, Correction, GuardClaim
-from factdebate.server.guard.revision import revise_instruction
+from factdebate.guard_engine.policy import revise_instruction
 from factdebate.server.guard.upstream import Upstream, UpstreamError, sse_events
 
 

@@ -27,7 +27,6 @@ from factdebate.engine import (
     Host,
     ResolvedGuardOptions,
     Resources,
-    Reviser,
     Settings,
 )
 from factdebate.server.admission import ServiceAdmission, admit_check
@@ -44,6 +43,7 @@ from factdebate.server.guard.prepare import (
     with_conversation_header,
 )
 from factdebate.server.guard.request import read_chat_request
+from factdebate.server.guard.revision import Revise
 from factdebate.server.guard.upstream import Upstream, UpstreamError
 from factdebate.server.routes.checks import call_keeper, not_kept
 from factdebate.server.service import Service
@@ -57,7 +57,7 @@ class ServiceHost(Host):
     ``revise``: the reviser for ``rewrite`` made from the caller's settings (None: a rewrite flags)."""
 
     def __init__(self, service: Service, who: str, check_id: str | None, *, chat: ChatRequest | None = None,
-                 revise: Callable[[Settings], Reviser | None] | None = None, scope: Scope | None = None) -> None:
+                 revise: Callable[[Settings], Revise | None] | None = None, scope: Scope | None = None) -> None:
         self.service, self.caller, self.check_id, self.chat, self._revise = service, who, check_id, chat, revise
         self.scope = scope  # the request's, where a check that could not be kept is marked for its headers
         self._settings: Settings | None = None
@@ -87,10 +87,8 @@ class ServiceHost(Host):
         calls = call_keeper(self.service)
         return ([calls] if calls else []), calls
 
-    def reviser(self, resolved: ResolvedGuardOptions) -> Reviser | None:
-        if resolved.policy != "rewrite" or self._revise is None or self._settings is None:
-            return None
-        return self._revise(self._settings)
+    def author(self) -> Revise | None:
+        return None if self._revise is None or self._settings is None else self._revise(self._settings)
 
     async def keep(self, result: GuardResult, calls: Any, first: bool, conversation_id: str | None) -> GuardResult:
         """Keep the finished check (``GET /v1/checks/{id}`` reopens it as kind ``guard``, with its model calls and

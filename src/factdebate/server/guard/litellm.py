@@ -30,7 +30,7 @@ from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from factdebate.engine import CheckCall, GuardOptions, GuardResult, Reply, Reviser, Settings
+from factdebate.engine import CheckCall, GuardOptions, GuardResult, Reply, Settings
 from factdebate.server.guard.chat_request import MAX_CHOICES, ChatMessage, ChatRequest, chat_of
 from factdebate.server.guard.check_id import check_id_of
 from factdebate.server.guard.host import ServiceHost, door_error, door_options
@@ -43,6 +43,7 @@ from factdebate.server.guard.prepare import (
 )
 from factdebate.server.guard.request import read_body
 from factdebate.server.guard.result_view import CHANGED, result_view
+from factdebate.server.guard.revision import Revise
 from factdebate.server.service import Service, ServiceDep
 
 router = APIRouter()
@@ -133,7 +134,7 @@ async def _guardrail(request: Request, service: Service, who: str) -> Response:
         return JSONResponse({"action": "NONE"})
     messages = chat.plain_messages() if chat else []
 
-    def revise(settings: Settings) -> Reviser | None:
+    def revise(settings: Settings) -> Revise | None:
         upstream = upstream_for(request.app.state, settings)
         return upstream.reviser({"model": body.model or "", "messages": messages}) if upstream else None
 

@@ -15,7 +15,7 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from factdebate.engine import CheckCall, GuardOptions, Reply, Reviser, Settings
+from factdebate.engine import CheckCall, GuardOptions, Reply, Settings
 from factdebate.server.guard.chat_request import ChatMessage, ChatRequest, chat_of, lone_surrogate
 from factdebate.server.guard.check_id import check_id_of
 from factdebate.server.guard.host import ServiceHost, door_error, door_options
@@ -27,6 +27,7 @@ from factdebate.server.guard.prepare import (
     validation_problems,
 )
 from factdebate.server.guard.request import body_schema, read_body
+from factdebate.server.guard.revision import Revise
 from factdebate.server.service import Service, ServiceDep
 
 router = APIRouter(prefix="/v1")
@@ -72,7 +73,7 @@ async def _check(request: Request, service: Service, who: str) -> Response:
         return openai_error(422, f"invalid request: {validation_problems(exc)}")
     messages = chat.plain_messages() if chat else []
 
-    def revise(settings: Settings) -> Reviser | None:
+    def revise(settings: Settings) -> Revise | None:
         upstream = upstream_for(request.app.state, settings)
         return upstream.reviser({"model": body.model, "messages": messages}) if upstream else None
 

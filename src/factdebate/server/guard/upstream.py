@@ -20,8 +20,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from factdebate.engine import GuardClaim
-from factdebate.server.guard.revision import revision_request
+from factdebate.server.guard.revision import Revise, revision_request
 from factdebate.util.bounded_body import AnswerPastLimit, size_words
 from factdebate.util.errors import FactDebateError
 from factdebate.util.http_client import Client
@@ -323,12 +322,12 @@ class Upstream:
                 await answer.drain(1.0)
             answer.close()
 
-    def reviser(self, body: dict[str, Any]) -> Any:
-        """The ``rewrite`` policy's reviser for the conversation ``body`` (a :data:`factdebate.guard_engine.Reviser`):
-        the same model, asked to correct its answer given what the check found."""
+    def reviser(self, body: dict[str, Any]) -> Revise:
+        """What the ``rewrite`` policy asks of the model that answered the conversation ``body`` (the host's
+        ``author``): the same model, given what the check found (the messages the library adds), revises its answer."""
 
-        async def revise(answer: str, refuted: list[GuardClaim]) -> str:
-            data = await self.complete(revision_request(body, answer, refuted))  # server/guard/revision.py's words
+        async def revise(added: list[dict[str, str]]) -> str:
+            data = await self.complete(revision_request(body, added))  # server/guard/revision.py
             message = (data["choices"][0] or {}).get("message") or {}
             content = message.get("content")
             if not isinstance(content, str) or not content.strip():
