@@ -22,11 +22,10 @@ The check (guard_engine/), one call for every door:
 - ``Begun`` (a check set up and admitted: its result of a reply the service had no room to check, and its
   ``finish``, which hides and keeps a result); ``GuardedStream``: a begun reply's check while it streams
   (``GuardedStream.of``), its policy on the text, and the result of a reply that streamed no text.
-- ``GuardOptions`` and ``ResolvedGuardOptions``: what a caller asks, and the same within the operator's settings
-  (``GuardOptions.resolve``; ``GuardOptions.deadline_within``: a check's deadline;
+- ``GuardOptions``: what a caller asks (``GuardOptions.resolve``: the same within the operator's settings, whose
+  policy, tier, deadline and ``passages()`` a door reads; ``GuardOptions.deadline_within``: a check's deadline;
   ``GuardOptions.MAX_EVIDENCE_ITEMS`` and ``GuardOptions.CONVERSATION_ID_PATTERN``: a request's bounds);
-  ``Tier`` and ``EvidenceMode`` (option values); ``GuardEvidence`` (one of the caller's passages, which the
-  resolved options give as a run reads them: ``ResolvedGuardOptions.passages``).
+  ``Tier`` and ``EvidenceMode`` (option values); ``GuardEvidence`` (one of the caller's passages).
 - ``GuardResult`` and ``GuardClaim``: a check's result (``with_caution``: a copy with one more caution) and its
   claims. Under the ``rewrite`` policy the library asks the host's ``Host.author`` (the model that wrote the
   reply, given the messages the library adds: the answer and what the check found) for the revision.
@@ -81,7 +80,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         GuardEvidence,
         GuardOptions,
         GuardResult,
-        ResolvedGuardOptions,
         Tier,
     )
     from factdebate.llm.in_flight import CallQueue
@@ -99,9 +97,9 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
 
 __all__ = ["AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "CorpusName", "Document", "EventSink",
            "EvidenceMode", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host",
-           "Label", "Method", "MethodView", "Option", "RecheckedClaim", "Reply", "ResolvedGuardOptions",
-           "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "SearchEngine", "Settings", "Tier",
-           "Verdict", "__version__", "run_claim", "settings_from", "transcribing", "upgrade"]
+           "Label", "Method", "MethodView", "Option", "RecheckedClaim", "Reply", "ResourcePool", "Resources",
+           "ResponseVerdict", "RetrievalTool", "SearchEngine", "Settings", "Tier", "Verdict", "__version__",
+           "run_claim", "settings_from", "transcribing", "upgrade"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -127,7 +125,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Option": ("factdebate.settings.options", "Option"),
     "RecheckedClaim": ("factdebate.guard_engine.response_check", "RecheckedClaim"),
     "Reply": ("factdebate.guard_engine.call", "Reply"),
-    "ResolvedGuardOptions": ("factdebate.guard_engine.types", "ResolvedGuardOptions"),
     "ResourcePool": ("factdebate.scale.resource_pool", "ResourcePool"),
     "Resources": ("factdebate.methods.resources", "Resources"),
     "ResponseVerdict": ("factdebate.core.types", "ResponseVerdict"),

@@ -25,7 +25,6 @@ from factdebate.engine import (
     GuardOptions,
     GuardResult,
     Host,
-    ResolvedGuardOptions,
     Resources,
     Settings,
 )
@@ -137,10 +136,6 @@ class Prepared:
     @property
     def settings(self) -> Settings:
         return self.begun.settings
-
-    @property
-    def resolved(self) -> ResolvedGuardOptions:
-        return self.begun.resolved
 
 
 def chat_host(request: Request, service: Service, who: str, body: ChatRequest, upstream: Upstream) -> ServiceHost:

@@ -31,7 +31,6 @@ from factdebate.engine import (
     GuardResult,
     Label,
     Reply,
-    ResolvedGuardOptions,
     ResourcePool,
     ResponseVerdict,
     RetrievalTool,
@@ -209,18 +208,19 @@ async def _search_now(index: Preparation, settings: Settings, tool: RetrievalToo
     return tool, settings, ""
 
 
-async def _answer_tiers_now(index: Preparation, settings: Settings, resolved: ResolvedGuardOptions,
+async def _answer_tiers_now(index: Preparation, settings: Settings, max_tier: str, given_only: bool,
                             wait_s: float) -> str:
-    """What ``check_answer`` may run now over the built-in corpus: "" for the check as asked, else a note saying
-    it is held to the fast tier; an error while not even that can run. The fast tier searches only the configured
-    search engine (guard_engine/fast.py), over the built-in corpus the full-text index, ready in seconds; the standard
-    and deep tiers' method searches the vectors too, which take about 20 minutes to build on a fresh install,
-    where the full-text index is ready in about a second: held to the fast tier, a check answers meanwhile."""
-    if resolved.evidence_mode == "given" or not ResourcePool.needs_builtin(settings, {"rag", "search"}) \
+    """What ``check_answer`` may run now over the built-in corpus (``max_tier`` the check's, ``given_only`` when it
+    reads only the caller's passages): "" for the check as asked, else a note saying it is held to the fast tier; an
+    error while not even that can run. The fast tier searches only the configured search engine
+    (guard_engine/fast.py), over the built-in corpus the full-text index, ready in seconds; the standard and deep
+    tiers' method searches the vectors too, which take about 20 minutes to build on a fresh install, where the
+    full-text index is ready in about a second: held to the fast tier, a check answers meanwhile."""
+    if given_only or not ResourcePool.needs_builtin(settings, {"rag", "search"}) \
             or (index.ready and index.error is None):
         return ""
     fast_needs_text = ResourcePool.needs_builtin(settings, {"search"})
-    if resolved.max_tier == "fast":  # all the check asks for: the full-text index (if that)
+    if max_tier == "fast":  # all the check asks for: the full-text index (if that)
         if fast_needs_text and not await index.wait_full_text(wait_s):
             raise ToolError(index.failed() if index.error is not None else index.not_ready())
         return ""
@@ -230,7 +230,7 @@ async def _answer_tiers_now(index: Preparation, settings: Settings, resolved: Re
         raise ToolError(index.failed() if index.error is not None else index.not_ready())
     why = index.failed() if index.error is not None else f"while {index.progress()}"
     return (f"checked at the fast tier only (its model call over the full-text search; a claim not "
-            f"supported did not climb to '{resolved.max_tier}') {why}; ask again later for the tiers above it")
+            f"supported did not climb to '{max_tier}') {why}; ask again later for the tiers above it")
 
 
 def prepare_indexes(settings: Settings, pool: ResourcePool, index: Preparation) -> None:
@@ -351,7 +351,8 @@ class Tools:
                                                    "policy": "annotate"})
             settings = self.resolver.base
             resolved = options.resolve(settings)  # the operator's caps: a refusal before any wait
-            held = await _answer_tiers_now(self.prepared, settings, resolved, min(INDEX_WAIT_S, resolved.deadline_s))
+            held = await _answer_tiers_now(self.prepared, settings, resolved.max_tier,
+                                           resolved.evidence_mode == "given", min(INDEX_WAIT_S, resolved.deadline_s))
             left = resolved.deadline_s - (time.monotonic() - started)  # the wait counts against the deadline
             options = options.model_copy(update={"deadline_s": max(0.1, left)}
                                          | ({"tier": "fast", "max_tier": "fast"} if held else {}))

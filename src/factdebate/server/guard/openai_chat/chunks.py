@@ -22,9 +22,9 @@ window that spans the chunks; what the window holds goes out before the chunk th
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
-from factdebate.engine import GuardedStream, GuardResult, ResolvedGuardOptions
+from factdebate.engine import GuardedStream, GuardResult
 from factdebate.server.guard.openai_chat.chunk_scrub import ChunkScrub
 
 MAX_TOOL_NAMES = 64  # tool call names kept to say what passed unchecked (they are counted all the same)
@@ -35,13 +35,23 @@ class AnswerTooLong(Exception):
     """An answer a holding policy cannot hold: more besides its text than the stream keeps."""
 
 
+class Policy(Protocol):
+    """What a stream's chunks read of the check's resolved options: the policy an answer is held under."""
+
+    @property
+    def policy(self) -> str: ...
+
+    @property
+    def on_unchecked(self) -> str: ...
+
+
 class ChatChunks:
     """One streamed chat answer's chunks under its policy (the streaming check's ``stream``, the options it was
     resolved with). ``feed`` each upstream chunk: None when it goes out as it came, else the chunks to send now
     (none: it waits); :meth:`text_chunk` frames text the policy shows; :meth:`finish` after the last chunk gives
     the result and the text to show last; :meth:`closing` the chunks that end the stream before the result."""
 
-    def __init__(self, stream: GuardedStream, resolved: ResolvedGuardOptions, *, block_finish: str,
+    def __init__(self, stream: GuardedStream, resolved: Policy, *, block_finish: str,
                  held_limit: int) -> None:
         self.stream, self.resolved, self.block_finish, self.held_limit = stream, resolved, block_finish, held_limit
         mode = stream.mode

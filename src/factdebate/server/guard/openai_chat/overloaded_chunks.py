@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from factdebate.engine import GuardResult, ResolvedGuardOptions
+from factdebate.engine import GuardResult
 from factdebate.server.guard.openai_chat.chunk_scrub import ChunkScrub
-from factdebate.server.guard.openai_chat.chunks import AnswerTooLong
+from factdebate.server.guard.openai_chat.chunks import AnswerTooLong, Policy
 
 Fate = Literal["send", "end", "wait"]  # goes out now as it came; goes out at the end; its text is in the result
 _HEAD = ("id", "created", "model", "system_fingerprint")
@@ -30,7 +30,7 @@ class OverloadedChunks:
     answer's text). :meth:`feed` each upstream chunk with its size in bytes; :attr:`answer` is the text kept for
     the result; :meth:`shown` the text to show last, once the result is made."""
 
-    def __init__(self, resolved: ResolvedGuardOptions, keep: int) -> None:
+    def __init__(self, resolved: Policy, keep: int) -> None:
         self.resolved, self.keep, self.limit = resolved, keep, 4 * keep
         self.streams = resolved.policy in ("annotate", "flag") and resolved.on_unchecked != "block"
         self.head: dict[str, Any] = {}
