@@ -26,8 +26,8 @@ The check (guard_engine/), one call for every door:
   policy, tier, deadline and ``passages()`` a door reads; ``GuardOptions.deadline_within``: a check's deadline;
   ``GuardOptions.MAX_EVIDENCE_ITEMS`` and ``GuardOptions.CONVERSATION_ID_PATTERN``: a request's bounds);
   ``Tier`` and ``EvidenceMode`` (option values); ``GuardEvidence`` (one of the caller's passages).
-- ``GuardResult`` and ``GuardClaim``: a check's result (``with_caution``: a copy with one more caution) and its
-  claims. Under the ``rewrite`` policy the library asks the host's ``Host.author`` (the model that wrote the
+- ``GuardResult``: a check's result (``with_caution``: a copy with one more caution), its claims each with the
+  stance of each quote it rests on (``stance``). Under the ``rewrite`` policy the library asks the host's ``Host.author`` (the model that wrote the
   reply, given the messages the library adds: the answer and what the check found) for the revision.
 
 Claims and answers (run/, core/):
@@ -76,7 +76,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.guard_engine.stream_policy import GuardedStream
     from factdebate.guard_engine.types import (
         EvidenceMode,
-        GuardClaim,
         GuardEvidence,
         GuardOptions,
         GuardResult,
@@ -96,10 +95,10 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
 
 __all__ = ["AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "CorpusName", "Document", "EventSink",
-           "EvidenceMode", "GuardClaim", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host",
-           "Label", "Method", "MethodView", "Option", "RecheckedClaim", "Reply", "ResourcePool", "Resources",
-           "ResponseVerdict", "RetrievalTool", "SearchEngine", "Settings", "Tier", "Verdict", "__version__",
-           "run_claim", "settings_from", "transcribing", "upgrade"]
+           "EvidenceMode", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host", "Label", "Method",
+           "MethodView", "Option", "RecheckedClaim", "Reply", "ResourcePool", "Resources", "ResponseVerdict",
+           "RetrievalTool", "SearchEngine", "Settings", "Tier", "Verdict", "__version__", "run_claim", "settings_from",
+           "transcribing", "upgrade"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -113,7 +112,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Document": ("factdebate.core.types", "Document"),
     "EventSink": ("factdebate.core.runtime", "EventSink"),
     "EvidenceMode": ("factdebate.guard_engine.types", "EvidenceMode"),
-    "GuardClaim": ("factdebate.guard_engine.types", "GuardClaim"),
     "GuardEvidence": ("factdebate.guard_engine.types", "GuardEvidence"),
     "GuardOptions": ("factdebate.guard_engine.types", "GuardOptions"),
     "GuardResult": ("factdebate.guard_engine.types", "GuardResult"),

@@ -266,6 +266,15 @@ class GuardClaim(_Strict):
     status: ClaimStatus = "unchecked"
     reason: str | None = None
 
+    def stance(self, evidence: ClaimEvidence) -> Literal["supports", "contradicts", "neither"]:
+        """A quote's stance toward this claim, from the verdict that rests on it: a passage the verdict cites
+        (guard_engine/citations.py) supports a SUPPORTED claim and contradicts a REFUTED one; one it does not cite
+        was read, not relied on, and says nothing either way that the check found."""
+        if not evidence.cited or self.status != "checked":
+            return "neither"
+        return "supports" if self.label == Label.SUPPORTS else "contradicts" if self.label == Label.REFUTES \
+            else "neither"
+
 
 class GuardUsage(_Strict):
     model_calls: int = 0  # calls sent to a model, retries and those the deadline cut included

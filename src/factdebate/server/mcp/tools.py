@@ -12,7 +12,7 @@ import contextlib
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -25,11 +25,9 @@ from factdebate.engine import (
     CheckCall,
     Document,
     EvidenceMode,
-    GuardClaim,
     GuardEvidence,
     GuardOptions,
     GuardResult,
-    Label,
     Reply,
     ResourcePool,
     ResponseVerdict,
@@ -112,45 +110,25 @@ def summarize_response(verdict: ResponseVerdict) -> ResponseCheck:
             "warnings": _cautions(verdict)}
 
 
-# A quote's stance toward its claim, from the verdict that rests on it: a passage the verdict cites (guard_engine/
-# citations.py) supports a SUPPORTED claim and contradicts a REFUTED one; one it does not cite was read, not
-# relied on, and says nothing either way that the check found.
-Stance = Literal["supports", "contradicts", "neither"]
-_STANCES: dict[Label, Stance] = {Label.SUPPORTS: "supports", Label.REFUTES: "contradicts"}
-
-
-def quote_stance(claim: GuardClaim, cited: bool) -> Stance:
-    """``supports``, ``contradicts`` or ``neither`` (not cited, or cited by an undecided verdict)."""
-    if not cited or claim.status != "checked" or claim.label is None:
-        return "neither"
-    return _STANCES.get(claim.label, "neither")
-
-
-def _quotes(claim: GuardClaim) -> list[Quote]:
-    quotes: list[Quote] = []
-    for evidence in claim.evidence:
-        quote: Quote = {"title": evidence.title, "url": evidence.url, "quote": evidence.quote,
-                        "stance": quote_stance(claim, evidence.cited)}
-        if evidence.injection:
-            quote["injection"] = evidence.injection
-        quotes.append(quote)
-    return quotes
-
-
-def _answer_claim(claim: GuardClaim) -> AnswerClaim:
-    span = claim.span
-    return {"claim": claim.claim, "label": claim.label, "status": claim.status, "reason": claim.reason,
-            "span": None if span is None else {"start": span.start, "end": span.end}, "span_note": claim.span_note,
-            "quotes": _quotes(claim),
-            "correction": claim.correction.text if claim.correction else None,
-            "correction_quote": claim.correction.quote_source if claim.correction else None,
-            "correction_note": claim.correction_note, "tier": claim.tier, "decided_by": claim.decided_by}
-
-
 def summarize_answer(result: GuardResult) -> AnswerCheck:
     """Per claim what an agent needs to fix its reply: where it says it (``span``: offsets into the reply),
     the label, the quotes it rests on and a correction; ``to_fix`` lists the refuted claims' indexes."""
-    claims = [_answer_claim(c) for c in result.claims]
+    claims: list[AnswerClaim] = []
+    for claim in result.claims:
+        quotes: list[Quote] = []
+        for evidence in claim.evidence:  # each with its stance toward the claim (GuardClaim.stance)
+            quote: Quote = {"title": evidence.title, "url": evidence.url, "quote": evidence.quote,
+                            "stance": claim.stance(evidence)}
+            if evidence.injection:
+                quote["injection"] = evidence.injection
+            quotes.append(quote)
+        span, correction = claim.span, claim.correction
+        claims.append({"claim": claim.claim, "label": claim.label, "status": claim.status, "reason": claim.reason,
+                       "span": None if span is None else {"start": span.start, "end": span.end},
+                       "span_note": claim.span_note, "quotes": quotes,
+                       "correction": correction.text if correction else None,
+                       "correction_quote": correction.quote_source if correction else None,
+                       "correction_note": claim.correction_note, "tier": claim.tier, "decided_by": claim.decided_by})
     return {"label": result.label, "degraded": result.degraded, "degraded_reason": result.degraded_reason,
             "to_fix": [i for i, c in enumerate(result.claims) if c.status == "checked" and c.label == "REFUTES"],
             "unchecked": [i for i, c in enumerate(result.claims) if c.status != "checked"],
