@@ -98,6 +98,12 @@ class RunRecorder:
     def listening(self) -> bool:
         return bool(self.sinks)
 
+    def transcript(self) -> int:
+        """The characters of each text of a model call a sink asks to read in ``llm_call`` (its ``transcript``,
+        llm/transcript.py; the service's stream of a request that asked for it); 0: none asks."""
+        asked = [getattr(sink, "transcript", 0) for sink in self.sinks]
+        return max([chars for chars in asked if isinstance(chars, int)], default=0)
+
     def wants(self, event: str, span_kind: str = "") -> bool:
         """Whether a sink reads events of kind ``event`` (a span's, of ``span_kind``)."""
         sinks = self.sinks
@@ -294,6 +300,9 @@ class SpeculativeRecorder(RunRecorder):
 
     def wants(self, event: str, span_kind: str = "") -> bool:
         return self.state != "discarded" and self.parent.wants(event, span_kind)
+
+    def transcript(self) -> int:
+        return self.parent.transcript()
 
     def deliver(self, record: dict[str, Any]) -> None:
         if self.state == "pending":

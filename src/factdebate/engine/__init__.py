@@ -27,8 +27,9 @@ The check (guard_engine/), one call for every door:
   ``GuardOptions.MAX_EVIDENCE_ITEMS`` and ``GuardOptions.CONVERSATION_ID_PATTERN``: a request's bounds);
   ``Tier`` and ``EvidenceMode`` (option values); ``GuardEvidence`` (one of the caller's passages).
 - ``GuardResult``: a check's result (``with_caution``: a copy with one more caution), its claims each with the
-  stance of each quote it rests on (``stance``). Under the ``rewrite`` policy the library asks the host's ``Host.author`` (the model that wrote the
-  reply, given the messages the library adds: the answer and what the check found) for the revision.
+  stance of each quote it rests on (``stance``). Under the ``rewrite`` policy the library asks the host's
+  ``Host.author`` (the model that wrote the reply, given the messages the library adds: the answer and what the
+  check found) for the revision.
 
 Claims and answers (run/, core/):
 
@@ -41,7 +42,7 @@ Claims and answers (run/, core/):
   ``prepare_builtin``: those indexes built in the background, then its searches over them opened;
   ``models_down``: the models whose server refused connections lately).
 - ``EventSink`` (a run's events: a sink that names the events it reads in a frozenset ``events`` gets only
-  those), ``transcribing`` (the text of model calls in a stream's events, cut at the length the service says).
+  those; one whose ``transcript`` is a number of characters gets the text of each model call, cut there).
 - ``ClaimItem``: a batch's item (``ClaimItem.from_lines``: a batch's items, from uploaded JSON lines).
 
 Settings and what the library offers:
@@ -82,7 +83,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         Tier,
     )
     from factdebate.llm.in_flight import CallQueue
-    from factdebate.llm.transcript import transcribing
     from factdebate.methods.base import Method
     from factdebate.methods.resources import Resources
     from factdebate.methods.view import MethodView
@@ -98,7 +98,7 @@ __all__ = ["AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "CorpusN
            "EvidenceMode", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host", "Label", "Method",
            "MethodView", "Option", "RecheckedClaim", "Reply", "ResourcePool", "Resources", "ResponseVerdict",
            "RetrievalTool", "SearchEngine", "Settings", "Tier", "Verdict", "__version__", "run_claim", "settings_from",
-           "transcribing", "upgrade"]
+           "upgrade"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -134,7 +134,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "__version__": ("factdebate.core.version", "__version__"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
     "settings_from": ("factdebate.settings.load", "settings_from"),
-    "transcribing": ("factdebate.llm.transcript", "transcribing"),
     "upgrade": ("factdebate.core.schema", "upgrade"),
 }
 

@@ -27,7 +27,7 @@ from factdebate.llm.cache import ResponseCache, cache_key
 from factdebate.llm.calls import CallInfo, count_call, current_sample, reset_call, set_call
 from factdebate.llm.failure_budget import current_budget
 from factdebate.llm.in_flight import learn, limit_for, slot, wants_asking
-from factdebate.llm.transcript import call_text, transcript_call_chars, transcript_chars
+from factdebate.llm.transcript import DEFAULT_CALL_CHARS, call_text, transcript_call_chars, transcript_chars
 from factdebate.util.observe import watched
 from factdebate.util.scrub import redact_text
 from factdebate.util.textsafe import safe_text
@@ -300,8 +300,9 @@ class LLM:
             return  # nobody reads it: skip hashing the prompt
         prompt_hash = hashlib.sha256("".join(m["content"] for m in messages).encode()).hexdigest()[:12]
         # The call's text when the caller asked for a transcript; a cached answer's text as much as a fresh one's.
-        chars = transcript_chars()
-        text = call_text(messages, completion, chars, transcript_call_chars()) if chars else {}
+        chars = transcript_chars() or run.transcript()  # asked of the whole process (the CLI's), or by a sink
+        text = call_text(messages, completion, chars, transcript_call_chars() or max(chars, DEFAULT_CALL_CHARS)) \
+            if chars else {}
         run.emit("llm_call", model=self.backend.name, prompt_hash=prompt_hash, cached=cached,
                  attempts=attempts, seconds=round(seconds, 4), prompt_tokens=completion.prompt_tokens,
                  completion_tokens=completion.completion_tokens, reasoning_tokens=completion.reasoning_tokens,

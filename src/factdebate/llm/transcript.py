@@ -1,10 +1,11 @@
 """The text of each model call, for whoever asks to see why a debate went as it did.
 
-Off by default: a trace is a compact record. Inside :func:`transcribing` (``"transcript": true``,
-``verify --trace-text``) every ``llm_call`` event also carries ``messages`` and ``reply``, each text cut after
+Off by default: a trace is a compact record. Inside :func:`transcribing` (``verify --trace-text``), or in a run
+one of whose sinks asks for it (its ``transcript``: the characters of each text; the service's stream of a request
+with ``"transcript": true``), every ``llm_call`` event also carries ``messages`` and ``reply``, each text cut after
 ``chars`` characters and one call's together after ``call_chars``, with a marker, so one event stays bounded.
-A context variable, not a setting: it changes what the caller sees, never what is asked, so no cache key
-depends on it, and each request has its own."""
+Not a setting: it changes what the caller sees, never what is asked, so no cache key depends on it, and each
+request has its own."""
 
 from __future__ import annotations
 

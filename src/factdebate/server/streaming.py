@@ -15,7 +15,7 @@ import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
-from factdebate.engine import EventSink, Verdict, transcribing
+from factdebate.engine import EventSink, Verdict
 from factdebate.util.errors import FactDebateError
 from factdebate.util.scrub import hide_endpoints
 
@@ -99,16 +99,27 @@ class _Relay:
         self.pinger.cancel()
 
 
+class _Transcribed:
+    """A stream's sink that asks for the text of its run's model calls in their ``llm_call`` events, each text cut
+    after ``transcript`` characters (the run reads it from its sinks: core/runtime.py)."""
+
+    transcript = TRANSCRIPT_CHARS
+
+    def __init__(self, sink: EventSink) -> None:
+        self.sink = sink
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        self.sink(event)
+
+
 def transcribed(run: RunFn, wanted: bool) -> RunFn:
     """``run`` with the text of its model calls in its ``llm_call`` events when the request asked for it
-    (``"transcript": true``; llm/transcript.py). Set inside the debate's own task, so no other stream's
-    calls are touched."""
+    (``"transcript": true``; llm/transcript.py): its stream's sinks ask for it, so no other run is touched."""
     if not wanted:
         return run
 
     async def with_text(sinks: list[EventSink]) -> Verdict:
-        with transcribing(TRANSCRIPT_CHARS):
-            return await run(sinks)
+        return await run([_Transcribed(sink) for sink in sinks])
 
     return with_text
 
