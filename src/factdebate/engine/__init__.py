@@ -7,6 +7,7 @@ the pooled HTTP client, bounded bodies and files, a settings file read bounded, 
 addresses, the data folder, the errors a user can act on (the base, whose ``http_status`` says how a service
 answers it, and the generic ones: bad settings, bad input, a missing package), text and strict JSON made safe,
 what measures work for metrics and traces, the notes of storage that could not write, a request's clock.
+What the service reads of a library object it only receives, it declares itself as a ``typing.Protocol``.
 
 The check (guard_engine/), one call for every door:
 
@@ -14,11 +15,11 @@ The check (guard_engine/), one call for every door:
   ``check_replies`` for a chat's replies, its ``check_response`` for a long answer, claim by claim), ``Reply``
   (one reply), ``RecheckedClaim`` (one claim of a checked answer, checked again by ``RecheckedClaim.check``:
   its check, with the answer's label and verdict it makes).
-- ``Host`` (what a door gives the call: admission, resources, keeping, the reviser; its ``begin`` sets up and
-  admits a streamed reply's check; its ``admit`` gives any object with ``overloaded``, ``charge`` and
-  ``release``: the library's ``Admission`` protocol); ``CallQueue``: a
-  model server's calls in flight and waiting, which admission reads (``CallQueue.on_this_loop``: the event
-  loop's).
+- ``Host`` (what a door gives the call: its ``admit`` gives any object with ``overloaded``, ``charge`` and
+  ``release``; resources, keeping; ``Host.author``: the model that wrote the reply, which the library asks for a
+  revision under ``rewrite`` with the messages it adds; its ``begin`` sets up and admits a streamed reply's
+  check); ``CallQueue``: a model server's calls in flight and waiting, which admission reads
+  (``CallQueue.on_this_loop``: the event loop's).
 - ``Begun`` (a check set up and admitted: its result of a reply the service had no room to check, and its
   ``finish``, which hides and keeps a result); ``GuardedStream``: a begun reply's check while it streams
   (``GuardedStream.of``), its policy on the text, and the result of a reply that streamed no text.
@@ -26,10 +27,8 @@ The check (guard_engine/), one call for every door:
   policy, tier, deadline and ``passages()`` a door reads; ``GuardOptions.deadline_within``: a check's deadline;
   ``GuardOptions.MAX_EVIDENCE_ITEMS`` and ``GuardOptions.CONVERSATION_ID_PATTERN``: a request's bounds);
   ``Tier`` and ``EvidenceMode`` (option values); ``GuardEvidence`` (one of the caller's passages).
-- ``GuardResult``: a check's result (``with_caution``: a copy with one more caution), its claims each with the
-  stance of each quote it rests on (``stance``). Under the ``rewrite`` policy the library asks the host's
-  ``Host.author`` (the model that wrote the reply, given the messages the library adds: the answer and what the
-  check found) for the revision.
+- ``GuardResult``: a check's result (``with_caution``: a copy with one more caution), each claim with the stance
+  of each quote it rests on (``stance``).
 
 Claims and answers (run/, core/):
 
@@ -48,16 +47,16 @@ Claims and answers (run/, core/):
 Settings and what the library offers:
 
 - ``Settings`` (``Settings.over``: a request's options over the operator's settings, what is wrong said
-  without the values; ``checked_claim``: a claim within its limit), ``settings_from`` (flat options over the
-  file and the environment); ``Option`` (a flat option; ``Option.public_options``: those a service's caller
-  may choose; ``Option.overrides``: flat options as nested settings).
+  without the values; ``checked_claim``: a claim within its limit; ``retrieval.corpora``: the corpora every
+  caller may search), ``settings_from`` (flat options over the file and the environment); ``Option`` (a flat
+  option; ``Option.public_options``: those a service's caller may choose; ``Option.overrides``: flat options as
+  nested settings).
 - ``Method`` (a method of the library: ``Method.registered``, every one by name; ``Method.named``, one, an
   unknown name a ``ConfigError``), ``MethodView``: how the page draws each one's verdict
   (``MethodView.page_words``: the library's words the page shows beside any verdict: the labels' other
   spellings, how an answer's label was decided, the form's sections, the embedded model's caution).
-- ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names.
-- ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in the schema); the
-  corpora any caller may search are the settings' own (``Settings.retrieval.corpora``).
+- ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names (the MCP tools' parameters).
+- ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in the schema).
 
 What the process reads and says: ``upgrade`` (a stored record in the current schema) and ``__version__``."""
 

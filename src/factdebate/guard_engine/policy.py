@@ -23,15 +23,7 @@ from typing import Literal
 from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Label
 from factdebate.guard_engine.gate import gate
-from factdebate.guard_engine.types import (
-    TIERS,
-    ActionTaken,
-    Chat,
-    GuardClaim,
-    GuardResult,
-    ResolvedGuardOptions,
-    Reviser,
-)
+from factdebate.guard_engine.types import TIERS, ActionTaken, GuardClaim, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.prompts import render
 
 NO_TEXT = "the reply holds no text to check (its content was empty, missing or not text) and makes no tool call"
@@ -218,7 +210,7 @@ def revise_instruction(claims: list[GuardClaim]) -> str:
     return "\n".join(lines)
 
 
-def asking(chat: Chat) -> Reviser:
+def asking(chat: Callable[[list[dict[str, str]]], Awaitable[str]]) -> Reviser:
     """The reviser that asks the model which wrote the answer (a host's ``author``): its answer, then
     :func:`revise_instruction`."""
 
