@@ -18,8 +18,7 @@ The check (guard_engine/), one call for every door:
 - ``Host`` (what a door gives the call: its ``admit`` gives any object with ``overloaded``, ``charge`` and
   ``release``; resources, keeping; ``Host.author``: the model that wrote the reply, which the library asks for a
   revision under ``rewrite`` with the messages it adds; its ``begin`` sets up and admits a streamed reply's
-  check); ``CallQueue``: a model server's calls in flight and waiting, which admission reads
-  (``CallQueue.on_this_loop``: the event loop's).
+  check).
 - ``Begun`` (a check set up and admitted: its result of a reply the service had no room to check, and its
   ``finish``, which hides and keeps a result); ``GuardedStream``: a begun reply's check while it streams
   (``GuardedStream.of``), its policy on the text, and the result of a reply that streamed no text.
@@ -39,7 +38,8 @@ Claims and answers (run/, core/):
 - ``Resources`` (what a run is built from), ``ResourcePool`` (built per settings, models and indexes shared; its
   ``aclose`` closes what its runs opened; ``needs_builtin``: whether a run opens the built-in indexes, and
   ``prepare_builtin``: those indexes built in the background, then its searches over them opened;
-  ``models_down``: the models whose server refused connections lately).
+  ``models_down``: the models whose server refused connections lately; ``model_queues``: the call queues of
+  the model servers this event loop has called, each one's slots and wait, which admission reads).
 - ``EventSink`` (a run's events: a sink that names the events it reads in a frozenset ``events`` gets only
   those; one whose ``transcript`` is a number of characters gets the text of each model call, cut there).
 - ``ClaimItem``: a batch's item (``ClaimItem.from_lines``: a batch's items, from uploaded JSON lines).
@@ -81,7 +81,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
         GuardResult,
         Tier,
     )
-    from factdebate.llm.in_flight import CallQueue
     from factdebate.methods.base import Method
     from factdebate.methods.resources import Resources
     from factdebate.methods.view import MethodView
@@ -93,7 +92,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.settings.options import Option
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
 
-__all__ = ["AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "CorpusName", "Document", "EventSink",
+__all__ = ["AgentTool", "Begun", "CheckCall", "ClaimItem", "CorpusName", "Document", "EventSink",
            "EvidenceMode", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host", "Label", "Method",
            "MethodView", "Option", "RecheckedClaim", "Reply", "ResourcePool", "Resources", "ResponseVerdict",
            "RetrievalTool", "SearchEngine", "Settings", "Tier", "Verdict", "__version__", "run_claim", "settings_from",
@@ -104,7 +103,6 @@ __all__ = ["AgentTool", "Begun", "CallQueue", "CheckCall", "ClaimItem", "CorpusN
 _WHERE: dict[str, tuple[str, str]] = {
     "AgentTool": ("factdebate.tools.registry", "AgentTool"),
     "Begun": ("factdebate.guard_engine.call", "Begun"),
-    "CallQueue": ("factdebate.llm.in_flight", "CallQueue"),
     "CheckCall": ("factdebate.guard_engine.call", "CheckCall"),
     "ClaimItem": ("factdebate.run.batch", "ClaimItem"),
     "CorpusName": ("factdebate.corpus.names", "CorpusName"),

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from factdebate.llm import make_backend
 from factdebate.llm.base import Backend
+from factdebate.llm.in_flight import CallQueue
 from factdebate.llm.openai_stream import StreamSetting
 from factdebate.methods.base import method_class
 from factdebate.methods.resources import Resources, Services
@@ -73,6 +74,12 @@ class ResourcePool:
                 self._backends[key] = make_backend(spec, timeout=timeout, constrain=constrain,
                                                    reasoning_tokens=reasoning_tokens, stream=stream)
             return self._backends[key]
+
+    @staticmethod
+    def model_queues() -> list[CallQueue]:
+        """The call queues of the model servers the running event loop has called (llm/in_flight.py): each
+        one's slots, the seconds a call asked now would wait, and its calls' busy seconds."""
+        return CallQueue.on_this_loop()
 
     @staticmethod
     def models_down() -> list[str]:

@@ -24,13 +24,23 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
-from factdebate.engine import CallQueue
+from factdebate.engine import ResourcePool
 from factdebate.server.ops.adaptive import CHECKED_FLOOR
 
 SHARE = 0.75  # of a check's deadline, for its calls to wait on and share the server's slots
 WINDOW = 4  # checks ended per sample of the call-seconds a check takes
 LEARN = 0.3  # weight of the newest window
+
+
+class Queue(Protocol):
+    """What the bound reads of one model server's call queue (``ResourcePool.model_queues``)."""
+
+    slots: int
+    busy_s: float  # every ended call's seconds, added up
+
+    def wait_s(self) -> float: ...  # the seconds a call asked now would wait for a slot
 
 
 @dataclass
@@ -52,9 +62,10 @@ class _Learnt:
 class CheckerSlots:
     """The bound over every server this process's loop calls (the least of them)."""
 
-    def __init__(self, found: Callable[[], list[CallQueue]] = CallQueue.on_this_loop) -> None:
-        self.found = found
-        self._learnt: dict[CallQueue, _Learnt] = {}
+    def __init__(self, found: Callable[[], list[Queue]] | None = None) -> None:
+        # read when first asked: the pool's module loads with the check engine, not with the admission
+        self.found = found or (lambda: list(ResourcePool.model_queues()))
+        self._learnt: dict[Queue, _Learnt] = {}
 
     def check_ended(self) -> None:
         """A check ended: one more in each queue's window; a window of :data:`WINDOW` checks is a sample."""
@@ -77,7 +88,7 @@ class CheckerSlots:
                 least = bound
         return least
 
-    def _of(self, queue: CallQueue, deadline_s: float, running: int) -> Bound | None:
+    def _of(self, queue: Queue, deadline_s: float, running: int) -> Bound | None:
         budget = deadline_s * SHARE
         learnt = self._learnt.get(queue)
         per_check = learnt.per_check_s if learnt is not None else None
