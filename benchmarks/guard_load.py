@@ -22,8 +22,9 @@ Runs, each ``--seconds`` long (the one-stream ones ``--alone-seconds``, by defau
 Reported per run: requests offered per second, answered, shed (503), goodput (replies answered and checked within
 their deadline, a second: their result came, not degraded, no claim cut at the deadline; over the capacity in the
 summary), p50/p99 time to first token of the admitted ones, the admitted replies that ended with a claim unchecked
-at its deadline, each process's share of a core over the run (its user and system time over the run's seconds) and
-the guard's CPU ms per reply. 64 streams in flight may leave a guard with a core of its own partly idle (the
+at its deadline, each process's share of a core over the run (its user and system time over the run's seconds),
+the guard's CPU ms per reply and, for the open runs, how late the clients sent a request (p99: a pause here would
+bunch arrivals up). 64 streams in flight may leave a guard with a core of its own partly idle (the
 capacity line gives the guard's share of a core in that run), so each guard's goodput is also given over what the
 unshed guard answered under the same open load, its core saturated. The uncontended first token is every guard's
 one-stream runs together (shedding never acts on a lone stream), and each shedding run's admitted p99 is given
@@ -389,11 +390,11 @@ async def open_loop(url: str, rate: float, seconds: float, deadline_s: float, se
     body = request_body(deadline_s)
     draw = random.Random(59)
 
-    async def request(at: float) -> None:
+    async def request(at: float, late_s: float) -> None:
         try:
-            done.append({**await one(pool, body), "at": at})
+            done.append({**await one(pool, body), "at": at, "late_s": late_s})
         except (OSError, TimeoutError) as exc:
-            done.append({"shed": False, "error": type(exc).__name__, "at": at})
+            done.append({"shed": False, "error": type(exc).__name__, "at": at, "late_s": late_s})
 
     tasks = []
     start = time.perf_counter()
@@ -407,7 +408,9 @@ async def open_loop(url: str, rate: float, seconds: float, deadline_s: float, se
             settled()
             settle_s = 0.0
             start = due  # arrivals from here are the measured ones
-        tasks.append(asyncio.create_task(request(due - start if not settle_s else -1.0)))
+        # how late this process sent it: arrivals that bunch up behind a pause of the clients are not Poisson
+        late_s = time.perf_counter() - due
+        tasks.append(asyncio.create_task(request(due - start if not settle_s else -1.0, late_s)))
     await asyncio.gather(*tasks)
     await pool.aclose()
     return done
@@ -464,6 +467,8 @@ def summary(name: str, runs: list[dict[str, Any]], seconds: float, cpu: Cpu) -> 
            "checker_calls_p50": statistics.median([r["calls"] for r in admitted]) if admitted else None,
            "at_deadline": sum(r["at_deadline"] for r in admitted), "errors": sum("error" in r for r in runs),
            "goodput_per_s": round(sum(r["good"] for r in admitted) / seconds, 2),
+           **({"sent_late_p99_ms": round(1000 * percentile([r["late_s"] for r in runs if "late_s" in r], 0.99), 1)}
+              if any("late_s" in r for r in runs) else {}),
            "cpu_share": {name: round(share, 2) for name, share in shares.items()},
            # the served process's CPU per reply it answered (a shed one costs little; counted in the total)
            f"{cpu.served}_cpu_ms_per_reply": round(1000 * served_cpu_s / max(1, len(admitted)), 1)}
