@@ -298,6 +298,14 @@ class Verdict(BaseModel):
         """The last final judge (the only one for every method but a panel)."""
         return self.judges[-1] if self.judges else None
 
+    @staticmethod
+    def upgraded(record: dict[str, Any]) -> dict[str, Any]:
+        """A copy of ``record`` (a verdict of any schema version, or a results-file row holding one) in the current
+        schema; a record factdebate did not write is an ``InputError`` (:func:`factdebate.core.schema.upgrade`)."""
+        from factdebate.core.schema import upgrade  # schema reads this module: imported when called
+
+        return upgrade(record)
+
     @property
     def reasons(self) -> str:
         """The text that justified the final label: the judge's answer, the explanation, or the last turn."""

@@ -34,7 +34,8 @@ Claims and answers (run/, core/):
 - ``run_claim`` (one claim checked by a method, with the caller's passages when given); the inputs are checked
   first by the settings they are checked within (``Settings.checked_claim``; an answer and its question:
   ``Settings.response.checked_answer``).
-- ``Verdict``, ``ResponseVerdict``, ``Label``, ``Document``: the results.
+- ``Verdict``, ``ResponseVerdict``, ``Label``, ``Document``: the results (``Verdict.upgraded``: a stored
+  verdict of any schema version in the current one).
 - ``Resources`` (what a run is built from), ``ResourcePool`` (built per settings, models and indexes shared; its
   ``aclose`` closes what its runs opened; ``needs_builtin``: whether a run opens the built-in indexes, and
   ``prepare_builtin``: those indexes built in the background, then its searches over them opened;
@@ -48,7 +49,7 @@ Settings and what the library offers:
 
 - ``Settings`` (``Settings.over``: a request's options over the operator's settings, what is wrong said
   without the values; ``checked_claim``: a claim within its limit; ``retrieval.corpora``: the corpora every
-  caller may search), ``settings_from`` (flat options over the file and the environment); ``Option`` (a flat
+  caller may search; ``Settings.from_options``: flat options over the file and the environment); ``Option`` (a flat
   option; ``Option.public_options``: those a service's caller may choose; ``Option.overrides``: flat options as
   nested settings).
 - ``Method`` (a method of the library: ``Method.registered``, every one by name; ``Method.named``, one, an
@@ -58,7 +59,7 @@ Settings and what the library offers:
 - ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names (the MCP tools' parameters).
 - ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in the schema).
 
-What the process reads and says: ``upgrade`` (a stored record in the current schema) and ``__version__``."""
+What the process says: ``__version__``."""
 
 from __future__ import annotations
 
@@ -67,7 +68,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports each name's module on first use
     from factdebate.core.runtime import EventSink
-    from factdebate.core.schema import upgrade
     from factdebate.core.types import Document, Label, ResponseVerdict, Verdict
     from factdebate.core.version import __version__
     from factdebate.corpus.names import CorpusName
@@ -87,7 +87,6 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.run.batch import ClaimItem
     from factdebate.run.claim import run_claim
     from factdebate.scale.resource_pool import ResourcePool
-    from factdebate.settings.load import settings_from
     from factdebate.settings.model import Settings
     from factdebate.settings.options import Option
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
@@ -95,8 +94,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
 __all__ = ["AgentTool", "Begun", "CheckCall", "ClaimItem", "CorpusName", "Document", "EventSink",
            "EvidenceMode", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host", "Label", "Method",
            "MethodView", "Option", "RecheckedClaim", "Reply", "ResourcePool", "Resources", "ResponseVerdict",
-           "RetrievalTool", "SearchEngine", "Settings", "Tier", "Verdict", "__version__", "run_claim", "settings_from",
-           "upgrade"]
+           "RetrievalTool", "SearchEngine", "Settings", "Tier", "Verdict", "__version__", "run_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -130,8 +128,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Verdict": ("factdebate.core.types", "Verdict"),
     "__version__": ("factdebate.core.version", "__version__"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
-    "settings_from": ("factdebate.settings.load", "settings_from"),
-    "upgrade": ("factdebate.core.schema", "upgrade"),
 }
 
 

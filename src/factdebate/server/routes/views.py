@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field
 
-from factdebate.engine import upgrade
+from factdebate.engine import Verdict
 from factdebate.server.catalogue import PageViews, page_views
 from factdebate.server.service import CallerDep
 from factdebate.util.errors import InputError
@@ -38,7 +38,7 @@ async def upgrade_verdicts(body: UpgradeRequest, _: CallerDep) -> UpgradeRespons
     upgraded = []
     for number, record in enumerate(body.records):
         try:
-            upgraded.append(upgrade(record))
+            upgraded.append(Verdict.upgraded(record))
         except InputError as exc:  # a record nested hundreds of levels deep: the caller's to fix
             raise HTTPException(status_code=422, detail=f"records.{number}: {exc}") from None
     return UpgradeResponse(records=upgraded)
