@@ -19,15 +19,9 @@ without this service being its cause; the floor keeps that from shedding a handf
 the limit follows what the service can serve beside that work. An operator who sets ``checks_at_once`` very
 high lifts the floor past any load, which turns the limit off.
 
-At the capacity, admissions are paced (:class:`Pace`): while the limit has refused a request within a check's
-time, one more is admitted only as fast as :data:`PACE` times the limit's own rate (the limit over the seconds a
-check holds its place), a couple at once at most. Unpaced, the places that free together are refilled together
-from arrivals that never stop coming, and the checks admitted together reach their upstream's first token, their
-streams and their ends together, a reply's time later, and again: the loop's work comes in bursts that every
-first token waits behind, and a limit held by the loop's mean lateness settles where the bursts, not the mean
-work, reach the target, leaving part of the core idle (at a fixed 32 checks, the checks running swung between
-about 15 and 32 once a reply's time; paced at 36 they stayed between 28 and 36). Below the capacity the limit
-refuses nothing and nothing is paced.
+At the capacity, admissions are paced (:class:`Pace`, which says why): the places that free together are not
+refilled together. Below the capacity nothing is paced, and the limit refuses only the peaks of random
+arrivals that make the loop run late.
 
 The loop does not see the checker's capacity: checks waiting for a checker's slots leave it idle, and the limit
 would admit checks that end at their deadlines unchecked. :class:`CheckedLimit` is the second limit, learnt from
@@ -59,6 +53,8 @@ LAG_TICK_S = 0.02  # how often the loop's lateness is sampled while it is watche
 LAG_LEARN = 0.3  # weight of the newest sample in the lateness's moving average
 BINDS = 0.8  # the limit binds (and may grow) while the checks running fill this share of it
 SMOOTHING = 0.3  # weight of each interval's new limit
+LATE_ROOM = 3.0  # late: the limit down to the checks running plus this many of their square roots, the spread of
+# random arrivals about their mean, so that a load below the capacity keeps room for its ordinary peaks
 PACE = 1.25  # at the capacity, admissions come at most this many times the limit's own rate (0: not paced)
 PACE_BURST = 2.0  # admissions that may come together however they are paced
 PACE_FROM = 0.5  # pacing applies while the checks running fill this share of the limit
@@ -93,15 +89,16 @@ class AdaptiveLimit:
         """One interval's lateness (the mean of its ticks) while ``running`` checks ran: the limit times the
         gradient (the target over the lateness, at most 1, at least a half), plus its square root while it binds,
         smoothed. Held at the target, the gradient is ``1 - 1/sqrt(limit)``: the limit settles where the loop runs
-        about the target late. A late loop brings a limit far above the checks running down to them at once."""
+        about the target late. A late loop brings a limit far above the checks running down to them (and
+        :data:`LATE_ROOM` of their square roots) at once."""
         gradient = max(0.5, min(1.0, TARGET_S / max(late_s, 1e-6)))
         allowance = math.sqrt(self.limit)  # Gradient2's queue allowance: room to find a larger capacity
         grown = self.limit * gradient + (allowance if running >= BINDS * self.limit else 0.0)
         if gradient < 1.0:
             grown = min(grown, max(float(running), self.floor) * gradient + allowance)
         limit = (1 - SMOOTHING) * self.limit + SMOOTHING * grown
-        if gradient < 1.0:  # late: no more admitted than run now, however far above them the limit was
-            limit = min(limit, float(running))
+        if gradient < 1.0:  # late: about as many admitted as run now, however far above them the limit was
+            limit = min(limit, running + LATE_ROOM * math.sqrt(running))
         self.limit = max(float(self.floor), min(float(CEILING), limit))
 
 
@@ -112,8 +109,7 @@ class Pace:
     place), at most :data:`PACE_BURST` in hand. Without it the checks freed together are refilled together from a
     queue of arrivals that never empties: those admitted together reach their upstream's first token, their
     streams and their checks' ends together, one reply's time later, and again, so the loop's work comes in
-    bursts that the first tokens wait behind. Below the capacity the limit refuses nothing, and nothing is
-    paced."""
+    bursts that the first tokens wait behind. Below the capacity nothing is paced."""
 
     def __init__(self) -> None:
         self.held_s: float | None = None  # wall seconds a check holds its place, admission to end, averaged
