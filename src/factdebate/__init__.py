@@ -24,7 +24,6 @@ from factdebate.core.types import (
     Usage,
     Verdict,
 )
-from factdebate.core.version import __version__ as __version__
 from factdebate.settings.keywords import MethodName, SearchEngineName
 from factdebate.settings.method_keywords import (
     DPDOptions,
@@ -40,6 +39,7 @@ from factdebate.settings.method_keywords import (
     WeCheckOptions,
 )
 from factdebate.util.errors import ConfigError, InputError
+from factdebate.util.version import __version__ as __version__
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports api.py on first use
     from factdebate.api import (

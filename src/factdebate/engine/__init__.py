@@ -6,7 +6,8 @@ domain-free foundation beneath the library, is the service's too, which imports 
 the pooled HTTP client, bounded bodies and files, a settings file read bounded, the scrub of secrets and
 addresses, the data folder, the errors a user can act on (the base, whose ``http_status`` says how a service
 answers it, and the generic ones: bad settings, bad input, a missing package), text and strict JSON made safe,
-what measures work for metrics and traces, the notes of storage that could not write, a request's clock.
+what measures work for metrics and traces, the notes of storage that could not write, a request's clock, the
+package's version.
 What the service reads of a library object it only receives, it declares itself as a ``typing.Protocol``.
 
 The check (guard_engine/), one call for every door:
@@ -57,9 +58,7 @@ Settings and what the library offers:
   (``MethodView.page_words``: the library's words the page shows beside any verdict: the labels' other
   spellings, how an answer's label was decided, the form's sections, the embedded model's caution).
 - ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names (the MCP tools' parameters).
-- ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in the schema).
-
-What the process says: ``__version__``."""
+- ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in the schema)."""
 
 from __future__ import annotations
 
@@ -69,7 +68,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports each name's module on first use
     from factdebate.core.runtime import EventSink
     from factdebate.core.types import Document, Label, ResponseVerdict, Verdict
-    from factdebate.core.version import __version__
     from factdebate.corpus.names import CorpusName
     from factdebate.guard_engine.call import Begun, CheckCall, Host, Reply
     from factdebate.guard_engine.response_check import RecheckedClaim
@@ -94,7 +92,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
 __all__ = ["AgentTool", "Begun", "CheckCall", "ClaimItem", "CorpusName", "Document", "EventSink",
            "EvidenceMode", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host", "Label", "Method",
            "MethodView", "Option", "RecheckedClaim", "Reply", "ResourcePool", "Resources", "ResponseVerdict",
-           "RetrievalTool", "SearchEngine", "Settings", "Tier", "Verdict", "__version__", "run_claim"]
+           "RetrievalTool", "SearchEngine", "Settings", "Tier", "Verdict", "run_claim"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -126,7 +124,6 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Settings": ("factdebate.settings.model", "Settings"),
     "Tier": ("factdebate.guard_engine.types", "Tier"),
     "Verdict": ("factdebate.core.types", "Verdict"),
-    "__version__": ("factdebate.core.version", "__version__"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
 }
 

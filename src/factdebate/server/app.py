@@ -20,7 +20,6 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.engine import __version__
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.guard.check_id import CheckIdHeader
 from factdebate.server.guard.litellm import router as litellm_router
@@ -47,6 +46,7 @@ from factdebate.server.service import Builder, Service
 from factdebate.server.state.db import DOWN_RETRY_AFTER_S, StateDatabaseDown
 from factdebate.server.strict_json import TOO_DEEP, SafeJSONResponse, StrictJSONMiddleware, refusal
 from factdebate.util.clock import request_clock
+from factdebate.util.version import __version__
 
 log = logging.getLogger("factdebate.server")
 STATIC = Path(__file__).parent / "static"

@@ -15,9 +15,9 @@ import httpx
 
 from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Document
-from factdebate.core.version import __version__
 from factdebate.tools.http import client_scope, dumps_compact, request_json
 from factdebate.tools.http_search import HttpSearchTool
+from factdebate.util.version import __version__
 
 # Wikimedia's User-Agent policy asks for a tool name and version plus contact details; deployments should
 # pass ``user_agent=`` (or set FACTDEBATE_USER_AGENT) with their own URL or e-mail address.

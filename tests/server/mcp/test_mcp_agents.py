@@ -15,10 +15,10 @@ pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not instal
 import mcp
 from mcp.server.mcpserver.exceptions import ToolError
 
-from factdebate.core.version import __version__
 from factdebate.server.mcp import tools as mcp_tools
 from factdebate.server.mcp.prepare import Preparation
 from factdebate.server.mcp.server import AgentServer, build_server
+from factdebate.util.version import __version__
 
 REPLY = "The Eiffel Tower is in Rome. It was completed in 1889."
 PASSAGE = {"title": "Eiffel Tower", "text": "The Eiffel Tower is in Paris. It was completed in 1889.",

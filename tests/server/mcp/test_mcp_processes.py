@@ -25,8 +25,8 @@ pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not instal
 import mcp
 from mcp.client.streamable_http import streamable_http_client
 
-from factdebate.core.version import __version__
 from factdebate.corpus.markers import MARKER_FILE
+from factdebate.util.version import __version__
 from tests.paths import ROOT
 from tests.readiness import wait_until_ready
 from tests.server.conftest import free_port

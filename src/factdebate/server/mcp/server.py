@@ -26,12 +26,12 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, CallToolResult
 from pydantic import ValidationError
 
-from factdebate.engine import __version__
 from factdebate.server.mcp.prepare import Preparation
 from factdebate.server.mcp.results import describe_errors
 from factdebate.server.mcp.stdio_lines import TOO_LONG, bound_stdin_lines
 from factdebate.server.scrub_responses import scrub_value
 from factdebate.util.scrub import hide_endpoints
+from factdebate.util.version import __version__
 
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext

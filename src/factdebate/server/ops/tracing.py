@@ -58,7 +58,7 @@ class Tracing(Watcher):
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-        from factdebate.engine import __version__
+        from factdebate.util.version import __version__
 
         resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME") or "factdebate",
                                     "service.version": __version__})

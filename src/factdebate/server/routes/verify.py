@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ValidationError
 
-from factdebate.engine import EventSink, Option, Settings, Verdict, __version__, run_claim
+from factdebate.engine import EventSink, Option, Settings, Verdict, run_claim
 from factdebate.server.admission import RunSlot
 from factdebate.server.catalogue import Catalogue, catalogue
 from factdebate.server.evidence import checked_evidence
@@ -32,6 +32,7 @@ from factdebate.server.streaming import for_caller, transcribed
 from factdebate.util.errors import ConfigError, FactDebateError, InputError
 from factdebate.util.scrub import hide_endpoints
 from factdebate.util.storage_full import STORAGE
+from factdebate.util.version import __version__
 
 router = APIRouter(prefix="/v1")
 log = logging.getLogger("factdebate.server")
