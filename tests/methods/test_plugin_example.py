@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 import factdebate
 from factdebate.cli.render import LiveDebate
 from factdebate.core.events import parse_event
-from factdebate.core.schema import verdict_json_schema
+from factdebate.core.types import Verdict
 from factdebate.llm import make_backend
 from factdebate.llm.base import GenParams
 from factdebate.llm.calls import CallInfo, reset_call, set_call
@@ -98,7 +98,7 @@ def test_the_api_runs_it_and_the_trace_carries_its_own_event() -> None:
     (tally,) = [e for e in events if e["event"] == "parrot_tally"]
     assert tally["labels"] == ["SUPPORTS", "SUPPORTS"] and tally["agreed"] is True
     assert isinstance(parse_event(tally), ParrotTally)
-    jsonschema.validate(json.loads(verdict.model_dump_json()), verdict_json_schema())
+    jsonschema.validate(json.loads(verdict.model_dump_json()), Verdict.model_json_schema())
 
 
 @pytest.mark.usefixtures("parrot")

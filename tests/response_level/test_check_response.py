@@ -173,10 +173,10 @@ def test_list_parser() -> None:
 async def test_the_response_verdict_validates_against_its_published_schema() -> None:
     import jsonschema
 
-    from factdebate.core.schema import response_verdict_json_schema
+    from factdebate.core.types import ResponseVerdict
 
     verdict, _, _ = await check(script(), method="cot")
-    jsonschema.validate(json.loads(verdict.model_dump_json()), response_verdict_json_schema())
+    jsonschema.validate(json.loads(verdict.model_dump_json()), ResponseVerdict.model_json_schema())
     assert verdict.schema_version == 2 and verdict.kind == "response"
 
 

@@ -254,7 +254,7 @@ def schema(response: Annotated[bool, Opt("--response", help="The schema of check
     trace line."""
     import json
 
-    from factdebate.core.schema import response_verdict_json_schema, verdict_json_schema
+    from factdebate.core.types import ResponseVerdict, Verdict
 
     if response and events:
         raise InputError("give --response or --events, not both")
@@ -265,7 +265,7 @@ def schema(response: Annotated[bool, Opt("--response", help="The schema of check
         Method.registered()  # the registered methods' own event kinds
         typer.echo(json.dumps(event_json_schema(), indent=1))
         return
-    typer.echo(json.dumps(response_verdict_json_schema() if response else verdict_json_schema(), indent=1))
+    typer.echo(json.dumps((ResponseVerdict if response else Verdict).model_json_schema(), indent=1))
 
 
 @app.command()

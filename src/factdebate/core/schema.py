@@ -1,9 +1,10 @@
-"""Reading verdicts of any schema version, and the JSON Schema of the current one.
+"""Verdicts of any schema version, brought to the current one.
 
 Version 1 (no ``schema_version`` field) is what factdebate wrote before the method plug-ins: one ``judge``
 object, score fields on each turn, and three methods that bent the shape — ``vote`` kept its tally as a
 fake judge, ``mad`` kept its moderator as a turn, ``react`` kept each step as a round. :func:`upgrade`
-rewrites such a record into version 2; :func:`read_verdict` validates the result."""
+rewrites such a record into version 2 (``Verdict.read`` validates the result, ``Verdict.model_json_schema`` is
+the current version's schema)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import copy
 from typing import Any
 
 from factdebate.core.runfiles import MAX_DEPTH
-from factdebate.core.types import SCHEMA_VERSION, Verdict
 from factdebate.util.errors import InputError
 from factdebate.util.textsafe import nesting_depth, unencodable_reason
 
+SCHEMA_VERSION = 2  # 1: until the method plug-ins (one judge, fixed score fields)
 SCORE_FIELDS = ("faithfulness", "answer_relevance", "consistency")
 
 
@@ -112,19 +113,3 @@ def _react_step(turn: dict[str, Any]) -> dict[str, Any]:
     return {"tool": "", "arguments": {}, "thought": thought, "observation": "no valid action was given",
             "evidence": []}
 
-
-def read_verdict(record: dict[str, Any]) -> Verdict:
-    """A verdict of any version (extra fields of a results row, such as ``gold``, are ignored)."""
-    data = upgrade(record)
-    return Verdict.model_validate({k: v for k, v in data.items() if k in Verdict.model_fields})
-
-
-def verdict_json_schema() -> dict[str, Any]:
-    return Verdict.model_json_schema()
-
-
-def response_verdict_json_schema() -> dict[str, Any]:
-    """The verdict of a response-level check (``kind: "response"``), with each claim's own verdict."""
-    from factdebate.core.types import ResponseVerdict
-
-    return ResponseVerdict.model_json_schema()

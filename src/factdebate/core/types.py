@@ -2,7 +2,7 @@
 
 Every method returns a :class:`Verdict`; the CLI, the service and the evaluation harness read and write
 exactly these models, so a results file written by one can be opened by the others. The shape is versioned
-(``schema_version``); :mod:`factdebate.core.schema` reads older files and publishes the JSON Schema."""
+(``schema_version``); :mod:`factdebate.core.schema` brings older records to the current version."""
 
 from __future__ import annotations
 
@@ -19,9 +19,8 @@ from pydantic import (
 )
 
 from factdebate.core.deviations import Deviation
+from factdebate.core.schema import SCHEMA_VERSION, upgrade
 from factdebate.util.textsafe import safe_text
-
-SCHEMA_VERSION = 2  # 1: until the method plug-ins (one judge, fixed score fields); see factdebate.core.schema
 
 
 class Label(StrEnum):
@@ -302,9 +301,13 @@ class Verdict(BaseModel):
     def upgraded(record: dict[str, Any]) -> dict[str, Any]:
         """A copy of ``record`` (a verdict of any schema version, or a results-file row holding one) in the current
         schema; a record factdebate did not write is an ``InputError`` (:func:`factdebate.core.schema.upgrade`)."""
-        from factdebate.core.schema import upgrade  # schema reads this module: imported when called
-
         return upgrade(record)
+
+    @classmethod
+    def read(cls, record: dict[str, Any]) -> Verdict:
+        """A verdict of any schema version (a results row's other fields, such as ``gold``, are left out)."""
+        data = upgrade(record)
+        return cls.model_validate({k: v for k, v in data.items() if k in cls.model_fields})
 
     @property
     def reasons(self) -> str:

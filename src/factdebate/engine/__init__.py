@@ -50,7 +50,7 @@ Settings and what the library offers:
 
 - ``Settings`` (``Settings.over``: a request's options over the operator's settings, what is wrong said
   without the values; ``checked_claim``: a claim within its limit; ``retrieval.corpora``: the corpora every
-  caller may search; ``Settings.from_options``: flat options over the file and the environment); ``Option`` (a flat
+  caller may search), ``settings_from`` (flat options over the file and the environment); ``Option`` (a flat
   option; ``Option.public_options``: those a service's caller may choose; ``Option.overrides``: flat options as
   nested settings).
 - ``Method`` (a method of the library: ``Method.registered``, every one by name; ``Method.named``, one, an
@@ -85,6 +85,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.run.batch import ClaimItem
     from factdebate.run.claim import run_claim
     from factdebate.scale.resource_pool import ResourcePool
+    from factdebate.settings.load import settings_from
     from factdebate.settings.model import Settings
     from factdebate.settings.options import Option
     from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
@@ -92,7 +93,8 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
 __all__ = ["AgentTool", "Begun", "CheckCall", "ClaimItem", "CorpusName", "Document", "EventSink",
            "EvidenceMode", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host", "Label", "Method",
            "MethodView", "Option", "RecheckedClaim", "Reply", "ResourcePool", "Resources", "ResponseVerdict",
-           "RetrievalTool", "SearchEngine", "Settings", "Tier", "Verdict", "run_claim"]
+           "RetrievalTool", "SearchEngine", "Settings", "Tier", "Verdict", "run_claim",
+           "settings_from"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
@@ -125,6 +127,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Tier": ("factdebate.guard_engine.types", "Tier"),
     "Verdict": ("factdebate.core.types", "Verdict"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
+    "settings_from": ("factdebate.settings.load", "settings_from"),
 }
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
-from factdebate.engine import Method, Option, ResponseVerdict, Settings, Verdict
+from factdebate.engine import Method, Option, ResponseVerdict, Settings, Verdict, settings_from
 from factdebate.server.caps import SpendingCaps, check_caps
 from factdebate.server.corpus_access import CorpusAccess
 from factdebate.server.evidence import EvidenceChoice
@@ -115,7 +115,7 @@ class SettingsResolver:
     def __init__(self, defaults: dict[str, Any], config_file: str | Path | None, allowed_llms: list[str],
                  caps: SpendingCaps | None = None, allowed_mcp_tools: list[str] | None = None,
                  allowed_corpora: list[str] | None = None, key_corpora: dict[str, list[str]] | None = None) -> None:
-        operator = Settings.from_options(defaults, config_file)
+        operator = settings_from(defaults, config_file)
         self.allowed_mcp_tools = list(allowed_mcp_tools or [])  # operator's allow-list; empty: no MCP tool
         # MERMAID offers its executor every server in the settings: the servers off the list are not there.
         self.base = with_callable_servers(operator, self.allowed_mcp_tools)

@@ -5,7 +5,6 @@ from the environment only."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
@@ -464,13 +463,6 @@ class Settings(_Strict):
             raise ConfigError(f"invalid options: {validation_problems(exc)}") from None
         except ValueError as exc:
             raise ConfigError(f"invalid options: {exc}") from exc
-
-    @classmethod
-    def from_options(cls, options: dict[str, Any], config_file: str | Path | None = None) -> Settings:
-        """Settings from flat options (``rounds=2``) over the file and the environment."""
-        from factdebate.settings.load import settings_from  # load builds this model: imported when called
-
-        return settings_from(options, config_file)
 
     def checked_claim(self, claim: str) -> str:
         """``claim`` stripped, or an ``InputError``: not text, empty, unsafe, longer than ``max_claim_chars``."""
