@@ -696,6 +696,21 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
                       "saturated_per_s": saturated,
                       "unshed_at_deadline": rows["off open"]["at_deadline"]}), flush=True)
     named = "" if workers == args.workers[0] else f"workers_{workers}_"
+    lone_p99 = rows["off 1"]["ttft_p99_s"]
+    curve = [(int(key.split()[-1]) if key != "off closed" else args.concurrency, row["per_s"] / capacity_per_s,
+              row["ttft_p99_s"] / lone_p99) for key, row in rows.items() if key.startswith("off closed")]
+    for streams, part, ratio in curve:  # the unshed guard's closed runs, recorded for a later plot
+        figures.update({f"{named}curve_{streams}_per_s": round(part * capacity_per_s, 2),
+                        f"{named}curve_{streams}_p99_over_one_stream": round(ratio, 2)})
+    if args.plot:
+        from benchmarks.guard_load_plot import plot
+
+        shedding = [(key.split()[0], row["goodput_per_s"] / capacity_per_s, row["ttft_p99_s"] / uncontended)
+                    for key, row in rows.items() if key.endswith(" open") and not key.startswith("off")]
+        where = args.plot.with_name(f"{args.plot.stem}{'' if not named else '_' + named.rstrip('_')}{args.plot.suffix}")
+        drawn = plot(curve, shedding, args.offered, f"guard_load.py, {workers} guard process(es), capacity "
+                     f"{capacity_per_s:.1f} replies a second, load {os.getloadavg()[0]:.1f}", where)
+        print(f"plotted in {drawn}", flush=True)
     figures.update({f"{named}capacity_per_s": capacity_per_s, f"{named}uncontended_ttft_p99_s": round(uncontended, 4),
                     f"{named}saturated_per_s": saturated})
     for key, row in rows.items():
@@ -778,6 +793,8 @@ def main() -> None:
                         "for the guard, whose adaptive limit reads the cores it may use")
     parser.add_argument("--flood", action="store_true", help="then the default guard with one key flooding at "
                         "--offered times the capacity and a second key's --flood-light streams beside it")
+    parser.add_argument("--plot", type=Path, default=None, help="a PNG of the run: each shedding guard's goodput "
+                        "against its p99 first token, beside the unshed guard's --curve and the goal's corner")
     parser.add_argument("--flood-light", type=int, default=2, help="the light key's streams in flight (--flood)")
     parser.add_argument("--floor", action="store_true", help="benchmarks/relay_floor.py in place of the guards "
                         "(its loads: each --max-cpu-share value of a core)")

@@ -39,5 +39,5 @@ def test_the_load_benchmark_answers_its_help_with_the_options_the_docs_use() -> 
     shown = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "guard_load.py"), "--help"], cwd=ROOT,
                            capture_output=True, text=True, check=True, timeout=120).stdout
     for option in ("--guard-cores", "--first", "--seconds", "--alone-seconds", "--max-cpu-share", "--variant",
-                   "--workers", "--record", "--settle", "--curve"):
+                   "--workers", "--record", "--settle", "--curve", "--plot"):
         assert option in shown, option
