@@ -657,7 +657,7 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
         key = ("off" if share is None else variant if variant else f"target{target_ms:g}ms" if target_ms
                else "default" if share == 0 else f"{share:g}")
         target = (f", the loop's target {target_ms:g} ms" if target_ms else
-                  f", {', '.join(f'{k} {v}' for k, v in sets.items())}" if variant else "")
+                  f", {', '.join(f'{k} {v}' for k, v in sets.items())}" if sets else "")
         name = (f"shedding on (the adaptive limit{target}, max_cpu_share {share:g}, max_loop_lag_ms "
                 f"{args.max_lag_ms:g}, checks_at_once {args.checks_at_once})" if share is not None
                 else "shedding off (checks_at_once 100000, which lifts the adaptive limit's floor past any "
