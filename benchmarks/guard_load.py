@@ -728,8 +728,9 @@ def guards(args: argparse.Namespace, upstream: subprocess.Popen[bytes], upstream
                                   rows[f"{key.split()[0]} whole"]["ttft_p99_s"] / uncontended, 2)}
                              if args.settle else {}),
                           # over what the unshed guard answered under the same open load: a saturated core's
-                          "goodput_over_unshed": round(row["goodput_per_s"] / max(rows["off open"]["goodput_per_s"],
-                                                                                  1e-9), 2),
+                          # (none where it checked nothing in time, as behind a slow checker)
+                          "goodput_over_unshed": (round(row["goodput_per_s"] / unshed, 2)
+                                                  if (unshed := rows["off open"]["goodput_per_s"]) else None),
                           "admitted_ttft_p99_over_uncontended": round(row["ttft_p99_s"] / uncontended, 2),
                           # over the same guard's one-stream run just before (a shared machine's load moves)
                           "over_its_own_one_stream_p99": round(
