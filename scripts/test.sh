@@ -12,6 +12,13 @@ unset PYTHONDONTWRITEBYTECODE
 # The tests run in the locked environment or not at all: a difference (an older .venv, a package installed by
 # hand) is named here, with the command that fixes it.
 .venv/bin/python scripts/check_env.py requirements/dev.txt
+# The tests' temporary folders reach about 2 GB at their peak (the built-in model's F16 copies, the indexes). A
+# disk that fills mid-run fails hundreds of tests at once with errors that do not say why, so a short disk is
+# named before the run and again after a failed one.
+free_mb() { df -Pk "${TMPDIR:-/tmp}" | awk 'NR == 2 {print int($4 / 1024)}'; }
+if [ "$(free_mb)" -lt 3072 ]; then
+  echo "warning: ${TMPDIR:-/tmp} has $(free_mb) MB free; the tests' temporary folders need about 2 GB" >&2
+fi
 # The package's bytecode and pytest's rewritten test modules, made once before the workers start (each would
 # make its own on a fresh clone: about 8 CPU-seconds a worker); beside npm and PostgreSQL, which wait on disk.
 .venv/bin/python scripts/precompile.py &
@@ -87,5 +94,8 @@ if [ -n "$lint_pid" ]; then
   [ "$lint_rc" = 0 ] || echo "lint and types FAILED (exit $lint_rc)"
 fi
 echo "scripts/test.sh: pytest ${pytest_s} s, whole script ${SECONDS} s (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-if [ "$pytest_rc" != 0 ]; then exit "$pytest_rc"; fi
+if [ "$pytest_rc" != 0 ]; then
+  if [ "$(free_mb)" -lt 512 ]; then echo "the disk is about full: ${TMPDIR:-/tmp} has $(free_mb) MB free" >&2; fi
+  exit "$pytest_rc"
+fi
 exit "$lint_rc"
