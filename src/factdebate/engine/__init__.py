@@ -25,8 +25,9 @@ The check (guard_engine/), one call for every door:
   (``GuardedStream.of``), its policy on the text, and the result of a reply that streamed no text.
 - ``GuardOptions``: what a caller asks (``GuardOptions.resolve``: the same within the operator's settings, whose
   policy, tier, deadline and ``passages()`` a door reads; ``GuardOptions.deadline_within``: a check's deadline;
-  ``GuardOptions.MAX_EVIDENCE_ITEMS`` and ``GuardOptions.CONVERSATION_ID_PATTERN``: a request's bounds);
-  ``Tier`` and ``EvidenceMode`` (option values); ``GuardEvidence`` (one of the caller's passages).
+  ``GuardOptions.MAX_EVIDENCE_ITEMS`` and ``GuardOptions.CONVERSATION_ID_PATTERN``: a request's bounds).
+- ``GivenEvidence``: the caller's passages and how a check reads them, the two fields the guard's options share
+  with a claim's and an answer's request (``GivenEvidence.applied``: settings serving them, and the passages).
 - ``GuardResult``: a check's result (``with_caution``: a copy with one more caution), each claim with the stance
   of each quote it rests on (``stance``).
 
@@ -57,7 +58,7 @@ Settings and what the library offers:
   unknown name a ``ConfigError``), ``MethodView``: how the page draws each one's verdict
   (``MethodView.page_words``: the library's words the page shows beside any verdict: the labels' other
   spellings, how an answer's label was decided, the form's sections, the embedded model's caution).
-- ``AgentTool``, ``RetrievalTool``, ``SearchEngine``: the tools' and engines' names (the MCP tools' parameters).
+- ``RetrievalTool``: a retrieval tool's name (``search_evidence``'s parameter: no option of a request has it).
 - ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in the schema)."""
 
 from __future__ import annotations
@@ -72,13 +73,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.guard_engine.call import Begun, CheckCall, Host, Reply
     from factdebate.guard_engine.response_check import RecheckedClaim
     from factdebate.guard_engine.stream_policy import GuardedStream
-    from factdebate.guard_engine.types import (
-        EvidenceMode,
-        GuardEvidence,
-        GuardOptions,
-        GuardResult,
-        Tier,
-    )
+    from factdebate.guard_engine.types import GivenEvidence, GuardOptions, GuardResult
     from factdebate.methods.base import Method
     from factdebate.methods.resources import Resources
     from factdebate.methods.view import MethodView
@@ -88,26 +83,23 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.settings.load import settings_from
     from factdebate.settings.model import Settings
     from factdebate.settings.options import Option
-    from factdebate.tools.registry import AgentTool, RetrievalTool, SearchEngine
+    from factdebate.tools.registry import RetrievalTool
 
-__all__ = ["AgentTool", "Begun", "CheckCall", "ClaimItem", "CorpusName", "Document", "EventSink",
-           "EvidenceMode", "GuardEvidence", "GuardOptions", "GuardResult", "GuardedStream", "Host", "Label", "Method",
-           "MethodView", "Option", "RecheckedClaim", "Reply", "ResourcePool", "Resources", "ResponseVerdict",
-           "RetrievalTool", "SearchEngine", "Settings", "Tier", "Verdict", "run_claim",
-           "settings_from"]
+__all__ = ["Begun", "CheckCall", "ClaimItem", "CorpusName", "Document", "EventSink", "GivenEvidence",
+           "GuardOptions", "GuardResult", "GuardedStream", "Host", "Label", "Method", "MethodView", "Option",
+           "RecheckedClaim", "Reply", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Settings",
+           "Verdict", "run_claim", "settings_from"]
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
 _WHERE: dict[str, tuple[str, str]] = {
-    "AgentTool": ("factdebate.tools.registry", "AgentTool"),
     "Begun": ("factdebate.guard_engine.call", "Begun"),
     "CheckCall": ("factdebate.guard_engine.call", "CheckCall"),
     "ClaimItem": ("factdebate.run.batch", "ClaimItem"),
     "CorpusName": ("factdebate.corpus.names", "CorpusName"),
     "Document": ("factdebate.core.types", "Document"),
     "EventSink": ("factdebate.core.runtime", "EventSink"),
-    "EvidenceMode": ("factdebate.guard_engine.types", "EvidenceMode"),
-    "GuardEvidence": ("factdebate.guard_engine.types", "GuardEvidence"),
+    "GivenEvidence": ("factdebate.guard_engine.types", "GivenEvidence"),
     "GuardOptions": ("factdebate.guard_engine.types", "GuardOptions"),
     "GuardResult": ("factdebate.guard_engine.types", "GuardResult"),
     "GuardedStream": ("factdebate.guard_engine.stream_policy", "GuardedStream"),
@@ -122,9 +114,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "Resources": ("factdebate.methods.resources", "Resources"),
     "ResponseVerdict": ("factdebate.core.types", "ResponseVerdict"),
     "RetrievalTool": ("factdebate.tools.registry", "RetrievalTool"),
-    "SearchEngine": ("factdebate.tools.registry", "SearchEngine"),
     "Settings": ("factdebate.settings.model", "Settings"),
-    "Tier": ("factdebate.guard_engine.types", "Tier"),
     "Verdict": ("factdebate.core.types", "Verdict"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
     "settings_from": ("factdebate.settings.load", "settings_from"),

@@ -90,12 +90,44 @@ class GuardEvidence(_Strict):
                          source=self.url or "given") for part, text in enumerate(pieces, start=1)]
 
 
-class GuardOptions(_Strict):
+class GivenEvidence(BaseModel):
+    """The caller's own passages and how a check reads them: the guard's options and the service's claim and
+    answer checks take these two fields alike. ``MAX_EVIDENCE_ITEMS`` bounds a request's list before the
+    operator's ``guard.max_evidence_items`` does. No config of its own: a request model that mixes it in keeps
+    its own (the claim's options accept the options of methods registered later)."""
+
+    MAX_EVIDENCE_ITEMS: ClassVar[int] = 500
+
+    evidence: list[GuardEvidence] | None = Field(
+        default=None, max_length=MAX_EVIDENCE_ITEMS,
+        description="Passages the caller already has (a RAG bot's retrieved chunks, tool results, documents), "
+                    "each {title, text, url}, read before any retrieval and ranked for each query; long ones are "
+                    "split into passages, never cut. At most guard.max_evidence_items items and "
+                    "guard.max_evidence_chars characters in all.")
+    evidence_mode: EvidenceMode | None = Field(
+        default=None, description="given: only the evidence sent; both (the default when evidence is sent): it "
+                                  "first, then the configured retrieval; retrieved: ignore it.")
+
+    def applied(self, settings: Settings) -> tuple[Settings, list[Document] | None]:
+        """``settings`` serving these passages to a claim's or an answer's check (``retrieval.evidence`` set to
+        the mode, for this check only: the given-evidence tool reads them, with ``both`` before the configured
+        retrieval), and the passages, split (None when none were sent, or ``retrieved`` ignores them). Raises
+        ``InputError`` for passages beyond the operator's bounds, or ``given`` without any."""
+        if not self.evidence and self.evidence_mode is None:
+            return settings, None
+        resolved = GuardOptions(evidence=self.evidence, evidence_mode=self.evidence_mode).resolve(settings)
+        if resolved.evidence_mode == "retrieved":
+            return settings, None
+        retrieval = settings.retrieval.model_copy(update={"evidence": resolved.evidence_mode})
+        return settings.model_copy(update={"retrieval": retrieval}), resolved.passages()
+
+
+class GuardOptions(GivenEvidence):
     """What a caller may choose per request (all optional: ``None`` takes the operator's default).
     ``MAX_EVIDENCE_ITEMS`` and ``CONVERSATION_ID_PATTERN`` are a request's bounds, for a door that reads them
     outside these options too (a form's evidence list, a conversation named in a URL)."""
 
-    MAX_EVIDENCE_ITEMS: ClassVar[int] = 500
+    model_config = ConfigDict(extra="forbid")
     CONVERSATION_ID_PATTERN: ClassVar[str] = r"^[A-Za-z0-9._:-]{1,128}$"
 
     policy: Policy | None = Field(default=None, description="annotate (default), flag, hold, rewrite or block.")
@@ -107,11 +139,6 @@ class GuardOptions(_Strict):
                                   "lowers, never raises, the operator's guard.max_tier.")
     method: str | None = Field(default=None, max_length=64, description="The method of the standard and deep "
                                "tiers (default guard.method).")
-    evidence: list[GuardEvidence] | None = Field(default=None, max_length=MAX_EVIDENCE_ITEMS,
-                                                 description="The bot's own passages, read before any retrieval.")
-    evidence_mode: EvidenceMode | None = Field(default=None, description="given (only the evidence sent), both "
-                                               "(it first, then retrieval; the default when evidence is sent) "
-                                               "or retrieved (ignore it).")
     conversation_id: str | None = Field(default=None, pattern=CONVERSATION_ID_PATTERN,
                                         description="Shares evidence memory and model cache between the checks "
                                         "of one conversation (of one caller only).")

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
-from factdebate.engine import Method, Option, ResponseVerdict, Settings, Verdict, settings_from
+from factdebate.engine import GivenEvidence, Method, Option, ResponseVerdict, Settings, Verdict, settings_from
 from factdebate.server.caps import SpendingCaps, check_caps
 from factdebate.server.corpus_access import CorpusAccess
-from factdebate.server.evidence import EvidenceChoice
 from factdebate.server.streaming import TRANSCRIPT_CHARS
 from factdebate.server.tool_allowlist import check_caller_tools, with_callable_servers
 from factdebate.util.errors import ConfigError, InputError
@@ -100,10 +99,10 @@ class TranscriptChoice(BaseModel):
                              "returns only the verdict")
 
 
-_NOT_SETTINGS = frozenset({"claim", *TranscriptChoice.model_fields, *EvidenceChoice.model_fields})
+_NOT_SETTINGS = frozenset({"claim", *TranscriptChoice.model_fields, *GivenEvidence.model_fields})
 
 
-class VerifyRequest(VerifyOptions, TranscriptChoice, EvidenceChoice):
+class VerifyRequest(VerifyOptions, TranscriptChoice, GivenEvidence):
     claim: str = Field(description="The claim to check (one sentence or a short paragraph).")
 
 

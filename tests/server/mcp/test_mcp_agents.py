@@ -13,12 +13,15 @@ import pytest
 pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")
 
 import mcp
+from fastapi.testclient import TestClient
 from mcp.server.mcpserver.exceptions import ToolError
 
+from factdebate.guard_engine.types import GuardOptions
 from factdebate.server.mcp import tools as mcp_tools
 from factdebate.server.mcp.prepare import Preparation
 from factdebate.server.mcp.server import AgentServer, build_server
 from factdebate.util.version import __version__
+from tests.server.conftest import AppFactory
 
 REPLY = "The Eiffel Tower is in Rome. It was completed in 1889."
 PASSAGE = {"title": "Eiffel Tower", "text": "The Eiffel Tower is in Paris. It was completed in 1889.",
@@ -83,6 +86,28 @@ async def test_the_server_offers_tools_only_with_annotations_and_its_version(scr
     answer = next(t for t in tools if t.name == "check_answer").output_schema
     assert answer is not None and {"to_fix", "claims", "deadline_s"} <= set(answer["properties"])
     assert '"contradicts"' in json.dumps(answer)  # each quote's stance, spelt out
+
+
+async def test_the_options_a_tool_shares_with_the_http_api_read_as_the_api_reference_shows_them(
+        scripted: None, make_app: AppFactory) -> None:
+    """An agent reads each option it shares with the HTTP API in tools/list as /openapi.json shows it: the same
+    description, bounds and choices (rounds 1 to 10, the three tiers); the guard's, as the guard's options."""
+    async with mcp.Client(build_server()) as client:
+        tools = {tool.name: tool.input_schema["properties"] for tool in (await client.list_tools()).tools}
+    with TestClient(make_app()) as http:
+        api = http.get("/openapi.json").json()["components"]["schemas"]
+    guard = GuardOptions.model_json_schema()["properties"]
+    shared = {("verify_claim", "VerifyRequest"): ["method", "agents", "rounds", "search", "k", "evidence",
+                                                  "evidence_mode"],
+              ("check_response", "ResponseRequest"): ["method", "k", "evidence", "evidence_mode"]}
+    for (tool, request), names in shared.items():
+        for name in names:
+            assert tools[tool][name]["description"] == api[request]["properties"][name]["description"], name
+    assert {"type": "integer", "minimum": 1, "maximum": 10} in tools["verify_claim"]["rounds"]["anyOf"]
+    for name in ("evidence", "evidence_mode", "tier", "max_tier", "deadline_s"):
+        assert tools["check_answer"][name]["description"] == guard[name]["description"], name
+    assert {"type": "string", "enum": ["fast", "standard", "deep"]} in tools["check_answer"]["max_tier"]["anyOf"]
+    assert {"type": "number", "exclusiveMinimum": 0} in tools["check_answer"]["deadline_s"]["anyOf"]
 
 
 async def test_tools_say_the_index_is_being_prepared(scripted: None, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,33 +12,29 @@ import contextlib
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 from pydantic_core import to_json
 
 from factdebate.engine import (
-    AgentTool,
     CheckCall,
     Document,
-    EvidenceMode,
-    GuardEvidence,
+    GivenEvidence,
     GuardOptions,
     GuardResult,
     Reply,
     ResourcePool,
     ResponseVerdict,
     RetrievalTool,
-    SearchEngine,
     Settings,
-    Tier,
     Verdict,
     run_claim,
 )
-from factdebate.server.evidence import EvidenceChoice, with_evidence
 from factdebate.server.mcp.guard_host import McpHost, caller_of
 from factdebate.server.mcp.prepare import Preparation
 from factdebate.server.mcp.progress import reporting
@@ -69,6 +65,34 @@ TOOLS = ("verify_claim", "search_evidence", "check_response", "check_answer")
 # data: models, the search engine, the web (MCP's readOnlyHint / openWorldHint).
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=True)
+
+
+def _as_in(model: type[BaseModel], name: str) -> Any:
+    """``model``'s field ``name`` as a tool's parameter: its type, bounds, choices and description, unset by
+    default."""
+    return Annotated[model.model_fields[name].annotation, FieldInfo.merge_field_infos(model.model_fields[name],
+                                                                                      default=None)]
+
+
+# A parameter a tool shares with the HTTP API is the API's own field, read from its request models when the SDK
+# reads the tools' signatures, so that both ways in take, bound and describe an option alike. A type checker
+# sees what each tool does with the value: hand it to those models, which check it.
+if TYPE_CHECKING:
+    MethodName = str | None
+    Search = str | None
+    Mode = str | None
+    StartTier = str | None
+    MaxTier = str | None
+    Rounds = int | None
+    K = int | None
+    Agents = list[str] | None
+    Evidence = list[dict[str, Any]] | None
+    Deadline = float | None
+else:
+    MethodName, Agents, Rounds, Search, K = (_as_in(VerifyOptions, name)
+                                             for name in ("method", "agents", "rounds", "search", "k"))
+    Evidence, Mode = _as_in(GivenEvidence, "evidence"), _as_in(GivenEvidence, "evidence_mode")
+    StartTier, MaxTier, Deadline = (_as_in(GuardOptions, name) for name in ("tier", "max_tier", "deadline_s"))
 
 
 def _doc(doc: Document, chars: int = EXCERPT_CHARS) -> Excerpt:
@@ -169,7 +193,7 @@ async def _index_ready(index: Preparation, needed: bool, wait_s: float | None = 
         raise ToolError(index.failed())
 
 
-async def _search_now(index: Preparation, settings: Settings, tool: RetrievalTool) -> tuple[str, Settings, str]:
+async def _search_now(index: Preparation, settings: Settings, tool: str) -> tuple[str, Settings, str]:
     """What ``search_evidence`` searches with now: the tool asked for once what it needs is ready, and while the
     built-in corpus's vectors are built, the full-text index (the local search: ready in seconds) in their stead,
     with a note saying so; an error while neither is ready, or the preparation failed."""
@@ -263,16 +287,14 @@ class Tools:
         self.resources = resources
         self.prepared = prepared
 
-    async def verify_claim(self, claim: str, context: Context, method: str | None = None,
-                           agents: list[AgentTool] | None = None,
-                           rounds: int | None = None, search: SearchEngine | None = None,
-                           k: int | None = None, evidence: list[GuardEvidence] | None = None,
-                           evidence_mode: EvidenceMode | None = None) -> ClaimVerdict:
+    async def verify_claim(self, claim: str, context: Context, method: MethodName = None, agents: Agents = None,
+                           rounds: Rounds = None, search: Search = None, k: K = None,
+                           evidence: Evidence = None, evidence_mode: Mode = None) -> ClaimVerdict:
         with _tool_errors():
             options = VerifyOptions.model_validate(
                 {"method": method, "agents": agents, "rounds": rounds, "search": search, "k": k})
-            settings, given = with_evidence(self.resolver.resolve(options),
-                                            EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
+            given_evidence = GivenEvidence.model_validate({"evidence": evidence, "evidence_mode": evidence_mode})
+            settings, given = given_evidence.applied(self.resolver.resolve(options))
             text = settings.checked_claim(claim)
             await _index_ready(self.prepared, self.resources.needs_builtin(settings))
             async with reporting(context, "verifying the claim") as progress:
@@ -300,13 +322,12 @@ class Tools:
         return _passages_result(passages, note)
 
     async def check_response(self, response: str, context: Context, question: str | None = None,
-                             method: str | None = None,
-                             k: int | None = None, evidence: list[GuardEvidence] | None = None,
-                             evidence_mode: EvidenceMode | None = None) -> ResponseCheck:
+                             method: MethodName = None, k: K = None, evidence: Evidence = None,
+                             evidence_mode: Mode = None) -> ResponseCheck:
         with _tool_errors():
             options = VerifyOptions.model_validate({"method": method, "k": k})
-            settings, given = with_evidence(self.resolver.resolve(options),
-                                            EvidenceChoice(evidence=evidence, evidence_mode=evidence_mode))
+            given_evidence = GivenEvidence.model_validate({"evidence": evidence, "evidence_mode": evidence_mode})
+            settings, given = given_evidence.applied(self.resolver.resolve(options))
             text, asked = settings.response.checked_answer(response, question)
             await _index_ready(self.prepared, self.resources.needs_builtin(settings))
             # The guard's one call, as check_answer makes it (guard_engine/call.py): the model cache scoped to the
@@ -318,9 +339,8 @@ class Tools:
         return summarize_response(verdict)
 
     async def check_answer(self, answer: str, context: Context, question: str | None = None,
-                           evidence: list[GuardEvidence] | None = None,
-                           evidence_mode: EvidenceMode | None = None, tier: Tier | None = None,
-                           max_tier: Tier | None = None, deadline_s: float | None = None,
+                           evidence: Evidence = None, evidence_mode: Mode = None, tier: StartTier = None,
+                           max_tier: MaxTier = None, deadline_s: Deadline = None,
                            conversation: list[dict[str, Any]] | None = None) -> AnswerCheck:
         started = time.monotonic()
         with _tool_errors():

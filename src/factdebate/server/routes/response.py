@@ -24,6 +24,7 @@ from factdebate.engine import (
     CheckCall,
     Document,
     EventSink,
+    GivenEvidence,
     GuardOptions,
     Host,
     Label,
@@ -34,7 +35,7 @@ from factdebate.engine import (
     Settings,
 )
 from factdebate.server.admission import ClaimCharge, RunSlot, ServiceAdmission, claimed_slot
-from factdebate.server.evidence import EvidenceChoice, checked_evidence
+from factdebate.server.evidence import checked_evidence
 from factdebate.server.options import TranscriptChoice, VerifyOptions, public_verdict
 from factdebate.server.routes.checks import CHECK_ID_HEADER, call_keeper, keep
 from factdebate.server.routes.verify import http_error, refuse_transcript, settings_for
@@ -50,7 +51,7 @@ log = logging.getLogger("factdebate.server")
 _TEXT_FIELDS = {"response", "question", "claim", "index", "labels", "check_id"}
 
 
-class ResponseRequest(VerifyOptions, TranscriptChoice, EvidenceChoice):
+class ResponseRequest(VerifyOptions, TranscriptChoice, GivenEvidence):
     response: str = Field(description="The long answer to check, claim by claim.")
     question: str | None = Field(default=None, description="The question it answers (helps extraction).")
 
