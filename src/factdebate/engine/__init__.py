@@ -58,7 +58,7 @@ Settings and what the library offers:
   unknown name a ``ConfigError``), ``MethodView``: how the page draws each one's verdict
   (``MethodView.page_words``: the library's words the page shows beside any verdict: the labels' other
   spellings, how an answer's label was decided, the form's sections, the embedded model's caution).
-- ``RetrievalTool``: a retrieval tool's name (``search_evidence``'s parameter: no option of a request has it).
+- ``RetrievalTool``: a retrieval tool's name (``search_evidence``'s parameter, which no request of the HTTP API has).
 - ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in the schema)."""
 
 from __future__ import annotations
