@@ -35,3 +35,29 @@ def test_claims_in_order_take_the_next_occurrence() -> None:
     first, second = claim_spans([claim, claim], TEXT)
     assert first[0] is not None and second[0] is not None and second[0].start > first[0].start
     assert TEXT[second[0].start:second[0].end] == claim
+
+
+def test_abbreviations_inside_a_sentence_do_not_end_it_and_one_that_ends_it_does() -> None:
+    # Written as chatbots write them: a degree, a city's initials, a month before its year, "et al." and "etc.".
+    cases = {
+        "He earned a Ph.D. in physics. He then taught.": ["He earned a Ph.D. in physics.", "He then taught."],
+        "Washington, D.C. is the capital.": ["Washington, D.C. is the capital."],
+        "The wall fell in Nov. 1989 after weeks of protest.": ["The wall fell in Nov. 1989 after weeks of protest."],
+        "The treaty was signed in Jan. 1990.": ["The treaty was signed in Jan. 1990."],
+        "She holds a Ph.D. Her thesis was on tides.": ["She holds a Ph.D.", "Her thesis was on tides."],
+        "Smith et al. found the same. Apples, pears, etc. are fruit. It rains.":
+            ["Smith et al. found the same.", "Apples, pears, etc. are fruit.", "It rains."],
+        "The shop opens at 9 a.m. and closes at 5 p.m. It is small.":
+            ["The shop opens at 9 a.m. and closes at 5 p.m.", "It is small."],
+    }
+    for text, expected in cases.items():
+        assert [text[a:b] for a, b in sentences(text)] == expected, text
+
+
+def test_a_stream_cut_after_an_abbreviation_waits_for_the_next_word() -> None:
+    from factdebate.response_level.spans import SentenceEnds
+
+    ends = SentenceEnds()
+    assert ends.feed("He earned a Ph.D. ") == [] and ends.pending() == []  # "in" may follow: not an end yet
+    text = "He earned a Ph.D. in physics. "
+    assert ends.feed("in physics. ") == [] and ends.pending() == [(text.index(". ", 20) + 1, len(text))]

@@ -54,16 +54,39 @@ NOT_FOUND = "the extractor reworded this claim beyond finding it in the text"
 APPROXIMATE = "approximate: the sentence the claim was reworded from"
 
 
-# A full stop after these (or after one initial, "J.") is not a sentence's end.
+# A full stop after these (or after one initial, "J.") is not a sentence's end: titles and words a name or a
+# number follows.
 _ABBREVIATIONS = frozenset(("dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "mt.", "ft.", "jr.", "sr.", "vs.", "no.",
-                            "e.g.", "i.e.", "approx.", "ca.", "inc.", "ltd.", "co.", "u.s.", "u.k."))
+                            "e.g.", "i.e.", "approx.", "ca.", "inc.", "ltd.", "co.", "u.s.", "u.k.", "cf.", "fig.",
+                            "figs.", "vol.", "pp.", "gen.", "col.", "lt.", "sgt.", "capt.", "gov.", "sen.", "rep.",
+                            "rev.", "hon.", "pres.", "dept.", "univ.", "assn.", "bros.", "corp.", "ave.",
+                            "blvd.", "rd.", "mts."))
+# These end a sentence only where the next word does not go on in lower case or with a digit: "He earned a Ph.D.
+# in physics.", "Washington, D.C. is the capital.", "in Jan. 1990." are one sentence each, "... a Ph.D. He then
+# ..." two. A text that ends after one (a stream's piece) keeps the sentence open until the next word comes.
+_ABBREVIATIONS_MID = frozenset(("jan.", "feb.", "mar.", "apr.", "jun.", "jul.", "aug.", "sep.", "sept.", "oct.",
+                                "nov.", "dec.", "etc.", "al.", "est.", "a.m.", "p.m.", "ph.d.", "m.d.",
+                                "d.c.", "b.a.", "m.a.", "b.sc.", "m.sc.", "a.d.", "b.c.", "u.s.a.", "u.n.", "e.u."))
 _INITIAL = re.compile(r"[^\W\d_]\.")
-_HEAD = 1 + max(map(len, _ABBREVIATIONS))  # characters of a word kept: enough to tell an abbreviation
+# Letters and full stops in turn ("D.C.", "Ph.D.", "U.S.A."): initials, which the same rule as _ABBREVIATIONS_MID reads.
+_INITIALS = re.compile(r"(?:[^\W\d_]{1,2}\.){2,4}")
+_HEAD = 1 + max(map(len, _ABBREVIATIONS | _ABBREVIATIONS_MID))  # a word's characters kept: enough to tell one
 
 
 def _abbreviation(word: str) -> bool:
     word = word.lower()
     return word in _ABBREVIATIONS or _INITIAL.fullmatch(word) is not None
+
+
+def _abbreviation_mid(word: str) -> bool:
+    """Whether ``word`` ends no sentence where the next word goes on in lower case or with a digit."""
+    word = word.lower()
+    return word in _ABBREVIATIONS_MID or _INITIALS.fullmatch(word) is not None
+
+
+def _goes_on(following: str) -> bool:
+    """Whether a word starting with ``following`` continues the sentence before it ("" : not known yet)."""
+    return not following or following.islower() or following.isdigit()
 
 
 class SentenceEnds:
@@ -85,6 +108,7 @@ class SentenceEnds:
         self._full = -1  # just after a full-width stop (and its closing marks) the text ends with, else -1
         self._marks = ""  # that stop and its closing marks
         self._last = ""  # the last word's last character (Thai's sentence ends: between two Thai letters)
+        self._next = ""  # the first character of the word after the whitespace (none yet: "")
 
     def feed(self, piece: str) -> list[tuple[int, int]]:
         """Add ``piece`` to the text; the gaps it settles (those before its last word)."""
@@ -103,6 +127,7 @@ class SentenceEnds:
                     self._newline = at + newline
             elif self._run >= 0 or at == 0:  # a new word: the whitespace before it is complete
                 opens = at == 0 or self._run == 0  # the text's start, after any whitespace it opens with
+                self._next = part[0]
                 if self._run >= 0:
                     between = (_thai(self._last) and _thai(part[0]) and self._newline < self._run
                                and self._run - self._word >= THAI_CLAUSE)
@@ -110,7 +135,7 @@ class SentenceEnds:
                     settled += self._gaps(at, between=between)
                     self._run = -1
                 self._word, self._head, self._stop = at, part[:_HEAD], self._stop_in(part, at, -1)
-                self._opens = opens
+                self._opens, self._next = opens, ""
                 settled += self._full_stops(part, at)
                 self._last = part[-1]
             else:  # the text's last word goes on
@@ -146,6 +171,7 @@ class SentenceEnds:
 
     def pending(self) -> list[tuple[int, int]]:
         """The gaps in the whitespace the text ends with, as they stand (the next piece may lengthen them)."""
+        self._next = ""
         return self._gaps(self.length) if self._run >= 0 else []
 
     @staticmethod
@@ -159,7 +185,12 @@ class SentenceEnds:
         """Whether the last word's . ! or ? ends its sentence: not an abbreviation, nor a list's marker."""
         length = self._stop - self._word
         marker = self._opens and 1 < length <= 4 and self._head[:length - 1].isdigit()
-        return not marker and (length >= _HEAD or not _abbreviation(self._head[:length]))
+        if marker:
+            return False
+        if length >= _HEAD:
+            return True
+        word = self._head[:length]
+        return not _abbreviation(word) and not (_abbreviation_mid(word) and _goes_on(self._next))
 
     def _ended(self) -> bool:
         """Whether a sentence ends in the whitespace the text ends with, wherever the cursor stands."""
