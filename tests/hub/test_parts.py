@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 import zipfile
 from pathlib import Path
 
@@ -142,6 +143,21 @@ def test_a_file_changed_after_setup_is_refused_naming_setup_which_assembles_it_a
     assert path.read_bytes() == b"".join(CHUNKS) and model.installed() == path
 
 
+def _count_hashes(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The files the model's check hashes from now on, in order."""
+    from factdebate.hub import offline_model
+
+    hashed: list[Path] = []
+    real = offline_model.sha256_file
+
+    def counted(file: Path) -> str:
+        hashed.append(file)
+        return real(file)
+
+    monkeypatch.setattr(offline_model, "sha256_file", counted)
+    return hashed
+
+
 def test_the_record_is_trusted_while_the_file_is_unchanged_and_doctor_hashes_it_anyway(
         index: tuple[Path, OfflineModel], monkeypatch: pytest.MonkeyPatch) -> None:
     from factdebate.cli import doctor
@@ -150,9 +166,7 @@ def test_the_record_is_trusted_while_the_file_is_unchanged_and_doctor_hashes_it_
 
     folder, model = index
     path = parts.install(model, lambda line: None, find_links(folder))
-    hashed: list[Path] = []
-    real = offline_model.sha256_file
-    monkeypatch.setattr(offline_model, "sha256_file", lambda file: hashed.append(file) or real(file))
+    hashed = _count_hashes(monkeypatch)
     assert model.installed() == path and hashed == []  # the identity setup recorded: no hashing at a load
     monkeypatch.setattr(offline_model, "OFFLINE_MODELS", (model,))
     check = next(c for c in doctor.run_checks(load_settings(environ={})) if c.name.startswith("offline model"))
@@ -163,3 +177,59 @@ def test_the_record_is_trusted_while_the_file_is_unchanged_and_doctor_hashes_it_
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     check = next(c for c in doctor.run_checks(load_settings(environ={})) if c.name.startswith("offline model"))
     assert check.status == "fail" and "changed after setup; run `factdebate setup`" in check.detail
+    record = json.loads(model.provenance_path().read_text(encoding="utf-8"))
+    assert "identity" not in record and record["licence"] == "Apache-2.0"  # no load trusts the file again
+    with pytest.raises(ModelFileDamaged, match="changed after setup"):
+        model.installed()
+
+
+def _past_ctime(path: Path) -> None:
+    """Return once the filesystem's clock has moved past ``path``'s ctime: the kernel stamps files from a coarse
+    clock (a tick is milliseconds), so a rewrite within the same tick as setup's rename would carry its ctime."""
+    probe = path.with_name("clock-probe")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        probe.write_bytes(b"x")
+        if probe.stat().st_ctime_ns > path.stat().st_ctime_ns:
+            probe.unlink()
+            return
+    raise AssertionError("the filesystem's ctime did not move in 30 s")
+
+
+def test_a_file_rewritten_in_place_with_its_mtime_put_back_is_refused_at_load_in_one_line(
+        index: tuple[Path, OfflineModel], monkeypatch: pytest.MonkeyPatch) -> None:
+    from factdebate.hub import offline_model
+
+    folder, model = index
+    path = parts.install(model, lambda line: None, find_links(folder))
+    monkeypatch.setattr(offline_model, "_CHECKED", set())  # a later process: only the record stands for the hash
+    _past_ctime(path)
+    stat = path.stat()
+    with path.open("r+b") as fh:  # zeroed in place, the size kept, then `touch -d` as a user can
+        fh.write(bytes(stat.st_size // 2))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns, path.stat().st_ino) == \
+        (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    with pytest.raises(ModelFileDamaged) as refused:
+        model.installed()
+    line = str(refused.value)
+    assert "\n" not in line and f"the offline model {path} has sha256 " in line
+    assert line.endswith("it was changed after setup; run `factdebate setup` to assemble it again")
+
+
+def test_a_record_without_a_ctime_is_hashed_once_then_rewritten_with_one(
+        index: tuple[Path, OfflineModel], monkeypatch: pytest.MonkeyPatch) -> None:
+    from factdebate.hub import offline_model
+
+    folder, model = index
+    path = parts.install(model, lambda line: None, find_links(folder))
+    record = json.loads(model.provenance_path().read_text(encoding="utf-8"))
+    del record["identity"]["ctime_ns"]  # as a record written before the ctime was kept
+    model.provenance_path().write_text(json.dumps(record), encoding="utf-8")
+    monkeypatch.setattr(offline_model, "_CHECKED", set())
+    hashed = _count_hashes(monkeypatch)
+    assert model.installed() == path and hashed == [path]
+    rewritten = json.loads(model.provenance_path().read_text(encoding="utf-8"))["identity"]
+    assert rewritten["ctime_ns"] == path.stat().st_ctime_ns
+    monkeypatch.setattr(offline_model, "_CHECKED", set())
+    assert model.installed() == path and hashed == [path]  # the rewritten record stands for the hash

@@ -28,8 +28,11 @@ class ModelFileDamaged(ConfigError):
 
 
 def file_identity(stat: os.stat_result) -> dict[str, int]:
-    """What changes when a file's bytes are written or replaced: its size, mtime, inode and device."""
-    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "inode": stat.st_ino, "device": stat.st_dev}
+    """What changes when a file's bytes are written or replaced: its size, mtime, ctime, inode and device. The
+    mtime alone can be put back (``touch -d``, ``os.utime``) after the bytes were rewritten in place; the ctime
+    cannot be set by a user, and any write, ``utime`` or rename moves it."""
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "ctime_ns": stat.st_ctime_ns,
+            "inode": stat.st_ino, "device": stat.st_dev}
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,9 @@ class OfflineModel:
 
     def installed(self) -> Path | None:
         """The model's file, checked: None when absent; :class:`ModelFileDamaged` when not the bytes setup
-        checked. The recorded size, mtime and inode stand for the hash until any of them changes."""
+        checked. The recorded identity (:func:`file_identity`) stands for the hash until any of it changes; a
+        record without a ctime (written before it was kept) stands for nothing: the file is hashed once and the
+        record rewritten."""
         path = self.present()
         if path is None:
             return None
@@ -105,6 +110,7 @@ class OfflineModel:
             return "unchanged since its sha256 was checked"
         digest = sha256_file(path)
         if digest != self.sha256:
+            self.forget_identity()  # the next load hashes again, whatever checked it now (doctor included)
             raise ModelFileDamaged(f"the offline model {path} has sha256 {digest[:12]}…, not {self.sha256[:12]}…: "
                                    f"it was changed after setup; run `factdebate setup` to assemble it again")
         _CHECKED.add((str(path), tuple(identity.values())))
@@ -115,6 +121,15 @@ class OfflineModel:
         """Write the file's identity beside its checked sha256 in the provenance record, where it can."""
         record = self.provenance() or {}
         record.update(sha256=self.sha256, identity=file_identity(path.stat()))
+        with contextlib.suppress(OSError):
+            self.provenance_path().write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+    def forget_identity(self) -> None:
+        """Drop the identity from the provenance record (the file failed its hash: it stands for nothing now)."""
+        record = self.provenance()
+        if record is None or "identity" not in record:
+            return
+        del record["identity"]
         with contextlib.suppress(OSError):
             self.provenance_path().write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
