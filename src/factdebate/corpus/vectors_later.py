@@ -1,9 +1,13 @@
 """The built-in corpus's vector index, built in a child process while searches use the full-text index.
 
 Embedding takes minutes, the full-text index seconds (``retrieval.while_indexing``). The vectors are built by
-``python -m factdebate.corpus.vectors_later``, a child at a lower CPU priority in this process's group (Ctrl-C
-and :func:`stop` at exit end it; the next run resumes), writing ``vectors-build.json`` and ``.log`` in the
-data folder. Searches use the vectors once the marker is written and the child has let go of Milvus Lite."""
+``python -m factdebate.corpus.vectors_later``, a child at a lower CPU priority in this process's group, writing
+``vectors-build.json`` and ``.log`` in the data folder. It is this process's helper, not a service of its own:
+Ctrl-C and :func:`stop` at exit end it, and so does this process ending any other way (``kill -9``: the child
+watches a pipe from it, util/processes.py); the next run resumes. One child builds per data folder: it holds
+``.vectors-builder.lock`` there, taken before it starts, and another process that finds it held starts none and
+says so. Searches use the vectors once the marker is written and no builder holds that lock (Milvus Lite
+serves one process at a time)."""
 
 from __future__ import annotations
 
@@ -18,12 +22,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from factdebate.util.child_python import python_command, python_env
 from factdebate.util.paths import data_dir
+from factdebate.util.processes import on_parent_exit, parent_tether
 
 STATUS_FILE = "vectors-build.json"
 LOG_FILE = "vectors-build.log"
 NICE = 10  # below the claim's own work, which the build must not slow
 STOP_WAIT_S = 20.0  # for the child to stop at its next batch before it is killed
+BUILDER_LOCK = ".vectors-builder.lock"  # in the data folder, held by the one child that builds there
+CHILD_MODULE = "factdebate.corpus.vectors_later"  # what the child runs (a test runs a stand-in build)
 
 
 @dataclass(frozen=True)
@@ -36,17 +44,44 @@ class Build:
 
 
 _children: dict[Build, subprocess.Popen[bytes]] = {}
+_tethers: dict[Build, int] = {}  # the write end of each child's tether: open while the child may run
 _lock = threading.Lock()
 
 
+def _take_builder_lock(folder: Path) -> int | None:
+    """The builder lock of ``folder``, taken (its descriptor), or None while another process's builder holds it.
+    The kernel drops it when the last holder of the descriptor ends, however it ends."""
+    import fcntl
+
+    fd = os.open(folder / BUILDER_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def builder_running(folder: Path | None = None) -> bool:
+    """Whether a builder, this process's or another's, holds the data folder's builder lock now."""
+    try:
+        fd = _take_builder_lock(folder or data_dir())
+    except OSError:  # a folder this process cannot write: no builder of its own, and a search still answers
+        return False
+    if fd is None:
+        return True
+    os.close(fd)  # closing the only descriptor lets the lock go
+    return False
+
+
 def ready(build: Build) -> bool:
-    """The vectors are complete and no child of this process still holds their file."""
+    """The vectors are complete and no builder still holds their file."""
     from factdebate.corpus.builtin_index import is_indexed
 
     child = _children.get(build)
     if child is not None and child.poll() is None:
         return False
-    return is_indexed("rag", build.uri, build.limit, build.encoder)
+    return is_indexed("rag", build.uri, build.limit, build.encoder) and not builder_running()
 
 
 def start(build: Build) -> bool:
@@ -60,20 +95,46 @@ def start(build: Build) -> bool:
         if is_indexed("rag", build.uri, build.limit, build.encoder) or not build_lock_free():
             return False
         folder = data_dir()
-        with contextlib.suppress(OSError):
-            (folder / STATUS_FILE).unlink()
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-        args = [sys.executable, "-m", "factdebate.corpus.vectors_later", build.uri, str(build.limit or ""),
-                build.encoder]
-        with (folder / LOG_FILE).open("wb") as log:
-            # the child lowers its own priority (main): Python run between fork and exec is unsafe beside gRPC's threads
-            _children[build] = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env)
+        held = _take_builder_lock(folder)
+        if held is None:
+            print(f"the built-in corpus's vector index is being built by another factdebate process on this data "
+                  f"folder (log: {folder / LOG_FILE}): until it is complete the RAG agent searches the full-text "
+                  "index, and its verdicts say so", file=sys.stderr, flush=True)
+            return False
+        try:
+            _spawn(build, folder, held)
+        finally:
+            os.close(held)  # the child holds the lock from its fork on: it goes when the child ends
         if len(_children) == 1:
             atexit.register(stop)
         print(f"building the built-in corpus's vector index in the background (minutes; log: {folder / LOG_FILE}): "
               "until it is complete the RAG agent searches the full-text index, and its verdicts say so",
               file=sys.stderr, flush=True)
         return True
+
+
+def _spawn(build: Build, folder: Path, lock_fd: int) -> None:
+    """Start the child, handing it the builder lock and the read end of a tether whose write end stays here."""
+    with contextlib.suppress(OSError):
+        (folder / STATUS_FILE).unlink()
+    old = _tethers.pop(build, None)
+    if old is not None:
+        os.close(old)  # a child of this build that has ended (stopped): its tether goes with it
+    watched, kept = parent_tether()
+    env = {**python_env(), "PYTHONDONTWRITEBYTECODE": "1"}
+    args = python_command("-m", CHILD_MODULE, build.uri, str(build.limit or ""), build.encoder, str(watched))
+    try:
+        with (folder / LOG_FILE).open("wb") as log:
+            # the child lowers its own priority and watches its tether (main): Python run between fork and exec
+            # is unsafe beside gRPC's threads
+            _children[build] = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
+                                                pass_fds=(watched, lock_fd))
+    except BaseException:
+        os.close(kept)
+        raise
+    finally:
+        os.close(watched)
+    _tethers[build] = kept
 
 
 def progress() -> tuple[int, int] | None:
@@ -115,6 +176,8 @@ def stop() -> None:
         except subprocess.TimeoutExpired:
             child.kill()
             child.wait()
+    for build in list(_tethers):
+        os.close(_tethers.pop(build))
 
 
 def _report_to(path: Path) -> None:
@@ -131,8 +194,20 @@ def _report_to(path: Path) -> None:
     watch_builds(write)
 
 
+def _parent_gone() -> None:
+    """The process that started this build has ended (``kill -9`` too): stop as its :func:`stop` would have, at
+    the next batch; killed if that does not come within STOP_WAIT_S, as :func:`stop` would kill it."""
+    import signal
+
+    print("the command that started this build has ended: stopping", file=sys.stderr, flush=True)
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(STOP_WAIT_S)
+    os._exit(130)
+
+
 def main(argv: list[str]) -> int:
-    """The child: build the vectors, stopping at the next batch on SIGTERM or Ctrl-C (exit 130)."""
+    """The child: build the vectors, stopping at the next batch on SIGTERM, Ctrl-C or its parent's end (exit
+    130). ``argv``: the Milvus URI, the document limit ("" for none), the encoder, and the tether's read end."""
     import signal
 
     from factdebate.corpus.builtin_index import ensure_builtin_indexed
@@ -142,13 +217,14 @@ def main(argv: list[str]) -> int:
         stop_builds()  # the build's next batch stops (as the command line's own handlers do)
         raise KeyboardInterrupt
 
-    uri, limit, encoder = argv
+    uri, limit, encoder, tether = argv
     with contextlib.suppress(OSError, AttributeError):  # below the claim's own work; os.nice is POSIX's
         os.nice(NICE)
     signal.signal(signal.SIGTERM, interrupt)
     signal.signal(signal.SIGINT, interrupt)
-    _report_to(data_dir() / STATUS_FILE)
     try:
+        on_parent_exit(int(tether), _parent_gone)  # after the handlers: a parent already gone stops it cleanly
+        _report_to(data_dir() / STATUS_FILE)
         ensure_builtin_indexed(uri, progress=True, engines=("rag",), limit=int(limit) if limit else None,
                                encoder=encoder)
     except (KeyboardInterrupt, BuildStopped):
