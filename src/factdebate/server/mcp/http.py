@@ -23,6 +23,12 @@ _REFUSED = json.dumps({"error": "missing or wrong API key: send the header Autho
 _PARSE_ERROR = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
     "code": -32700, "message": "Parse error: the JSON is nested too deeply (recursion limit exceeded)"}}).encode()
 MAX_BODY = 8 * 1024 * 1024  # what the limit reads of a request to count its tool calls; a larger one is a 413
+_SESSION_HEADER = b"mcp-session-id"
+# The SDK's own 404s for a session it no longer holds (streamable_http_manager.py: an id it does not know;
+# streamable_http.py: a session ended while the request reached it). Any other 404, Starlette's for an unknown
+# path or a handler's "method not found", says nothing about the session.
+_SESSION_GONE = frozenset({"Session not found", "Not Found: Session has been terminated"})
+_GONE_BODY_MAX = 4096  # what is read of a 404's body to tell the SDK's words: its JSON-RPC error is far shorter
 # Sessions one key may hold open, the table's size, and the idle timeouts of a session that called a tool and of
 # one that never did (the service config's mcp_* settings): one key reaches its bound long before the table
 # is its own.
@@ -35,7 +41,8 @@ class KeyCheck:
     callers), and each key's tool calls (``tools/call``, one per message of a batch) are taken from its bucket of
     ``limiter``; the server's lifespan passes through untouched. The key is the request's principal for the SDK
     (``scope["user"]``), so a session answers only the key that opened it (another key gets the SDK's 404), and
-    ``ledger`` bounds the sessions each key holds open (server/mcp/sessions.py)."""
+    ``ledger`` bounds the sessions each key holds open (server/mcp/sessions.py). A request with more than one
+    ``Mcp-Session-Id`` header is refused (400): the SDK and the ledger must read the same session."""
 
     def __init__(self, app: Any, ring: KeyRing, limiter: RateLimiter | None = None,
                  ledger: SessionLedger | None = None) -> None:
@@ -54,6 +61,12 @@ class KeyCheck:
         who = self.ring.identify(header.decode("latin-1") if header else None)
         if who is None:
             await _answer(send, 401, _REFUSED, [(b"www-authenticate", b"Bearer")])
+            return
+        # The SDK reads the first of several Mcp-Session-Id headers; were another one counted here, a request
+        # could end a session in the ledger that the SDK keeps.
+        sessions = [value for name, value in scope.get("headers") or [] if name.lower() == _SESSION_HEADER]
+        if len(sessions) > 1:
+            await _answer(send, 400, _two_session_ids(len(sessions)))
             return
         # the key's id: the SDK's session owner, and the guard's check_answer's cache scope (guard_host.py)
         scope = {**scope, "user": principal(who), "state": {**(scope.get("state") or {}), CALLER_STATE: who}}
@@ -79,7 +92,10 @@ class KeyCheck:
                                   [(b"retry-after", str(math.ceil(wait)).encode())])
                     return
         await self._reap(scope)
-        session = headers.get(b"mcp-session-id", b"").decode("latin-1") or None
+        if scope.get("path") != MCP_PATH:  # the router's 404: no session opens or ends there
+            await self.app(scope, receive, send)
+            return
+        session = (sessions[0].decode("latin-1") if sessions else "") or None  # an empty one opens nothing
         if session is None:
             if scope.get("method") == "POST":
                 if (held := self.ledger.open_count(who)) >= self.ledger.per_key:
@@ -91,14 +107,20 @@ class KeyCheck:
         if self.ledger.owner(session) != who:  # another key's session, or one not known: the SDK answers it
             await self.app(scope, receive, send)
             return
-        self.ledger.started(session, calls_tool=bool(calls))
-        status = _Status(send)
+        await self._serve_session(scope, receive, send, session, used=bool(calls))
+
+    async def _serve_session(self, scope: dict[str, Any], receive: Any, send: Any, session: str, *,
+                             used: bool) -> None:
+        """A request for one of the key's own sessions on ``/mcp``; the ledger closes the session only where
+        the SDK no longer holds it: its "Session not found" 404, or a DELETE it answered with success."""
+        self.ledger.started(session, calls_tool=used)
+        answer = _Answer(send)
         try:
-            await self.app(scope, receive, status.send)
+            await self.app(scope, receive, answer.send)
         finally:
             self.ledger.ended(session)
-            if status.code == 404 or (scope.get("method") == "DELETE" and status.code is not None
-                                      and status.code < 400):
+            if answer.session_gone() or (scope.get("method") == "DELETE" and answer.code is not None
+                                         and answer.code < 400):
                 self.ledger.closed(session)
 
     def _opening(self, send: Any, who: str) -> Any:
@@ -130,17 +152,30 @@ class KeyCheck:
             await self.app(ending, _no_body, _discard)
 
 
-class _Status:
-    """A ``send`` that remembers the answer's status."""
+class _Answer:
+    """A ``send`` that remembers the answer's status, and the start of a 404's body (to read whose 404 it is)."""
 
     def __init__(self, send: Any) -> None:
         self._send = send
         self.code: int | None = None
+        self._body = b""
 
     async def send(self, message: dict[str, Any]) -> None:
         if message["type"] == "http.response.start":
             self.code = int(message.get("status", 500))
+        elif message["type"] == "http.response.body" and self.code == 404 and len(self._body) < _GONE_BODY_MAX:
+            self._body += message.get("body", b"")[:_GONE_BODY_MAX - len(self._body)]
         await self._send(message)
+
+    def session_gone(self) -> bool:
+        """The answer is the SDK's 404 for a session it does not hold (its JSON-RPC error, in its words)."""
+        if self.code != 404:
+            return False
+        try:
+            error = json.loads(self._body).get("error")
+        except (ValueError, AttributeError):
+            return False
+        return isinstance(error, dict) and error.get("message") in _SESSION_GONE
 
 
 async def _no_body() -> dict[str, Any]:
@@ -164,6 +199,12 @@ def _too_many_sessions(held: int) -> bytes:
                "its Mcp-Session-Id header) or reuse it; a session that never called a tool ends after a short "
                "idle time")
     return json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": message}}).encode()
+
+
+def _two_session_ids(count: int) -> bytes:
+    message = (f"the request carries {count} Mcp-Session-Id headers: send exactly one, the id the handshake's "
+               "answer gave")
+    return json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}).encode()
 
 
 async def _read(receive: Any) -> bytes | None:

@@ -5,8 +5,10 @@ whoever filled it. Each key here may hold at most ``per_key`` sessions open: pas
 (429, in JSON-RPC's shape) while other keys still connect. A session that never called a tool is ended after
 ``unused_idle_s`` without a request (an agent that connects and walks away, or a flood of handshakes), a
 session that did after ``idle_s`` (the SDK's own idle timeout, which this ledger mirrors to count what is
-open). The ledger learns of sessions only from what the SDK answers (the ``Mcp-Session-Id`` header of an
-opening request, a 404 for a session that is gone, a DELETE answered), never from its private tables."""
+open). The ledger learns of sessions only from what the SDK answers on ``/mcp`` (the ``Mcp-Session-Id`` header
+of an opening request, its own "Session not found" 404 for a session that is gone, a DELETE it answered with
+success), never from its private tables: any other 404 (an unknown path, an unknown method) leaves the session
+counted, as the SDK still holds it."""
 
 from __future__ import annotations
 
