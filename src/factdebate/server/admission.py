@@ -14,7 +14,9 @@
   the checks already running is shed (server/ops/shedding.py: a 503 with Retry-After, or under
   ``guard.on_overload: pass`` admitted to pass its reply unchecked, said), unless its key holds less than its
   fair share of what that limit admits while another key holds more (``CheckLoad.fair_turn``: the heavy
-  key's new requests are the ones shed); then the slot and the claims are taken.
+  key's new requests are the ones shed); then the slot and the claims are taken, and the check's model calls
+  are its key's (util/call_owner.py: they wait in the key's turn in the checker's queue, and what they hold
+  of the checker's slots is what the key's next admissions reckon with).
   One call rather than five (shed, slot, start, end, release): the guard's front asks the service once and
   never reaches into its load, slots and buckets, which keeps the walk of a plain reply short.
 
@@ -38,6 +40,7 @@ from factdebate.server.security import RateLimiter
 from factdebate.server.service import Service
 from factdebate.server.state.shared import SharedRateLimiter
 from factdebate.server.streaming import RunFn, debate_stream
+from factdebate.util.call_owner import CallOwner, own_calls
 
 log = logging.getLogger("factdebate.server")
 SAY_SHED_EVERY_S = 10.0
@@ -132,7 +135,23 @@ class ClaimCharge:
 
 
 def claimed_slot(service: Service, who: str, settings: Settings) -> tuple[RunSlot, ClaimCharge]:
-    """The run slot and the reply's claims reserved from the key's claim bucket (a 429 when it is empty)."""
+    """The run slot and the reply's claims reserved from the key's claim bucket (a 429 when it is empty); the
+    model calls made from here on in the request are the key's (:func:`_calls_of`)."""
+    slot, charge, _ = _claimed(service, who, settings)
+    return slot, charge
+
+
+def _calls_of(who: str) -> CallOwner:
+    """The model calls the request makes from now on are ``who``'s (a key's id): they wait in its turn in each
+    model server's queue (llm/in_flight.py), so that one key's calls do not wait behind all of another's, and
+    the owner returned adds up what they held of each server's slots."""
+    owner = CallOwner(who)
+    own_calls(owner)
+    return owner
+
+
+def _claimed(service: Service, who: str, settings: Settings) -> tuple[RunSlot, ClaimCharge, CallOwner]:
+    """:func:`claimed_slot`, with the owner of the request's model calls."""
     wait = service.claims_limiter.acquire(who)  # the reply's first claim
     if wait > 0:
         service.metrics.rate_limited.labels("claims").inc()
@@ -151,7 +170,7 @@ def claimed_slot(service: Service, who: str, settings: Settings) -> tuple[RunSlo
         slot.release()
         raise
     slot.on_release.append(charge.settle)
-    return slot, charge
+    return slot, charge, _calls_of(who)
 
 
 class ServiceAdmission:
@@ -160,11 +179,16 @@ class ServiceAdmission:
     (server/ops/shedding.py) until then, unless it was let through unchecked (``overloaded``)."""
 
     def __init__(self, slot: RunSlot, charge: ClaimCharge, end: Callable[[], None] | None,
-                 overloaded: str | None = None, teaches: bool = False) -> None:
+                 overloaded: str | None = None, teach: Callable[[bool], None] | None = None) -> None:
         self.slot, self.charge_of, self.end, self.overloaded = slot, charge, end, overloaded
-        # Whether its end says something of the checker (CheckLoad.check_ended): admitted to be checked, at a
+        # What its end says of the checker, for its key (CheckLoad.check_ended): admitted to be checked, at a
         # deadline no shorter than the operator's.
-        self.teaches = teaches
+        self.teach = teach
+
+    def check_ended(self, past_deadline: bool) -> None:
+        """The check's result: whether it ran past its deadline, taught to its key's checker's limit."""
+        if self.teach is not None:
+            self.teach(past_deadline)
 
     def charge(self, claims: int) -> None:
         if self.charge_of.claims is None:
@@ -183,18 +207,19 @@ def admit_check(service: Service, who: str, settings: Settings, deadline_s: floa
     deadline = GuardOptions(deadline_s=deadline_s).deadline_within(settings)  # as the check's options resolve it
     operators = operator_deadline_s(settings)
     load = service.load
-    shed = load.shed(guard.checks_at_once, deadline, guard.max_loop_lag_ms, guard.max_cpu_share, operators)
+    shed = load.shed(guard.checks_at_once, deadline, guard.max_loop_lag_ms, guard.max_cpu_share, operators, who)
     # A key under its share is admitted though the service is full; the heavy key's next requests pay for it.
     past = shed is not None and load.fair_turn(who, shed.capacity)
     if past:
         shed = None
     if shed is not None and (refused := _shed(service, guard.on_overload, shed)) is not None:
         raise refused
-    slot, charge = claimed_slot(service, who, settings)
+    slot, charge, owner = _claimed(service, who, settings)
     if shed is not None:
         return ServiceAdmission(slot, charge, None, shed.why)
-    return ServiceAdmission(slot, charge, load.start(guard.checks_at_once, guard.max_loop_lag_ms, who, past),
-                            teaches=deadline >= operators)
+    end = load.start(guard.checks_at_once, guard.max_loop_lag_ms, who, past, owner.held_s)
+    teach = (lambda missed: load.check_ended(missed, who, deadline)) if deadline >= operators else None
+    return ServiceAdmission(slot, charge, end, teach=teach)
 
 
 def operator_deadline_s(settings: Settings) -> float:

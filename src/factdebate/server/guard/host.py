@@ -95,8 +95,8 @@ class ServiceHost(Host):
         assert self.caller is not None
         unchecked = [(c.status, c.reason) for c in result.claims if c.status != "checked"]
         # Admitted is not checked: a check that ran past its deadline lowers what the admission lets in.
-        if self._admission is not None and self._admission.teaches:
-            self.service.load.check_ended(result.deadline_missed)
+        if self._admission is not None:
+            self._admission.check_ended(result.deadline_missed)
         checker_down = (result.degraded or bool(unchecked)) and bool(self.service.pool.models_down())
         self.service.metrics.guard_check(result.label, result.action_taken, result.tier, unchecked,
                                          checker_down=checker_down, deadline_missed=result.deadline_missed)

@@ -27,7 +27,12 @@ The loop does not see the checker's capacity: checks waiting for a checker's slo
 would admit checks that end at their deadlines unchecked. :class:`CheckedLimit` is the second limit, learnt from
 the checks' ends: a check that ran past its deadline with more than a few running lowers it, one checked within it
 raises it while it binds. Only deadlines at least the operator's count (server/admission.py): a caller asking for
-a shorter one accepts its misses, and must not lower what every other caller is admitted to.
+a shorter one accepts its misses, and must not lower what every other caller is admitted to. For the same reason
+the limit is each key's (:class:`CheckedLimits`): a miss lowers the limit of the key whose check missed, and a key
+whose checks are slow (a long reply's many claims, each a call) does not lower what the others are admitted to;
+the checker's queue serves the keys in turn (llm/in_flight.py), so the others' checks do not wait behind its
+calls and miss with them. A key's lowered limit is forgotten once one of its deadlines has passed without a miss
+of its checks: by then every check admitted while it missed has ended, and what it said of the checker is past.
 
 The ticks run only while enough checks run for the limit to matter (half its floor), or where the operator
 watches the loop's lateness itself (``guard.max_loop_lag_ms``, :class:`LoopLag`'s moving average)."""
@@ -37,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 
 from factdebate.util.cores import usable_cores
@@ -49,6 +55,8 @@ BACKOFF = 0.5  # a deadline missed: the checker's limit to this share of the che
 CHECKED_FLOOR = 4  # the checker's limit never sheds with fewer running: a few slow checks are their deadlines'
 # to cut, not a checker out of slots (and a few chats are never shed for a reply the checker found hard)
 CEILING = 100_000  # as guard.checks_at_once's own bound
+KEYS_KEPT = 1024  # keys whose checker's limit and checks' cost are kept, the least recently used dropped: a key
+# dropped is as one never seen, and many keys cannot grow the memory
 LAG_TICK_S = 0.02  # how often the loop's lateness is sampled while it is watched
 LAG_LEARN = 0.3  # weight of the newest sample in the lateness's moving average
 BINDS = 0.8  # the limit binds (and may grow) while the checks running fill this share of it
@@ -169,6 +177,51 @@ class CheckedLimit:
         binds (one more for as many such checks as the limit)."""
         if self.limit < CEILING and running >= BINDS * self.limit:
             self.limit = min(float(CEILING), self.limit + 1 / self.limit)
+
+
+class CheckedLimits:
+    """Each key's :class:`CheckedLimit`, kept for the :data:`KEYS_KEPT` keys whose checks missed last. A key's is
+    dropped (back to no limit) once a deadline of its checks has passed since the last of them missed, by
+    ``clock`` (seconds, monotonic)."""
+
+    def __init__(self, clock: Callable[[], float] = lambda: time.monotonic()) -> None:
+        self.clock = clock
+        self._keys: OrderedDict[str, tuple[CheckedLimit, float]] = OrderedDict()  # (its limit, forgotten at)
+
+    def of(self, who: str) -> float:
+        """The checks in flight that ``who``'s checks are admitted beside (:data:`CEILING`: nothing learnt)."""
+        kept = self._keys.get(who)
+        if kept is None:
+            return float(CEILING)
+        if self.clock() >= kept[1]:
+            del self._keys[who]
+            return float(CEILING)
+        return kept[0].limit
+
+    @property
+    def limit(self) -> float:
+        """The least of the keys' limits (:data:`CEILING` where none has one): what the key whose checks missed
+        most is admitted beside."""
+        return min((self.of(who) for who in list(self._keys)), default=float(CEILING))
+
+    def missed(self, who: str, running: int, deadline_s: float) -> None:
+        """A check of ``who`` at a ``deadline_s`` deadline ended past it with ``running`` in flight: its key's
+        limit lowered (:meth:`CheckedLimit.missed`), and kept a deadline from now. A miss that lowers nothing
+        (a few running) still keeps a lowered limit: the key's checks still miss."""
+        known = self.of(who) < CEILING
+        checked = self._keys[who][0] if known else CheckedLimit()
+        checked.missed(running)
+        if known or checked.limit < CEILING:
+            self._keys[who] = (checked, self.clock() + deadline_s)
+            self._keys.move_to_end(who)
+            while len(self._keys) > KEYS_KEPT:
+                self._keys.popitem(last=False)
+
+    def checked(self, who: str, running: int) -> None:
+        """A check of ``who`` ended within its deadline with ``running`` in flight: its limit, if it has one,
+        raised while it binds (:meth:`CheckedLimit.checked`)."""
+        if self.of(who) < CEILING:
+            self._keys[who][0].checked(running)
 
 
 class LoopLag:

@@ -51,17 +51,22 @@ ever answers a request at its admission: a check once admitted is never cut, sin
 its work so far would be lost. So the heaviest key is shed by its new requests: the checks admitted for a light key
 count in the reckoning like any other, and the heavy key's next requests are refused (or passed unchecked) until its
 load falls back, while the light key's are admitted. At most as many checks as the limit admits run admitted that
-way, so the load stays within twice the limit however many keys ask."""
+way, so the load stays within twice the limit however many keys ask.
+
+What the checker answers in time is reckoned per key as well: a deadline missed lowers the limit of the key whose
+check missed (:class:`~factdebate.server.ops.adaptive.CheckedLimits`, forgotten a deadline after its last miss),
+and the checker's slots are reckoned with the asking key's own checks' cost and its own turn in the checker's
+queue (server/ops/checker_slots.py), so that one key's slow checks do not lower what the others are admitted to."""
 
 from __future__ import annotations
 
 import itertools
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from factdebate.server.ops.adaptive import CORES, AdaptiveLimit, CheckedLimit, LoopLag, Pace, floor_of
+from factdebate.server.ops.adaptive import CORES, AdaptiveLimit, CheckedLimits, LoopLag, Pace, floor_of
 from factdebate.server.ops.checker_slots import CheckerSlots
 
 CHECKS_PER_CORE = 8
@@ -134,7 +139,7 @@ class CheckLoad:
         self.alone_s: float | None = None  # seconds of one check at full speed (None: none finished yet)
         self.said_at = float("-inf")  # when the log last said that requests are shed (monotonic)
         self.adaptive = AdaptiveLimit()
-        self.checked = CheckedLimit()
+        self.checked = CheckedLimits()  # each key's: one key's slow checks do not lower the others' admission
         self.checker_slots = CheckerSlots()
         self.lag = LoopLag(lambda standing_s: self.adaptive.observe(standing_s, self.running))
         self.cpu = CpuShare()
@@ -160,14 +165,14 @@ class CheckLoad:
         return self.alone_s * max(1.0, (self.running + 1) / self.slots(checks_at_once))
 
     def shed(self, checks_at_once: int, deadline_s: float, max_lag_ms: float = 0.0,
-             max_cpu_share: float = 0.0, operator_deadline_s: float = 0.0) -> Shed | None:
-        """Why a check admitted now would not end within ``deadline_s`` for the checks running, or would slow
-        the streams admitted (the loop over ``max_lag_ms`` late, or the checks' forecast CPU past
+             max_cpu_share: float = 0.0, operator_deadline_s: float = 0.0, who: str = "") -> Shed | None:
+        """Why a check of ``who`` admitted now would not end within ``deadline_s`` for the checks running, or
+        would slow the streams admitted (the loop over ``max_lag_ms`` late, or the checks' forecast CPU past
         ``max_cpu_share`` of a core; 0: not watched; or past what the checker's slots answer within
         ``operator_deadline_s``, the operator's deadline, whatever a caller asks). None: it would not, or there
         is room: a check slower than its deadline on an idle machine is the deadline's to cut."""
         slots = self.slots(checks_at_once)
-        if (out := self.shed_now(checks_at_once, max_cpu_share, operator_deadline_s)) is not None:
+        if (out := self.shed_now(checks_at_once, max_cpu_share, operator_deadline_s, who)) is not None:
             return out
         late_ms = 1000 * self.lag.late_s
         if max_lag_ms > 0 and late_ms > max_lag_ms and self.running >= max(2, slots // 4):
@@ -186,16 +191,18 @@ class CheckLoad:
                              f"full speed ({slots}); a check started now would take about {predicted:.1f} s, past "
                              f"its {deadline_s:.3g} s deadline", self.room_in_s(fits, slots), fits)
 
-    def shed_now(self, checks_at_once: int, max_cpu_share: float = 0.0, deadline_s: float = 0.0) -> Shed | None:
-        """Why one more check is past what the service serves now: the operator's CPU cap (``max_cpu_share``),
-        then the adaptive limits (server/ops/adaptive.py) and what the checker's slots answer within
-        ``deadline_s`` (the operator's; 0: not reckoned; server/ops/checker_slots.py). Cheap enough for the chat
-        door's gate, which sheds before routing (server/guard/openai_chat/shed_gate.py)."""
+    def shed_now(self, checks_at_once: int, max_cpu_share: float = 0.0, deadline_s: float = 0.0,
+                 who: str = "") -> Shed | None:
+        """Why one more check of ``who`` (a key's id) is past what the service serves now: the operator's CPU
+        cap (``max_cpu_share``), then the adaptive limits (server/ops/adaptive.py: the loop's, and the key's own
+        checker's limit) and what the checker's slots answer for the key's checks within ``deadline_s`` (the
+        operator's; 0: not reckoned; server/ops/checker_slots.py). Cheap enough for the chat door's gate, which
+        sheds before routing (server/guard/openai_chat/shed_gate.py)."""
         if (out := self.shed_on_cpu(max_cpu_share)) is not None:
             return out
         limit = self.adaptive.at_least(floor_of(checks_at_once))
-        checker = int(self.checked.limit)
-        bound = self.checker_slots.bound(deadline_s, self.running) if deadline_s > 0 else None
+        checker = int(self.checked.of(who))
+        bound = self.checker_slots.bound(deadline_s, self.running, who) if deadline_s > 0 else None
         if bound is not None and checks_at_once < bound.checks < min(limit, checker):  # the operator's count wins
             if self.running < bound.checks:
                 return None
@@ -210,21 +217,22 @@ class CheckLoad:
                                  "admits one more as its pace allows", waits, self.running)
         if checker < limit:
             why = (f"the service is checking {self.running} replies at once, as many as its checker answers within "
-                   f"their deadlines now (checks that ran past their deadlines brought it to {checker})")
+                   f"their deadlines now (checks that ran past their deadlines brought it to {checker}) for this key")
         else:
             why = (f"the service is checking {self.running} replies at once, what it serves now (a limit that falls "
                    f"while its event loop runs late and grows while it keeps up, never below {self.adaptive.floor})")
         capacity = min(limit, checker)
-        self.pace.full()
+        if limit <= checker:  # the service is full; a key held to its own checker's limit says nothing of that
+            self.pace.full()
         return Shed.forecast(why, self.room_in_s(capacity, self.slots(checks_at_once)), capacity)
 
-    def check_ended(self, past_deadline: bool) -> None:
-        """A check's result: whether it ran past its deadline (claims unchecked for it), for the checker's
-        limit (server/ops/adaptive.py, :class:`CheckedLimit`)."""
+    def check_ended(self, past_deadline: bool, who: str = "", deadline_s: float = math.inf) -> None:
+        """A check's result: whether the check of ``who`` at a ``deadline_s`` deadline ran past it (claims
+        unchecked for it), for that key's checker's limit (server/ops/adaptive.py, :class:`CheckedLimits`)."""
         if past_deadline:
-            self.checked.missed(self.running)
+            self.checked.missed(who, self.running, deadline_s)
         else:
-            self.checked.checked(self.running)
+            self.checked.checked(who, self.running)
 
     def room_in_s(self, fits: int, slots: int) -> float:
         """Seconds until fewer than ``fits`` checks run, the running ones drained by processor sharing from
@@ -274,11 +282,13 @@ class CheckLoad:
                     f"{self.running * per_check:.0%} of a core, and one more would pass "
                     f"guard.max_cpu_share {max_cpu_share:g}", 1, math.floor(max_cpu_share / per_check))
 
-    def start(self, checks_at_once: int, max_lag_ms: float = 0.0, who: str = "", past: bool = False
-              ) -> Callable[[], None]:
+    def start(self, checks_at_once: int, max_lag_ms: float = 0.0, who: str = "", past: bool = False,
+              spent: Mapping[object, float] | None = None) -> Callable[[], None]:
         """A check of key ``who`` begins (``past``: admitted by :meth:`fair_turn`); the function returned
-        ends it (once) and learns its full-speed seconds. The loop's lateness is watched only where it could
-        decide something (below): its 20 ms tick costs CPU on the loop every stream waits on."""
+        ends it (once) and learns its full-speed seconds, and from ``spent`` (the seconds its calls held each
+        model server's slots, util/call_owner.py, filled while it runs) what a check of its key costs the
+        checker. The loop's lateness is watched only where it could decide something (below): its 20 ms tick
+        costs CPU on the loop every stream waits on."""
         if self.running:
             self.cpu.advance(self.running)
         else:
@@ -287,7 +297,7 @@ class CheckLoad:
         number = next(self._ids)
         self._begun[number] = self._had
         self._slots = self.slots(checks_at_once)
-        self.pace.admitted(min(int(self.adaptive.limit), int(self.checked.limit)))
+        self.pace.admitted(min(int(self.adaptive.limit), int(self.checked.of(who))))
         self.held[who] = self.held.get(who, 0) + 1
         self.past += past
         self.running += 1
@@ -310,7 +320,7 @@ class CheckLoad:
             del self._begun[number]
             self._let_go(who, past)
             self.running -= 1
-            self.checker_slots.check_ended()
+            self.checker_slots.check_ended(who, spent)
             # The slowdown it ran under, taken as the mean of the load at its start and at its end.
             slowdown = max(1.0, (busiest[0] + self.running + 1) / 2 / slots)
             held = time.perf_counter() - started

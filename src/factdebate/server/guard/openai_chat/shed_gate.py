@@ -79,7 +79,7 @@ class ShedGate:
         who = service.keys.identify(authorization.decode("latin-1") if authorization is not None else None)
         if who is None:
             return None  # the route's 401 (or 429 for too many failures)
-        shed = service.load.shed_now(guard.checks_at_once, guard.max_cpu_share, self._deadline_s())
+        shed = service.load.shed_now(guard.checks_at_once, guard.max_cpu_share, self._deadline_s(), who)
         if shed is None or service.load.fair_turn(who, shed.capacity):
             return None  # room, or a key under its share: the route admits it (server/admission.py)
         count_shed(service, "503", shed)
