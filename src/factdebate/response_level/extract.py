@@ -23,7 +23,15 @@ from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
-from factdebate.response_level.grounding import among, content_words, forms, grounded, in_english, uncovered_places
+from factdebate.response_level.grounding import (
+    among,
+    content_words,
+    forms,
+    grounded,
+    in_english,
+    uncovered_places,
+    without_label,
+)
 from factdebate.response_level.offload import read_text
 from factdebate.response_level.repeats import end_when_repeating
 from factdebate.response_level.room import claim_room, filled
@@ -340,7 +348,8 @@ def placed_right(drawn: Drawn, text: str, units: Sequence[tuple[int, int]]) -> D
 def _held_to_text(items: list[Drawn] | None, text: str, source: str, max_claims: int,
                   opening: str | None = None, units: Sequence[tuple[int, int]] = ()) -> Held:
     """The claims ``source`` grounds plus the text's uncovered sentences, each with its sentences; those dropped."""
-    drawn = {d.claim: placed_right(d, text, units) for d in items or []}
+    # A claim the extractor copied with its line's label ("Answer: Paris is ...") is the statement after it.
+    drawn = {without_label(d.claim): placed_right(d, text, units) for d in items or []}
     claims, ungrounded = grounded(list(drawn), source, translated={
         c for c, d in drawn.items() if not _drawn_in_english(text, units, d.sentences)}, answered={
         c for c, d in drawn.items() if _drawn_from_short_answers(text, units, d.sentences)})

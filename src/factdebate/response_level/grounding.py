@@ -107,8 +107,16 @@ def content_words(text: str) -> set[str]:
             if w.isdigit() or (len(w) >= 4 and w not in COMMON)}
 
 
+# Numbers a text writes that state nothing: a list item's number ("3. ", "**3.**", "(3)"), a citation marker
+# ("[1]", "[^2]", "【3†source】") and a footnote definition's ("[^1]: ...").
+_NOT_STATED = re.compile(r"^\s*(?:[*_]{1,2})?\(?\d{1,3}[.)](?:[*_]{1,2})?(?=\s)|\[\^?\d{1,3}\]:?|【\d{1,3}[^】]{0,40}】",
+                         re.M)
+
+
 def numbers(text: str) -> set[str]:
-    """The numbers ``text`` writes, in digits ("1,788" as "1788") or in words ("twenty-six" as "26")."""
+    """The numbers ``text`` writes, in digits ("1,788" as "1788") or in words ("twenty-six" as "26"), less those
+    that state nothing (:data:`_NOT_STATED`)."""
+    text = _NOT_STATED.sub(" ", text)
     found = {n for token in re.findall(r"\d[\d.,]*", text) for n in re.findall(r"\d+", token.replace(",", ""))}
     value: int | None = None
     for word in re.findall(r"[a-z]+", text.lower().replace("-", " ")):
@@ -363,6 +371,22 @@ def _states_a_fact(sentence: str) -> bool:
 
 
 _YES_NO = re.compile(r"^\s*(?:yes|no)\b[,;]?\s*(?=\w)", re.I)
+# A label before a statement ("Answer: ...", "**Note:** ...", "Fun fact: ..."): it says what kind of line follows,
+# not what the line states, so the statement after it is read (and checked) without it. Only these words: a
+# key that names a subject ("Sweden: Bergen") is part of what its line says.
+_LABEL = re.compile(
+    r"^\s*(?:\*\*|__)?(?:(?:short|final|the|my|quick|correct) answer|answer|a|note|please note|n\.?b\.?|summary|"
+    r"in short|in summary|tl;?dr|(?:fun |key |quick )?facts?|correction|update|important|reminder|result|"
+    r"conclusion|bottom line|response|reply|explanation|details?|context|background|fact check)"
+    r"\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(?=\S)", re.I)
+
+
+def without_label(text: str) -> str:
+    """``text`` without a leading label (:data:`_LABEL`) when what follows it is a statement of its own."""
+    match = _LABEL.match(text)
+    if match is None or not is_statement(rest := text[match.end():]):
+        return text
+    return rest
 # Who says it, or how sure the writer is: not part of what the sentence states ("According to NASA, the Moon
 # is ...": a claim without the frame holds it).
 _FRAME = re.compile(r"^(?:according to [^,]{1,60}|as [^,]{1,60} (?:puts|put|says|said|writes|wrote) it|"
@@ -474,7 +498,8 @@ def uncovered_places(text: str, claims: list[str], limit: int, *, opening: str |
         if heading(text[start:end]) or any(a < end and start < b for a, b in covered):
             continue  # a heading states nothing (its items are read under it); a claim was drawn from the other
         for piece in clauses(text[start:end].strip()):
-            sentence = _YES_NO.sub("", LIST_MARKER.sub("", piece, count=1)).strip()  # "No, it is ...": "it is ..."
+            # "No, it is ...": "it is ..."; "Note: it is ...": "it is ..."
+            sentence = without_label(_YES_NO.sub("", LIST_MARKER.sub("", piece, count=1)).strip())
             if heading(piece) or not _sentence_like(sentence) or not _states_a_fact(sentence) \
                     or holds(_FRAME.sub("", sentence), placed.get(number, [])):
                 continue

@@ -123,6 +123,7 @@ def _states_something(rest: str, *, stance: bool) -> bool:
 # A list item's marker ("- ", "* ", "1. ", "2) "): only the marker is set aside, so "- 2012: London" keeps its year.
 LIST_MARKER = re.compile(r"^\s*(?:[-*•+>]+|\d{1,3}[.)])\s+")
 _HEADING_MARK = re.compile(r"^\s*#{1,6}\s")
+_FOOTNOTE = re.compile(r"^\[\^?\d{1,3}\]:")
 # What a sentence that only points to a link says besides the link ("You can read more at <URL>.").
 _POINTER = re.compile(r"\b(?:more|read|see|source|sources|details?|learn|visit|link|info|information|website|page|"
                       r"here|reference|references|via|found|check)\b", re.I)
@@ -247,6 +248,8 @@ def reason_to_skip(sentence: str, *, asked: bool = False) -> str | None:
         return "heading"
     if code_line(text):
         return "code"
+    if _FOOTNOTE.match(text):  # "[^1]: Britannica, 2020.": where a marker points, not a statement
+        return "reference"
     text = text.strip("*_ ").strip()
     if not _WORDS.search(text):
         return "no content"
