@@ -124,7 +124,16 @@ async def test_a_supports_of_a_number_no_passage_writes_leaves_the_claim_uncheck
     result, _ = await run_check(script(claims=[text], fast=supports), text, guard=FAST_ONLY, docs=guide)
     (claim,) = result.claims
     assert (claim.status, claim.label) == ("unchecked", None) and result.label is None
-    assert claim.reason is not None and "no passage it was shown writes 1899" in claim.reason
+    assert claim.reason is not None and "about the claim's subject writes 1899" in claim.reason
+
+
+def test_a_number_written_only_by_a_passage_about_something_else_is_unseen() -> None:
+    # As the offline checker answered docs/ways/python.md's example: 1899 written by a passage on another war.
+    war = Document(id="w", title="Second Boer War", text="The Second Boer War began in 1899 in southern Africa.")
+    tower = Document(id="t", title="Eiffel Tower", text="The company built the tower from 1887 to 1889.")
+    assert "writes 1899" in unseen_numbers("The Eiffel Tower was finished in 1899.", [tower, war])
+    assert unseen_numbers("The Second Boer War began in 1899.", [tower, war]) == ""
+    assert unseen_numbers("The war began in 1899.", [war]) == ""  # no name: every passage may be about it
 
 
 TOWER = [Document(id="t", title="Eiffel Tower",

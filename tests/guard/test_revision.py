@@ -9,7 +9,7 @@ import json
 
 from factdebate.core.types import Label
 from factdebate.guard_engine import GuardClaim
-from factdebate.guard_engine.correct import unsupported_words
+from factdebate.guard_engine.correct import restates, unsupported_words
 from factdebate.guard_engine.policy import revise_instruction
 from factdebate.prompts import render
 from tests.guard.support import CLAIMS, REPLY, run_check, script
@@ -83,6 +83,23 @@ async def test_a_correction_the_checker_finds_unsupported_by_its_quote_is_droppe
     (prompt,) = verify  # the correction decided over its quote alone, as given evidence
     assert "Statement: The Eiffel Tower is not in Paris." in prompt and "[2]" not in prompt
     assert "The Eiffel Tower is a tower in Paris." in prompt
+
+
+async def test_a_correction_that_repeats_the_refuted_claim_is_not_shown() -> None:
+    # As the offline checker "corrected" the Aztec claim: the refuted sentence word for word, which its own check
+    # then called SUPPORTS.
+    result, _ = await run_check(script(correction="The Eiffel Tower is in Rome."), guard=FAST, policy="flag")
+    rome = result.claims[1]
+    assert rome.label == "REFUTES" and rome.correction is None
+    assert rome.correction_note is not None and "it repeats the refuted claim" in rome.correction_note
+    assert "Correction:" not in result.text
+
+
+def test_a_correction_restates_its_claim_only_when_it_changes_nothing() -> None:
+    aztec = "The Aztec Empire was established in the 14th century."
+    assert restates(aztec, aztec) and restates("the aztec empire was established in the 14th century", aztec)
+    assert not restates("The Aztec Empire was established in 1427.", aztec)
+    assert not restates("The Eiffel Tower is in Paris.", "The Eiffel Tower is in Rome and Paris.")  # one part left
 
 
 async def test_a_correction_its_quote_supports_is_shown() -> None:

@@ -23,7 +23,7 @@ from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
-from factdebate.response_level.grounding import names, numbers, stem
+from factdebate.response_level.grounding import among, content_words, forms, names, numbers, stem
 
 AGENT = "guard-corrector"
 SCHEMA = {"type": "object", "additionalProperties": False, "required": ["sentence"],
@@ -45,6 +45,17 @@ def read_sentence(text: str) -> str | None:
         return None
     sentence = value.get("sentence") if isinstance(value, dict) else None
     return " ".join(sentence.split()) if isinstance(sentence, str) and sentence.strip() else None
+
+
+def restates(sentence: str, claim: str) -> bool:
+    """Whether ``sentence`` says what ``claim`` says: the same numbers and names, and no content word the claim
+    does not write (by lemma or stem). "The Aztec Empire was established in the 14th century." offered as the
+    correction of itself changes nothing."""
+    if numbers(sentence) != numbers(claim):
+        return False
+    own, other = content_words(sentence) | names(sentence), content_words(claim) | names(claim)
+    mine, theirs = forms(own), forms(other)
+    return all(among(word, theirs) for word in own) and all(among(word, mine) for word in other)
 
 
 def unsupported_words(sentence: str, claim: str, quote: str) -> list[str]:
@@ -98,6 +109,9 @@ async def correct(claim: str, evidence: ClaimEvidence, llm: LLM,
     if _words(sentence) == _words(EXAMPLE_SENTENCE):
         count_reply("guard_correction", "lost")  # the prompt's example, not a reading of the quote
         return None, dropped + "it copies the prompt's example"
+    if restates(sentence, claim):
+        count_reply("guard_correction", "lost")  # a correction that says what it corrects corrects nothing
+        return None, dropped + "it repeats the refuted claim"
     if not shares_words(sentence, evidence.quote):
         count_reply("guard_correction", "lost")
         return None, dropped + "it shares no word with its quote"

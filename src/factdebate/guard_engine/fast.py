@@ -73,16 +73,25 @@ def bears_on(claim: str, quote: str, passage: str = "") -> bool:
     subject may speak to it."""
     written = {w.casefold() for w in re.findall(r"[^\W_]+", quote)}
     predicate = predicate_words(claim)
-    named, elsewhere = names(claim), names(passage) | names(quote)
-    if named and not any(_same_word(name, other) for name in named for other in elsewhere):
-        about = written | {w.casefold() for w in re.findall(r"[^\W_]+", passage)}
-        if not predicate or 2 * sum(any(_same_word(w, other) for other in about) for w in predicate) < len(predicate):
-            return False  # "AndThen takes a callback function ..." is not refuted by "The exponential function ..."
+    if not about(claim, f"{passage} {quote}"):
+        return False  # "AndThen takes a callback function ..." is not refuted by "The exponential function ..."
     if not predicate and not numbers(claim):
         return True
     if numbers(claim) and _numbers_as_written(quote, claim):
         return True
     return any(_same_word(word, other) for word in predicate for other in written)
+
+
+def about(claim: str, passage: str) -> bool:
+    """Whether ``passage`` (its title and text) is about what ``claim`` is about: where the claim has names, the
+    passage writes one of them as a name, or half of the claim's other words (:func:`bears_on`)."""
+    named = names(claim)
+    if not named or any(_same_word(name, other) for name in named for other in names(passage)):
+        return True
+    predicate = predicate_words(claim)
+    written = {w.casefold() for w in re.findall(r"[^\W_]+", passage)}
+    return bool(predicate) and 2 * sum(any(_same_word(w, other) for other in written) for w in predicate) >= len(
+        predicate)
 
 
 def _numbers_as_written(quote: str, claim: str) -> set[str]:
@@ -101,16 +110,17 @@ def _same_word(word: str, other: str) -> bool:
 
 
 def unseen_numbers(claim: str, documents: list[Document]) -> str:
-    """Why a SUPPORTS of ``claim`` is no verdict: the numbers it writes that no passage shown writes, said as
-    the reason ("" when every one is written). The checker cannot have read them, so its SUPPORTS is its own
-    memory: offline, "The Eiffel Tower was finished in 1899." was SUPPORTS over passages that write 1887 and
-    1889 only."""
-    shown = set().union(*(numbers(f"{d.title} {d.text}") for d in documents)) if documents else set()
+    """Why a SUPPORTS of ``claim`` is no verdict: the numbers it writes that no passage shown about what it is
+    about (:func:`about`) writes, said as the reason ("" when every one is written). The checker cannot have read
+    them, so its SUPPORTS is its own memory: offline, "The Eiffel Tower was finished in 1899." was SUPPORTS over
+    passages that write 1887 and 1889 only, and again over a passage on a war that writes 1899."""
+    texts = [f"{d.title}: {d.text}" for d in documents]
+    shown = set().union(*(numbers(t) for t in texts if about(claim, t))) if texts else set()
     unseen = sorted(numbers(claim) - shown, key=int)
     if not unseen:
         return ""
-    return (f"the checker answered SUPPORTS, but no passage it was shown writes {', '.join(unseen)}: a number "
-            "is supported only by a passage that states it")
+    return (f"the checker answered SUPPORTS, but no passage it was shown about the claim's subject writes "
+            f"{', '.join(unseen)}: a number is supported only by a passage that states it")
 
 
 def _folded(text: str) -> str:
