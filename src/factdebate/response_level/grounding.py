@@ -109,8 +109,8 @@ def content_words(text: str) -> set[str]:
 
 # Numbers a text writes that state nothing: a list item's number ("3. ", "**3.**", "(3)"), a citation marker
 # ("[1]", "[^2]", "【3†source】") and a footnote definition's ("[^1]: ...").
-_NOT_STATED = re.compile(r"^\s*(?:[*_]{1,2})?\(?\d{1,3}[.)](?:[*_]{1,2})?(?=\s)|\[\^?\d{1,3}\]:?|【\d{1,3}[^】]{0,40}】",
-                         re.M)
+_NOT_STATED = re.compile(
+    r"^\s*(?:[*_]{1,2})?\(?\d{1,3}[.)](?:[*_]{1,2})?(?=\s)|\[\^?\d{1,3}\]:?|【\d{1,3}[^】]{0,40}】", re.M)
 
 
 def numbers(text: str) -> set[str]:
