@@ -2,32 +2,60 @@
 
 llama.cpp's JSON-schema grammars admit raw control characters inside strings, which the standard library's
 strict mode rejects, turning valid constrained replies into re-asks: so they are read with ``strict=False``.
-Plain ``json`` only, never ``eval``; what is not JSON is ``None`` (or ``ValueError``) and the caller re-asks."""
+Plain ``json`` only, never ``eval``; what is not JSON is ``None`` (or ``ValueError``) and the caller re-asks.
+
+A reply nested past :data:`MAX_REPLY_NESTING` levels is unreadable like any malformed one: Python's reader
+raises ``RecursionError`` about a thousand levels down (sooner the deeper the stack it is called from), and a
+value read just short of that fails in whatever walks it next (a copy, a trace, ``str``). That error is the
+model's, never the caller's request nested too deeply, so it never leaves this module."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from factdebate.util.textsafe import nesting_depth
+
 _DECODER = json.JSONDecoder(strict=False)
+# Levels of lists and objects a reply may nest: every schema a model is asked for nests a handful.
+MAX_REPLY_NESTING = 64
+TOO_DEEP = f"the answer nests lists or objects more than {MAX_REPLY_NESTING} levels deep"
+
+
+class ReplyTooDeep(json.JSONDecodeError):
+    """A reply nested too deeply to be read: a ``JSONDecodeError`` (so a ``ValueError``) like any other."""
+
+
+def _bounded(value: Any, text: str) -> Any:
+    if nesting_depth(value, MAX_REPLY_NESTING + 1) > MAX_REPLY_NESTING:
+        raise ReplyTooDeep(TOO_DEEP, text, 0)
+    return value
 
 
 def loads(text: str) -> Any:
-    """``json.loads`` that accepts control characters inside strings; raises ``json.JSONDecodeError``."""
-    return json.loads(text, strict=False)
+    """``json.loads`` that accepts control characters inside strings; raises ``json.JSONDecodeError``, also
+    (:class:`ReplyTooDeep`) for a reply nested past :data:`MAX_REPLY_NESTING` levels."""
+    try:
+        value = json.loads(text, strict=False)
+    except RecursionError:
+        raise ReplyTooDeep(TOO_DEEP, text, 0) from None
+    return _bounded(value, text)
 
 
 def first_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object in ``text``: the reply itself, or one inside markdown fences or prose."""
+    """The first JSON object in ``text``: the reply itself, or one inside markdown fences or prose; ``None``
+    also when the first object nests too deeply to be read (an object inside it is no answer either)."""
     start = text.find("{")
     while start >= 0:
         try:
             value, _ = _DECODER.raw_decode(text, start)
+        except RecursionError:
+            return None
         except ValueError:
             start = text.find("{", start + 1)
             continue
         if isinstance(value, dict):
-            return value
+            return None if nesting_depth(value, MAX_REPLY_NESTING + 1) > MAX_REPLY_NESTING else value
         start = text.find("{", start + 1)
     return None
 

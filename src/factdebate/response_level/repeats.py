@@ -22,8 +22,8 @@ def written_claims(text: str) -> list[tuple[str, int]]:
     for match in _ITEM.finditer(text):
         try:
             item, end = _DECODER.raw_decode(text, match.start())
-        except ValueError:
-            continue  # not closed yet
+        except (ValueError, RecursionError):  # not closed yet, or nested past the parser: the whole reply's
+            continue  # own reading (response_level/extract.py) says it is unreadable
         if isinstance(item, dict) and isinstance(item.get("claim"), str):
             out.append((item["claim"], end))
     return out

@@ -44,7 +44,7 @@ from factdebate.server.routes.views import router as view_router
 from factdebate.server.scrub_responses import ScrubResponses
 from factdebate.server.service import Builder, Service
 from factdebate.server.state.db import DOWN_RETRY_AFTER_S, StateDatabaseDown
-from factdebate.server.strict_json import TOO_DEEP, SafeJSONResponse, StrictJSONMiddleware, refusal
+from factdebate.server.strict_json import TOO_DEEP, SafeJSONResponse, StrictJSONMiddleware, body_nests_deeply, refusal
 from factdebate.util.clock import request_clock
 from factdebate.util.version import __version__
 
@@ -203,10 +203,11 @@ def _errors(app: FastAPI) -> None:
         return JSONResponse({"detail": exc.reason}, status_code=503, headers={"Retry-After": str(DOWN_RETRY_AFTER_S)})
 
     @app.exception_handler(Exception)
-    async def unexpected(_: Request, exc: Exception) -> Response:
-        if isinstance(exc, RecursionError):  # JSON a route read that nests deeper than Python's reader goes
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, RecursionError) and body_nests_deeply(request.scope):  # a route's reading of it
             return _too_deep()
-        # A bug must still answer in the API's shape, without its details (they go to the server log).
+        # A bug must still answer in the API's shape, without its details (they go to the server log); so does
+        # any other RecursionError (an answer some server sent, nested past a parser): never the caller's 422.
         log.error("request failed", exc_info=exc)
         return JSONResponse({"detail": "the request failed unexpectedly; see the server log"}, status_code=500)
 
@@ -221,7 +222,7 @@ def _errors(app: FastAPI) -> None:
 def _too_deep() -> Response:
     """Input nested too deeply to be read: the caller's to fix, a 422 like any body that is not strict JSON
     (server/strict_json.py catches most of it first; a route's own reading of the body, deeper in the stack,
-    can still meet Python's limit a little sooner)."""
+    can still meet Python's limit a little sooner). Only for a body that itself nests that deep."""
     return Response(refusal(TOO_DEEP), status_code=422, media_type="application/json")
 
 

@@ -12,7 +12,9 @@ route takes a form, and a route that reads the body itself never looks). The che
 to the same words in UTF-16. A body that is not JSON at all is left to its route, which says what is wrong with
 it in its own words, and so is a number too large for a float (``1e400``, read as infinity), which the routes
 refuse naming its field. JSON nested too deeply for Python's reader is a 422 too: here when this parse meets
-it, otherwise where a route's reading fails (server/app.py).
+it, otherwise where a route's reading fails (server/app.py), and only then: the middleware keeps the body it
+read in the request's scope, so that a ``RecursionError`` met elsewhere (a model's answer nested past the
+parser) is never taken for the caller's (:func:`body_nests_deeply`).
 
 An answer whose content may hold what no UTF-8 JSON carries (a lone surrogate a request or an upstream sent, a
 NaN) goes out as :class:`SafeJSONResponse`: written as the library writes a record (``dumps_record``: such text
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 from fastapi.responses import JSONResponse
@@ -34,6 +37,13 @@ _EXTRA = "several JSON texts"
 NOT_UTF8 = "it is not UTF-8 text (JSON is exchanged as UTF-8, without a byte-order mark)"
 SEVERAL_TYPES = "it comes with more than one Content-Type header"
 OFF_LOOP_BYTES = 256 * 1024  # a larger body is parsed in a worker thread: the loop serves others meanwhile
+BODY_SCOPE_KEY = "factdebate.body"  # the body this middleware read, kept in the request's scope
+# Levels past anything a route accepts (an input value nests at most 32, a record 64) and well short of the
+# thousand or so where Python's reader gives up: a body this deep may be what a route's reading failed on.
+DEEP_BODY = 100
+# A string, or what is left of an unclosed one: the closing quote is optional, so no match ever backtracks.
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"?', re.DOTALL)
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
 
 
 class SafeJSONResponse(JSONResponse):
@@ -86,6 +96,24 @@ def strict_problem(body: bytes) -> str | None:
     return None
 
 
+def nests_past(body: bytes, levels: int) -> bool:
+    """Whether ``body`` nests lists and objects more than ``levels`` deep, counted over its brackets outside
+    strings (no parse: it is asked where a parse failed). Linear in the body, and it stops where it knows."""
+    depth = 0
+    for byte in _NOT_BRACKET.sub(b"", _STRING.sub(b"", body)):
+        depth += 1 if byte in b"[{" else -1
+        if depth > levels:
+            return True
+    return False
+
+
+def body_nests_deeply(scope: Scope) -> bool:
+    """Whether the request's own body nests deeply enough for a ``RecursionError`` to be the caller's: the
+    only case the service answers one with a 422. Any other is a fault of the service's own."""
+    body = scope.get(BODY_SCOPE_KEY)
+    return isinstance(body, bytes) and nests_past(body, DEEP_BODY)
+
+
 def refusal(problem: str) -> bytes:
     """The 422's body: this API's ``detail`` and OpenAI's ``error`` object, so both kinds of client read it."""
     message = f"invalid request: the body is not strict JSON: {problem}"
@@ -118,6 +146,7 @@ class StrictJSONMiddleware:
         if problem is not None:
             await _reject(send, problem)
             return
+        scope[BODY_SCOPE_KEY] = body  # the same bytes the route reads: no copy
         replayed = False
 
         async def replay() -> Message:

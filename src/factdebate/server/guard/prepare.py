@@ -20,6 +20,7 @@ from factdebate.engine import GuardOptions, Settings
 from factdebate.server.guard.check_id import GUARD_CHECK_ID_HEADER as GUARD_CHECK_ID_HEADER  # the routes read it here
 from factdebate.server.guard.upstream import AnswerLimits, Upstream, UpstreamError, error_body
 from factdebate.server.service import Service, caller
+from factdebate.server.strict_json import body_nests_deeply
 from factdebate.util.errors import FactDebateError, InputError
 
 log = logging.getLogger("factdebate.server")
@@ -113,8 +114,10 @@ async def keyed_route(request: Request, service: Service, authorization: str | N
         return openai_http_error(exc)
     try:
         return await answered(handler(request, service, who), service, None)
-    except RecursionError:
-        raise  # JSON nested past Python's reader: the app's 422 (server/app.py)
+    except RecursionError as exc:
+        if body_nests_deeply(request.scope):
+            raise  # the caller's JSON nested past Python's reader: the app's 422 (server/app.py)
+        return route_failed(exc)  # an answer some server sent, nested past a parser: never the caller's 422
     except Exception as exc:
         return route_failed(exc)
 

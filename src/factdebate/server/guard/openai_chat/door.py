@@ -33,7 +33,7 @@ from factdebate.server.guard.prepare import (
 )
 from factdebate.server.guard.request import body_schema
 from factdebate.server.service import Service, ServiceDep, caller
-from factdebate.server.strict_json import SafeJSONResponse
+from factdebate.server.strict_json import SafeJSONResponse, body_nests_deeply
 
 router = APIRouter(prefix="/v1")
 log = logging.getLogger("factdebate.server")
@@ -56,8 +56,10 @@ async def chat_completions(request: Request, service: ServiceDep,
         return openai_http_error(exc)
     try:
         return await _reply(request, service, who)
-    except RecursionError:
-        raise  # JSON nested past Python's reader: the app's 422 (server/app.py)
+    except RecursionError as exc:
+        if body_nests_deeply(request.scope):
+            raise  # the caller's JSON nested past Python's reader: the app's 422 (server/app.py)
+        return route_failed(exc)  # an answer some server sent, nested past a parser: never the caller's 422
     except Exception as exc:  # a fault of the route's own: OpenAI's shape, and still the check id's header
         return route_failed(exc)
 
