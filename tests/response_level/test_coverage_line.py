@@ -36,3 +36,22 @@ def test_every_sentence_checked_says_so() -> None:
     assert coverage_line(verdict) == "1 claim from 1 of 1 sentence; every sentence checked"
     verdict.sentences = None  # given claims: the response's sentences were not read
     assert coverage_line(verdict) is None
+
+
+def test_a_sentence_checked_in_part_is_one_the_claims_come_from_and_is_named_apart() -> None:
+    """Claims from both sentences of two, one of them checked in part: "from 2 of 2", never "from 1 of 2",
+    and the partly checked one is still named (never counted as checked)."""
+    from factdebate.core.types import ClaimExtraction, ResponseVerdict, Span, UncheckedSentence
+
+    def unchecked(reason: str, partly: bool) -> UncheckedSentence:
+        return UncheckedSentence(span=Span(start=0, end=1), text="A.", reason=reason, partly=partly)
+
+    verdict = ResponseVerdict(response="A is B. C is D in 1900.", method="single", label=None, decided_by="unparsed",
+                              extraction=ClaimExtraction(claims=["A is B.", "C is D."]), sentences=2,
+                              unchecked=[unchecked("partly checked", True)])
+    assert coverage_line(verdict) == "2 claims from 2 of 2 sentences; 1 partly checked: a part left out"
+    verdict.sentences = 4
+    verdict.unchecked = [unchecked("greeting", False), unchecked("claim limit", True), unchecked("claim limit", False),
+                         unchecked("partly checked", True)]
+    assert coverage_line(verdict) == ("2 claims from 2 of 4 sentences; 2 not checked: 1 greeting, 1 claim limit; "
+                                      "2 partly checked: 1 claim limit, 1 a part left out")

@@ -45,6 +45,7 @@ stream gates each line alone), so the check asks at its end and lists it in ``sk
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 
 from factdebate.guard_engine.gate import Sentence
@@ -115,6 +116,24 @@ def _dropped_from(sentence: Sentence, dropped: Sequence[tuple[str, Sequence[Sent
     return None
 
 
+# A sentence past the reply's claim cap: its reason starts with these words (the footnote gathers such sentences
+# into one line, policy.py; the page and the metrics read them too).
+BEYOND_CAP = "beyond the claim cap"
+_CAP_OF = re.compile(rf"^{BEYOND_CAP}: at most (\d+) claims")
+
+
+def beyond_cap(max_claims: int) -> str:
+    """Why a check-worthy sentence past the claim cap is unchecked."""
+    return (f"{BEYOND_CAP}: at most {max_claims} claims are taken from one reply (response.max_claims); this "
+            "sentence was not checked")
+
+
+def cap_of(reason: str | None) -> int | None:
+    """The claim cap a :func:`beyond_cap` reason names; None for any other reason."""
+    found = _CAP_OF.match(reason or "")
+    return int(found.group(1)) if found else None
+
+
 # Why a sentence in an extraction the call's limit cut short is unchecked (or only partly checked).
 _FILLED = ("the extractor gave as many claims as one call allows (its room, counted from the sentences, table "
            "rows and items it was shown), so it may have stopped before the end")
@@ -166,8 +185,7 @@ def uncovered(worthy: Sequence[Sentence], claims: Sequence[GuardClaim], text: st
         elif sentence.start in late:
             out.append((sentence, late[sentence.start]))
         elif capped:
-            out.append((sentence, f"beyond the claim cap: at most {max_claims} claims are taken from one reply "
-                                  "(response.max_claims); this sentence was not checked"))
+            out.append((sentence, beyond_cap(max_claims)))
         elif (source := _dropped_from(sentence, dropped)) is not None and echoes_example(source, ""):
             out.append((sentence, "the extractor answered with the prompt's worked example instead of a claim of "
                                   "this sentence: it was not checked"))

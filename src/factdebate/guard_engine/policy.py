@@ -1,7 +1,8 @@
 """What the client gets once a reply is checked (``GuardResult.text`` and ``action_taken``).
 
 - ``annotate``: the reply unchanged; the verdicts travel beside it.
-- ``flag``: the reply with footnotes on its refuted claims (with their correction) and the unchecked ones.
+- ``flag``: the reply with footnotes on its refuted claims (with their correction) and the unchecked ones
+  (those past the claim cap in one line: :func:`cap_line`).
 - ``rewrite``: the upstream model revises its answer from the refuted claims, their evidence and corrections;
   the revision goes out only if a check at the tier that refuted them finds nothing refuted or unchecked.
   Otherwise the reply gets ``guard.rewrite_fallback`` (``flag`` or ``block``), ``action_reason`` saying why.
@@ -17,14 +18,17 @@ unchecked or a degraded check, such as a reply with no text that is no tool call
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Literal
 
 from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Label
+from factdebate.guard_engine.coverage import BEYOND_CAP, cap_of
 from factdebate.guard_engine.gate import gate
 from factdebate.guard_engine.types import TIERS, ActionTaken, GuardClaim, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.prompts import render
+from factdebate.response_level.spans import sentences
 
 NO_TEXT = "the reply holds no text to check (its content was empty, missing or not text) and makes no tool call"
 # A revision checked again: the revised text and the claims it was to correct -> that text's check.
@@ -91,6 +95,72 @@ def _quoted(claim: GuardClaim) -> str:
     return f'"{claim.claim}"'
 
 
+def beyond_cap(claim: GuardClaim) -> bool:
+    """Whether ``claim`` is a sentence past the claim cap, unchecked (guard_engine/coverage.py)."""
+    return claim.status != "checked" and (claim.reason or "").startswith(BEYOND_CAP)
+
+
+def past_cap(claims: Sequence[GuardClaim]) -> list[GuardClaim]:
+    return [c for c in claims if beyond_cap(c)]
+
+
+# What the reader sees of the sentences past the claim cap: one line, however many there are (a 20-item list cut
+# at 8 gave 12 footnotes, longer than the answer), naming a few by their opening words and the rest by number.
+# Each stays an unchecked claim of its own in the result.
+_OPENING_WORDS = 5
+_QUOTED = 3  # sentences quoted by their opening: the first two and the last when there are more
+_RUNS = 4  # runs of sentence numbers written out ("9–12, 15, 17–20"); past them, "…"
+
+
+def _opening(claim: GuardClaim) -> str:
+    words = claim.claim.split()
+    return '"' + " ".join(words[:_OPENING_WORDS]) + ("\u2026" if len(words) > _OPENING_WORDS else "") + '"'
+
+
+def _numbered(text: str, claims: Sequence[GuardClaim]) -> str:
+    """Where ``claims`` stand among the sentences of ``text`` (the reply), numbered from 1 as the reply's sentence
+    counts are: "9–20", "3, 9–12"; "" where none is placed."""
+    ends = [end for _, end in sentences(text)]
+    # A claim's sentence is the first whose end lies past the claim's start.
+    found = {bisect_right(ends, c.span.start) + 1 for c in claims if c.span is not None}
+    runs: list[list[int]] = []
+    for n in sorted(n for n in found if n <= len(ends)):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    said = [str(a) if a == b else f"{a}\u2013{b}" for a, b in runs[:_RUNS]]
+    return ", ".join(said + ["\u2026"] * (len(runs) > _RUNS))
+
+
+def _cap_head(cut: Sequence[GuardClaim]) -> str:
+    """"12 sentences past the claim cap" of the sentences ``cut``."""
+    return f"{len(cut)} sentence{'' if len(cut) == 1 else 's'} past the claim cap"
+
+
+def _cap_where(result: GuardResult, cut: Sequence[GuardClaim]) -> str:
+    """"sentences 9–20" of the sentences ``cut`` of ``result``'s reply; "" where none is placed."""
+    where = _numbered(result.original_text, cut)
+    return f"sentence{'' if len(cut) == 1 else 's'} {where}" if where else ""
+
+
+def cap_line(result: GuardResult, cut: Sequence[GuardClaim]) -> str:
+    """The footnote of the sentences ``cut`` past the claim cap: their count, the cap, where they stand and the
+    opening words of the first two and the last ("12 sentences past the claim cap were not checked (at most 8
+    claims are taken from one reply): sentences 9–20 ("Jupiter is the largest planet…", "Saturn has rings of ice…", …,
+    "Eris is a dwarf planet…")"; a numbered item's opening keeps its number)."""
+    most = next((n for c in cut if (n := cap_of(c.reason)) is not None), None)
+    line = f"{_cap_head(cut)} {'was' if len(cut) == 1 else 'were'} not checked"
+    if most is not None:
+        line += f" (at most {most} claims are taken from one reply)"
+    shown = list(cut) if len(cut) <= _QUOTED else [*cut[:_QUOTED - 1], cut[-1]]
+    quoted = [_opening(c) for c in shown]
+    if len(cut) > _QUOTED:
+        quoted.insert(_QUOTED - 1, "\u2026")
+    openings = ", ".join(quoted)
+    return f"{line}: " + (f"{where} ({openings})" if (where := _cap_where(result, cut)) else openings)
+
+
 def footnotes(result: GuardResult, note: str | None = None) -> str:
     lines = []
     for claim in refuted(result.claims):
@@ -102,8 +172,12 @@ def footnotes(result: GuardResult, note: str | None = None) -> str:
         if claim.correction is not None:
             line += f". Correction: {claim.correction.text}"
         lines.append(line)
+    cut = past_cap(result.claims)
     for claim in unchecked(result.claims):
-        lines.append(f"- {_quoted(claim)} could not be checked ({for_reader(claim.reason or claim.status)})")
+        if not beyond_cap(claim):
+            lines.append(f"- {_quoted(claim)} could not be checked ({for_reader(claim.reason or claim.status)})")
+    if cut:
+        lines.append(f"- {cap_line(result, cut)}")
     if result.on_not_enough_info != "pass":  # visible, never passed as if confirmed
         for claim in unconfirmed(result.claims):
             lines.append(f"- {_quoted(claim)} could not be confirmed: the evidence neither supports nor "
@@ -124,12 +198,16 @@ def refusal(result: GuardResult) -> str:
     if result.on_not_enough_info == "block" and (open_ := unconfirmed(result.claims)):
         parts.append("the evidence could not confirm: " + "; ".join(_quoted(c) for c in open_))
     if result.on_unchecked == "block":
-        missing = unchecked(result.claims)
+        missing, cut = unchecked(result.claims), past_cap(result.claims)
         if result.degraded:
             parts.append(f"it could not be checked ({for_reader(str(result.degraded_reason))})")
         elif missing:
-            # not only the deadline: the claim cap, the grounding filter, guard.max_message_chars (their reasons)
-            parts.append("parts of it could not be checked: " + "; ".join(_quoted(c) for c in missing))
+            # not only the deadline: the claim cap, the grounding filter, guard.max_message_chars (their reasons);
+            # the sentences past the claim cap are named together, by count and number, as in the footnote
+            said = [_quoted(c) for c in missing if not beyond_cap(c)]
+            if cut:
+                said.append(_cap_head(cut) + (f" ({where})" if (where := _cap_where(result, cut)) else ""))
+            parts.append("parts of it could not be checked: " + "; ".join(said))
     text = "This answer was withheld: " + ", and ".join(parts)
     # A quoted claim ends with its own full stop inside the quotes: no second one after them.
     return text if text.endswith(('."', '!"', '?"')) else text + "."

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from factdebate.core.claim_context import THIRD_LABEL_ANSWER
-from factdebate.core.types import Label, ResponseVerdict
+from factdebate.core.types import Label, ResponseVerdict, UncheckedSentence
 
 # How each rule (a response verdict's ``decided_by``) reads, for the terminal and the web page (GET /v1/views).
 RULES: dict[str, str] = {
@@ -43,22 +43,30 @@ def factual(label: Label | None) -> bool | None:
     return {Label.SUPPORTS: True, Label.REFUTES: False}.get(label) if label is not None else None
 
 
+def _tally(unchecked: Sequence[UncheckedSentence]) -> str:
+    """Why ``unchecked`` were not (wholly) checked: "claim limit", or "147 claim limit, 1 greeting"."""
+    why: dict[str, int] = {}
+    for sentence in unchecked:
+        # A partly checked sentence's own reason says only that: what it means here is said instead.
+        reason = "a part left out" if sentence.reason == "partly checked" else sentence.reason
+        why[reason] = why.get(reason, 0) + 1
+    return next(iter(why)) if len(why) == 1 else ", ".join(
+        f"{count} {reason}" for reason, count in sorted(why.items(), key=lambda item: -item[1]))
+
+
 def coverage_line(verdict: ResponseVerdict) -> str | None:
     """How much of the response its claims checked ("12 claims from 12 of 160 sentences; 148 not checked: 147
-    claim limit, 1 greeting"); None when its sentences were not read."""
+    claim limit, 1 greeting"); None when its sentences were not read. A sentence its claims check only in part
+    is one the claims come from, named apart, never as checked ("2 claims from 2 of 2 sentences; 1 partly
+    checked: claim limit")."""
     if verdict.sentences is None:
         return None
     claims, total = len(verdict.extraction.claims), verdict.sentences
-    checked = total - len(verdict.unchecked)
-    line = (f"{claims} claim{'' if claims == 1 else 's'} from {checked} of {total} "
+    whole = [sentence for sentence in verdict.unchecked if not sentence.partly]
+    partly = [sentence for sentence in verdict.unchecked if sentence.partly]
+    line = (f"{claims} claim{'' if claims == 1 else 's'} from {total - len(whole)} of {total} "
             f"sentence{'' if total == 1 else 's'}; ")
     if not verdict.unchecked:
         return line + "every sentence checked"
-    why: dict[str, int] = {}
-    for sentence in verdict.unchecked:
-        why[sentence.reason] = why.get(sentence.reason, 0) + 1
-    reasons = next(iter(why)) if len(why) == 1 else ", ".join(
-        f"{count} {reason}" for reason, count in sorted(why.items(), key=lambda item: -item[1]))
-    partly = sum(sentence.partly for sentence in verdict.unchecked)
-    return line + f"{len(verdict.unchecked)} not checked: {reasons}" + (
-        f"; {partly} of them partly checked" if partly else "")
+    said = [f"{len(whole)} not checked: {_tally(whole)}"] if whole else []
+    return line + "; ".join(said + ([f"{len(partly)} partly checked: {_tally(partly)}"] if partly else []))

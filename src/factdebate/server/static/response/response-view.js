@@ -16,26 +16,42 @@ import { align, locate } from "./locate.js";
 const SEVERITY = ["refutes", "error", "nei", "unparsed", "stopped", "supports", "running", "pending"];
 
 /**
+ * Why some sentences were not (wholly) checked: "claim limit", or "147 claim limit, 1 greeting" (a partly
+ * checked sentence's own reason, "partly checked", said as what it means here).
+ * @param {Array<{reason: string}>} sentences
+ */
+function tally(sentences) {
+  /** @type {Map<string, number>} */
+  const why = new Map();
+  sentences.forEach(u => {
+    const reason = u.reason === "partly checked" ? "a part left out" : u.reason;
+    why.set(reason, (why.get(reason) || 0) + 1);
+  });
+  return why.size === 1 ? [...why.keys()][0] :
+    [...why.entries()].sort((a, b) => b[1] - a[1]).map(([reason, count]) => count + " " + reason).join(", ");
+}
+
+/**
  * How much of the answer its claims checked: "12 claims from 12 of 160 sentences; 148 not checked: claim
- * limit" (the terminal's coverage_line, response_level/aggregate.py); "" when the service did not count the
- * answer's sentences (given claims, a check saved before the service counted them).
+ * limit" (the terminal's coverage_line, response_level/aggregate.py); a sentence its claims check only in part
+ * is one they come from, named apart ("2 claims from 2 of 2 sentences; 1 partly checked: claim limit"); ""
+ * when the service did not count the answer's sentences (given claims, a check saved before the service
+ * counted them).
  * @param {any} v the response verdict @param {Array<{reason: string, partly?: boolean}>} skipped its sentences
- *   not checked (partly: the claim limit kept only some of the claims taken from it)
+ *   not checked (partly: its claims check only some of it)
  */
 export function coverageLine(v, skipped) {
   if (typeof v.sentences !== "number") return "";
   const claims = ((v.extraction || {}).claims || []).length;
   const total = v.sentences;
-  const line = claims + " claim" + (claims === 1 ? "" : "s") + " from " + (total - skipped.length) + " of " + total +
+  const whole = skipped.filter(u => !u.partly);
+  const partly = skipped.filter(u => u.partly);
+  const line = claims + " claim" + (claims === 1 ? "" : "s") + " from " + (total - whole.length) + " of " + total +
     " sentence" + (total === 1 ? "" : "s") + "; ";
   if (!skipped.length) return line + "every sentence checked";
-  /** @type {Map<string, number>} */
-  const why = new Map();
-  skipped.forEach(u => why.set(u.reason, (why.get(u.reason) || 0) + 1));
-  const reasons = why.size === 1 ? [...why.keys()][0] :
-    [...why.entries()].sort((a, b) => b[1] - a[1]).map(([reason, count]) => count + " " + reason).join(", ");
-  const partly = skipped.filter(u => u.partly).length;
-  return line + skipped.length + " not checked: " + reasons + (partly ? "; " + partly + " of them partly checked" : "");
+  const said = whole.length ? [whole.length + " not checked: " + tally(whole)] : [];
+  if (partly.length) said.push(partly.length + " partly checked: " + tally(partly));
+  return line + said.join("; ");
 }
 
 /** A reason the service gives for a sentence it did not check, in words ("not checked: <this>"). */
