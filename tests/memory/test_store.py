@@ -83,6 +83,15 @@ def test_labels_and_verdicts_are_never_stored(tmp_path: Path, item: dict[str, st
     assert list(memory.export()) == []
 
 
+def test_evidence_nesting_json_past_the_parser_is_refused_with_its_reason(tmp_path: Path) -> None:
+    """A search result nested 990 levels deep cannot be read for an answer field: refused, saying so."""
+    memory = EvidenceMemory(tmp_path / "m.sqlite")
+    deep = {"text": '{"answer": "False", "x": ' + "[" * 990 + "]" * 990 + "}", "tool": "search_web"}
+    with pytest.raises(MemoryLeakError, match="nests JSON too deeply to be checked"):
+        memory.update("Eiffel Tower", [EIFFEL, deep])
+    assert list(memory.export()) == []
+
+
 def test_evidence_model_has_no_label_field() -> None:
     with pytest.raises(ValueError):
         Evidence(text="x", tool="search_web", label="SUPPORTS")  # type: ignore[call-arg]

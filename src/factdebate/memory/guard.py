@@ -49,6 +49,8 @@ def leak_reason(text: str, tool: str) -> str | None:
             parsed = json.loads(stripped)
         except ValueError:
             return None
+        except RecursionError:  # a page nested past the parser: whether it names an answer cannot be read
+            return "the evidence text nests JSON too deeply to be checked for an answer; it is not stored"
         if isinstance(parsed, dict):
             found = sorted(ANSWER_FIELDS & {str(k).lower() for k in parsed})
             if found:
