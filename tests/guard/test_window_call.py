@@ -253,3 +253,25 @@ def test_a_checker_on_this_machine_reads_each_passage_cut_to_the_sentences_about
     assert len(cut) <= LOCAL_PASSAGE_CHARS and "The Eiffel Tower was completed in 1889" in cut
     assert cut.index("Local markets") < cut.index("Eiffel")  # the passage's own order
     assert excerpt("A short passage.", wanted, LOCAL_PASSAGE_CHARS) == "A short passage."
+
+
+async def test_a_short_answer_s_passages_are_ranked_with_the_question_it_answers() -> None:
+    # "No, it isn't." names nothing: ranked by its own words the checker was shown the Berlin Wall, Big Ben and
+    # the Golden Gate Bridge; with the question it answers, the passage on the tower comes first.
+    from factdebate.guard_engine.window_call import query_for
+
+    assert query_for("No, it isn't.", "Is the Eiffel Tower in Paris?") == "Is the Eiffel Tower in Paris? No, it isn't."
+    assert query_for("The Louvre is the most visited museum in the whole world.", "Which museum?") == \
+        "The Louvre is the most visited museum in the whole world."  # says enough alone
+    assert query_for("No.", None) == "No."
+    others = [{"title": t, "text": f"The {t} is a famous landmark visited by millions."}
+              for t in ("Berlin Wall", "Big Ben", "Golden Gate Bridge", "Sydney Opera House", "Colosseum")]
+    tower = {"title": "Eiffel Tower", "text": "The Eiffel Tower is a wrought-iron lattice tower in Paris, France."}
+    respond = script(claims=["The Eiffel Tower is not in Paris."])
+    result, backend = await run_check(respond, "No, it isn't.", question="Is the Eiffel Tower in Paris?",
+                                      evidence=[*others, tower], evidence_mode="given", guard={"window_call": True},
+                                      tier="fast", max_tier="fast")
+    window = [m[0]["content"] for info, m in backend.calls if info.prompt.startswith("guard_window")]
+    assert window and "Eiffel Tower: The Eiffel Tower is a wrought-iron" in window[0]
+    passages = window[0][window[0].find("\nPassages:\n"):window[0].find("\nAnswer:\n")]
+    assert passages.index("Eiffel Tower") < min(passages.find(o["title"]) for o in others if o["title"] in passages)

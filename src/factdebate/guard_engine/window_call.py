@@ -62,6 +62,7 @@ from factdebate.response_level.extract import (
     numbered,
     parse_claims,
 )
+from factdebate.response_level.grounding import PRONOUN_OPENING
 from factdebate.response_level.repeats import end_when_repeating
 from factdebate.tools.given import current_evidence, given_evidence
 
@@ -166,6 +167,21 @@ async def _ranked(queries: Sequence[str], documents: list[Document], k: int,
     return out
 
 
+# A sentence of fewer words than this, or one that opens with a pronoun, names too little to rank passages by.
+ALONE_WORDS = 8
+
+
+def query_for(sentence: str, question: str | None) -> str:
+    """What passages are ranked by for ``sentence``: the sentence itself, or, where it says little alone ("No,
+    it isn't.", "Berlin.", "It opened in 1889." to "Is the Eiffel Tower in Paris?"), the question it answers
+    before it, so that the passages are about what the question asks."""
+    if not question or not question.strip():
+        return sentence
+    if len(_WORD.findall(sentence)) < ALONE_WORDS or PRONOUN_OPENING.match(sentence):
+        return f"{' '.join(question.split())} {sentence}"
+    return sentence
+
+
 def merged(lists: Sequence[Sequence[Document]], most: int) -> list[Document]:
     """``lists`` (each sentence's passages, best first) taken rank by rank, each passage once, at most
     ``most``: every sentence's best passages before any sentence's second best."""
@@ -211,7 +227,7 @@ class WindowCall:
     async def __call__(self, llm: LLM, text: str, units: Sequence[tuple[int, int]], room: int, *,
                        question: str | None, context: str | None) -> ClaimsReply:
         try:
-            shown = await self._passages(text, units)
+            shown = await self._passages(text, units, question)
         except Exception:  # a fault of the search engine's: each claim asked alone meets it alone
             # A claim's own check makes such a fault that claim's error (guard_engine/check.py), not the window's: the
             # window is extracted and its claims are asked one by one, as they would be without the window call.
@@ -225,14 +241,17 @@ class WindowCall:
             return reply
         return await ask_for_claims(llm, text, units, room, question=question, context=context)
 
-    async def _passages(self, text: str, units: Sequence[tuple[int, int]]) -> list[Document]:
-        """The passages the fast tier reads, ranked for each sentence of the window (module docstring)."""
+    async def _passages(self, text: str, units: Sequence[tuple[int, int]], question: str | None = None
+                        ) -> list[Document]:
+        """The passages the fast tier reads, ranked for each sentence of the window (module docstring), a
+        sentence that says little alone ranked with the question it answers (:func:`query_for`)."""
         ctx = self.ctx
         mode = ctx.options.evidence_mode
         settings = tier_settings(ctx.settings, method=ctx.options.method, tier="fast", mode=mode, scope=ctx.scope)
         resources = tier_resources(ctx.resources, settings)
         k = resources.settings.retrieval.k
-        queries = [q for q in (" ".join(text[a:b].split()) for a, b in units) if q] or [" ".join(text.split())]
+        queries = [query_for(q, question) for q in (" ".join(text[a:b].split()) for a, b in units) if q] or [
+            query_for(" ".join(text.split()), question)]
         with given_evidence(ctx.passages if ctx.passages else None):
             given = current_evidence() or []
             ranked = await _ranked(queries, given, k, resources) if given and mode != "retrieved" else \
@@ -243,7 +262,7 @@ class WindowCall:
         lists = [_interleaved(g, f) for g, f in zip(ranked, found, strict=True)]
         if not self.local:
             return shown_passages(merged(lists, PASSAGES_PER_K * k), resources)
-        wanted = _words(text)
+        wanted = _words(text) | (_words(question) if question else set())
         return [d.model_copy(update={"text": excerpt(d.text, wanted, LOCAL_PASSAGE_CHARS)})
                 for d in shown_passages(merged(lists, LOCAL_PASSAGES_PER_K * k), resources)]
 
