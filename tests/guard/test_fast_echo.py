@@ -191,3 +191,22 @@ async def test_an_off_topic_refutes_leaves_the_claim_unchecked_with_why(window_c
     # what the reader is shown: the claim could not be checked, and why; no correction
     assert f'"{text}" could not be checked' in result.text and "say nothing of what the claim states" in result.text
     assert LATTICE not in result.text
+
+
+def test_bounds_periods_and_negations_need_no_passage_to_write_their_number() -> None:
+    # Each a right SUPPORTS the rule rejected on the conversations of the generated world.
+    titanic = [Document(id="t", title="Titanic", text="RMS Titanic sank in the North Atlantic in April 1912.")]
+    assert unseen_numbers("The Titanic did not sink in 1915.", titanic) == ""
+    assert unseen_numbers("The Titanic sank before 1940.", titanic) == ""
+    assert unseen_numbers("The Titanic sank in the early 1910s.", titanic) == ""
+    assert "writes 1915" in unseen_numbers("The Titanic sank in 1915.", titanic)  # a value is still held to it
+
+
+def test_numbers_are_read_as_values_whatever_their_writing() -> None:
+    from factdebate.response_level.grounding import numbers
+
+    assert numbers("The wall fell on 1989-11-09.") == {"1989", "11", "9"}  # "09" is 9, as "9 November" writes it
+    assert numbers("nineteen eighty-nine") == {"1989"} and numbers("twenty twenty") == {"2020"}
+    assert numbers("Everest is 8\u202f849 m high.") == numbers("Everest is 8 849 metres high.") == {"8849"}
+    assert numbers("\u0661\u0669\u0668\u0669") == {"1989"}  # Eastern Arabic digits
+    assert numbers("It costs 3.5 euros.") == {"3", "5"}  # a decimal as before

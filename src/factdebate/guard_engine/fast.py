@@ -109,6 +109,23 @@ def _same_word(word: str, other: str) -> bool:
     return stem(word) == stem(other) and min(len(word), len(other)) >= 0.75 * max(len(word), len(other))
 
 
+# Numbers a claim names without stating them as its value: a bound ("before 1940", "over 300 metres"), a decade
+# or a century ("the late 1800s", "the 14th century"), and any number of a negated claim ("did not sink in 1915"):
+# a passage that supports the claim need not write them.
+_BOUND = re.compile(r"\b(?:before|after|until|till|by|since|over|under|more than|less than|fewer than|at least|"
+                    r"at most|nearly|almost|about|around|approximately|roughly|up to|within)\s+(?:the\s+)?(?:year\s+)?"
+                    r"\d[\d,.]*", re.I)
+_PERIOD = re.compile(r"\b\d{1,3}0'?s\b|\b\d{1,2}(?:st|nd|rd|th)[\s-]+century\b", re.I)
+_NEGATED = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.I)
+
+
+def stated_numbers(claim: str) -> set[str]:
+    """The numbers ``claim`` states as values, which a passage must write for a SUPPORTS (:data:`_BOUND`)."""
+    if _NEGATED.search(claim):
+        return set()
+    return numbers(_PERIOD.sub(" ", _BOUND.sub(" ", claim)))
+
+
 def unseen_numbers(claim: str, documents: list[Document]) -> str:
     """Why a SUPPORTS of ``claim`` is no verdict: the numbers it writes that no passage shown about what it is
     about (:func:`about`) writes, said as the reason ("" when every one is written). The checker cannot have read
@@ -116,7 +133,7 @@ def unseen_numbers(claim: str, documents: list[Document]) -> str:
     passages that write 1887 and 1889 only, and again over a passage on a war that writes 1899."""
     texts = [f"{d.title}: {d.text}" for d in documents]
     shown = set().union(*(numbers(t) for t in texts if about(claim, t))) if texts else set()
-    unseen = sorted(numbers(claim) - shown, key=int)
+    unseen = sorted(stated_numbers(claim) - shown, key=int)
     if not unseen:
         return ""
     return (f"the checker answered SUPPORTS, but no passage it was shown about the claim's subject writes "

@@ -113,14 +113,29 @@ _NOT_STATED = re.compile(
     r"^\s*(?:[*_]{1,2})?\(?\d{1,3}[.)](?:[*_]{1,2})?(?=\s)|\[\^?\d{1,3}\]:?|【\d{1,3}[^】]{0,40}】", re.M)
 
 
+# Thousands grouped by a thin, narrow or no-break space (SI style: "8 849 m"), or by a plain space before
+# exactly three digits that end the number ("8 849 metres").
+_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u2009\u202f\u00a0]\d{3})+(?![\d.,]\d)")
+# A year said in two halves begins with a teen or a tens word ("nineteen eighty-nine", "twenty twenty").
+_YEAR_HALVES = frozenset(w for w in (*_UNITS, *_TENS) if w not in ("zero", "two", "three", "four", "five", "six",
+                                                                   "seven", "eight", "nine", "ten"))
+
+
 def numbers(text: str) -> set[str]:
     """The numbers ``text`` writes, in digits ("1,788" as "1788") or in words ("twenty-six" as "26"), less those
     that state nothing (:data:`_NOT_STATED`)."""
     text = _NOT_STATED.sub(" ", text)
-    found = {n for token in re.findall(r"\d[\d.,]*", text) for n in re.findall(r"\d+", token.replace(",", ""))}
+    text = _GROUPED.sub(lambda m: re.sub(r"\D", "", m.group()), text)  # "8 849" and "8 849" are 8849
+    # Digits of any script ("١٩٨٩" is 1989), a leading zero read as the value ("09" of
+    # "1989-11-09" is 9)
+    found = {str(int(n)) for token in re.findall(r"\d[\d.,]*", text)
+             for n in re.findall(r"\d+", token.replace(",", ""))}
     value: int | None = None
+    last = ""
     for word in re.findall(r"[a-z]+", text.lower().replace("-", " ")):
-        if word in _UNITS or word in _TENS:
+        if word in _TENS and last in _YEAR_HALVES and value is not None and 10 <= value < 100:
+            value = value * 100 + _TENS[word]  # "nineteen eighty-nine" is the year 1989, not 19 + 80 + 9
+        elif word in _UNITS or word in _TENS:
             value = (value or 0) + _UNITS.get(word, 0) + _TENS.get(word, 0)
         elif word in _SCALES and value is not None:
             value *= _SCALES[word]
@@ -128,6 +143,7 @@ def numbers(text: str) -> set[str]:
             if value is not None:
                 found.add(str(value))
             value = None
+        last = word
     if value is not None:
         found.add(str(value))
     return found
