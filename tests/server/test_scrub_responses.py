@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from factdebate.server.scrub_responses import ScrubResponses
+from factdebate.server.scrub_responses import ScrubResponses, scrubbed_body
 from factdebate.util.scrub import remember_secrets
 
 SECRET = "operator-secret-77aa55bb"
@@ -61,3 +61,11 @@ async def test_a_streams_headers_pass_before_its_first_frame() -> None:
     await ScrubResponses(app)({"type": "http", "path": "/v1/s", "method": "POST", "headers": []}, receive, send)
     assert [m["type"] for m in seen] == ["http.response.start", "http.response.body", "http.response.body"]
     assert seen[1]["body"] == b"data: ***\n\n"
+
+
+def test_a_body_that_is_not_utf8_is_scrubbed_and_keeps_its_other_bytes() -> None:
+    """One byte that is not UTF-8 beside a key hid the key: the body went out untouched."""
+    remember_secrets([SECRET])
+    assert scrubbed_body(b": \xff " + SECRET.encode() + b" \xc3\n\n") == b": \xff *** \xc3\n\n"
+    unrelated = b"\x00\xff\xfe binary \x80 bytes \xc3\xa9"
+    assert scrubbed_body(unrelated) is unrelated

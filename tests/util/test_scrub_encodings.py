@@ -6,6 +6,7 @@ scrubs them; ordinary prose, this service's hex ids and public URLs stay as they
 from __future__ import annotations
 
 import base64
+import importlib
 
 import pytest
 
@@ -25,6 +26,7 @@ CHECKER_KEY = "Op3r/t0r+Key=Secret2026"
 SHORT_KEY = "Kq7/x+2=pw"  # base64 of it is 16 characters: no long-token rule sees that
 SPACED = "open sesame 42 now"  # a pass phrase: URL-encoded with "+" for its spaces
 HOST = "gw-node-3.corp.internal:8443"
+held_values = importlib.import_module("factdebate.util.scrub.held")  # the module: the package names its function
 
 
 @pytest.fixture(autouse=True)
@@ -72,3 +74,26 @@ def test_ordinary_prose_ids_and_public_urls_are_not_touched() -> None:
     assert scrub_known("Authorization: Basic " + base64.b64encode(b"ops:hunter22").decode()) == \
         "Authorization: Basic ***"
     assert scrub_known("Authorization: Bearer abc.def-123") == "Authorization: Bearer ***"
+
+
+@pytest.mark.parametrize("secret", [SK_KEY, CHECKER_KEY, SHORT_KEY, SPACED])
+def test_a_secret_reversed_or_in_either_case_goes_at_every_strength(secret: str) -> None:
+    for form in (secret[::-1], secret.upper(), secret.lower()):
+        for strength in (scrub, scrub_known, scrub_secrets, scrub_json_text):
+            shown = strength(f'{{"content": "it is {form} backwards"}}')
+            assert form not in shown and shown == '{"content": "it is *** backwards"}', (strength.__name__, shown)
+
+
+def test_each_half_of_a_long_key_goes_apart_and_a_pass_phrases_halves_stay_words(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model told to write the key in two parts: each half (8 characters or more) goes wherever it stands.
+    A chosen value's halves are words (``correct horse`` | ``battery staple``) and stay where prose has them."""
+    half = len(SK_KEY) // 2
+    body = f'{{"content": "first {SK_KEY[:half]}, a word or two, then {SK_KEY[half:]}."}}'
+    assert scrub_json_text(body) == '{"content": "first ***, a word or two, then ***."}'
+    monkeypatch.setattr(held_values, "_held", held_values.held())  # the values below are held for this test only
+    remember_secrets(["correct horse battery staple", "application/json"])
+    prose = "A correct horse, a battery staple: applications read a union/json map."
+    for strength in (scrub_known, scrub_secrets):
+        assert strength(prose) == prose, strength.__name__
+    assert scrub_known("the correct horse battery staple") == "the ***"

@@ -9,7 +9,8 @@ A body sent in one piece (every JSON answer) is scrubbed whole and its ``Content
 (server/streaming.py's ``sse``, the guard's chunks). A frame alone cannot see a key cut across two, so a text
 that a stream writes in pieces (a chat answer's deltas, under every policy and on the overloaded relay) is scrubbed
 where its frames are made, over a window that spans them (guard/openai_chat/chunk_scrub.py, util/scrub/window.py);
-each frame is scrubbed here all the same. Files (the page, its scripts) and binary bodies pass untouched."""
+each frame is scrubbed here all the same, whatever its bytes (one that is not UTF-8 hides no key beside it). Files
+(the page, its scripts) and bodies of other types (binary) pass untouched."""
 
 from __future__ import annotations
 
@@ -25,12 +26,12 @@ _TEXT = (b"application/json", b"text/event-stream", b"application/x-ndjson", b"a
 
 
 def scrubbed_body(body: bytes) -> bytes:
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:  # not text: nothing written here by the service
-        return body
+    """``body`` scrubbed whatever its bytes: read losslessly (a byte that is not UTF-8 stands for itself, as
+    ``surrogateescape`` keeps it), so one stray byte beside a key hides nothing (the upstream's bytes relayed in
+    a stream may be anything), and a body holding nothing of the operator's comes back byte for byte."""
+    text = body.decode("utf-8", "surrogateescape")
     cleaned = scrub_json_text(text)
-    return body if cleaned == text else cleaned.encode("utf-8")
+    return body if cleaned == text else cleaned.encode("utf-8", "surrogateescape")
 
 
 def scrub_value(value: Any, *, strong: bool = False) -> Any:

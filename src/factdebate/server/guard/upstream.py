@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from factdebate.server.guard.revision import Revise, revision_request
-from factdebate.util.bounded_body import AnswerPastLimit, size_words
+from factdebate.util.bounded_body import AnswerPastLimit, AnswerTooLarge, size_words
 from factdebate.util.errors import FactDebateError
-from factdebate.util.http_client import Client
+from factdebate.util.http_client import Client, Reply
 from factdebate.util.observe import Watcher
 from factdebate.util.scrub import hide_endpoints, redact_value
 
@@ -33,6 +33,9 @@ WHAT = "the upstream model's answer"  # how the limits' failures name it to the 
 MAX_ERROR_CHARS = 2000  # of each text in an upstream's error: enough to say what failed
 ERROR_HEAD_BYTES = 64 * 1024  # of an error's body in a streamed answer: read before it is passed on
 OFF_LOOP_MESSAGES = 200  # a conversation longer than this is written (as JSON) off the event loop
+# A streamed request answered neither as a stream nor as one JSON completion: said without a byte of the answer.
+NOT_SSE = ("the upstream model did not answer with Server-Sent Events (nor with one JSON completion); "
+           "the operator's upstream model may be broken")
 log = logging.getLogger("factdebate.server")
 
 
@@ -159,6 +162,24 @@ def _json_bytes(body: dict[str, Any]) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
+def _completion(content: bytes) -> dict[str, Any]:
+    """An upstream's whole answer as a chat completion: a 502 when it is not JSON or has no choices."""
+    try:
+        data = json.loads(content)
+    except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, or nested past the parser
+        raise UpstreamError(502, error_body("the upstream model's answer is not JSON it can read")) from exc
+    if isinstance(data, dict) and isinstance(data.get("error"), dict) and "choices" not in data:
+        raise passed_on_error(502, {"error": data["error"]})  # an error sent with a 200: passed on as one
+    if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
+        raise UpstreamError(502, error_body("the upstream model's answer has no choices"))
+    return data
+
+
+def _media_type(headers: Mapping[str, str]) -> str:
+    """An answer's media type (``text/event-stream``), without its parameters, in lower case."""
+    return headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+
+
 @dataclass
 class SSEEvent:
     """One Server-Sent Event of the upstream's stream: its bytes as they came (to pass on untouched) and its
@@ -175,6 +196,42 @@ class SSEEvent:
         except (ValueError, RecursionError):  # an event nested past the parser is as unreadable as one not JSON
             return None
         return value if isinstance(value, dict) else None
+
+
+def _made(data: dict[str, Any] | str) -> SSEEvent:
+    """An event the guard writes itself (ASCII JSON: nothing of it can fail to encode)."""
+    text = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
+    return SSEEvent(f"data: {text}\n\n".encode("ascii"), text)
+
+
+def _delta(message: Any) -> dict[str, Any]:
+    """A whole answer's message as one streamed delta: its role, text, refusal and tool calls (each with the
+    ``index`` a streamed tool call carries)."""
+    message = message if isinstance(message, dict) else {}
+    delta: dict[str, Any] = {"role": "assistant"}
+    delta.update({key: message[key] for key in ("content", "refusal", "function_call", "audio")
+                  if message.get(key) is not None})
+    calls = message.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        delta["tool_calls"] = [{"index": i, **call} if isinstance(call, dict) else call
+                               for i, call in enumerate(calls)]
+    return delta
+
+
+def completion_events(data: dict[str, Any]) -> list[SSEEvent]:
+    """One chat completion (``object: chat.completion``) as the stream that would have carried it: one chunk
+    whose choices each carry their message as ``delta`` with their ``finish_reason``, a chunk with its
+    ``usage`` when it has one, then ``[DONE]``."""
+    head: dict[str, Any] = {key: data[key] for key in ("id", "created", "model", "system_fingerprint",
+                                                      "service_tier") if key in data}
+    head["object"] = "chat.completion.chunk"
+    choices = [{"index": choice.get("index", n), "delta": _delta(choice.get("message")),
+                "finish_reason": choice.get("finish_reason") or "stop"}
+               for n, choice in enumerate(data["choices"]) if isinstance(choice, dict)]
+    events = [_made({**head, "choices": choices})]
+    if isinstance(data.get("usage"), dict):
+        events.append(_made({**head, "choices": [], "usage": data["usage"]}))
+    return [*events, _made("[DONE]")]
 
 
 def _event(raw: bytes) -> SSEEvent:
@@ -283,17 +340,15 @@ class Upstream:
                 answer.close()
             if answer.status >= 400:
                 raise _passed_on(answer.status, answer.headers, content)
-        try:
-            data = json.loads(content)
-        except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, or nested past the parser
-            raise UpstreamError(502, error_body("the upstream model's answer is not JSON it can read")) from exc
-        if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
-            raise UpstreamError(502, error_body("the upstream model's answer has no choices"))
-        return data
+        return _completion(content)
 
     async def stream(self, body: dict[str, Any]) -> AsyncGenerator[SSEEvent, None]:
         """The upstream's stream, event by event as they arrive. An error before the first event raises
-        :class:`UpstreamError`; the caller has then sent nothing yet."""
+        :class:`UpstreamError`; the caller has then sent nothing yet. What the answer is follows its
+        ``Content-Type``: Server-Sent Events are read as they come; one JSON completion (an upstream that
+        ignores ``stream``) is read whole, within the plain answer's limit, and given as the events a stream of
+        it would have been (:func:`completion_events`), so that it is checked as any stream is; anything else
+        is a ``502`` that says so and holds none of its bytes."""
         with Watcher.watched("model_call", model="upstream", role="upstream"):  # to its headers (util/observe.py)
             request = await self._content({**body, "stream": True})
             with self._sending():
@@ -309,6 +364,16 @@ class Upstream:
                         if len(head) >= ERROR_HEAD_BYTES:
                             break
                 raise _passed_on(answer.status, answer.headers, head[:ERROR_HEAD_BYTES])
+            kind = _media_type(answer.headers)
+            if kind == "application/json":
+                for event in completion_events(_completion(await self._whole(answer))):
+                    yield event
+                finished = True
+                return
+            if kind != "text/event-stream":
+                log.warning("the guard's upstream model answered a stream request with Content-Type %r",
+                            answer.headers.get("Content-Type", "")[:100])
+                raise UpstreamError(502, error_body(NOT_SSE, code="upstream_not_sse"))
             async for event in sse_events(answer.chunks()):
                 ended = event.data == "[DONE]"
                 yield event
@@ -321,6 +386,15 @@ class Upstream:
             if not finished and ended:
                 await answer.drain(1.0)
             answer.close()
+
+    async def _whole(self, answer: Reply) -> bytes:
+        """A streamed request's answer read whole (one JSON completion): at most the plain answer's bytes."""
+        content = bytearray()
+        async for chunk in answer.chunks():
+            content += chunk
+            if len(content) > self.limits.plain_bytes:
+                raise AnswerTooLarge(WHAT, self.limits.plain_bytes)
+        return bytes(content)
 
     def reviser(self, body: dict[str, Any]) -> Revise:
         """What the ``rewrite`` policy asks of the model that answered the conversation ``body`` (the host's

@@ -1,18 +1,22 @@
 """Every way a held value can be written, and where a text holds one: as it is and JSON-escaped, URL-encoded
 (upper- or lower-case escapes, ``+`` for a space), in hex, and in base64 (standard or URL-safe, padded or not,
 standing alone or inside a longer payload at any of the three byte alignments). An upstream that echoes a key
-through a query string or an encoded header hands it over as surely as one that quotes it."""
+through a query string or an encoded header hands it over as surely as one that quotes it. A secret (not a
+host) is also sought reversed, in upper and in lower case, and, when it is long enough, each of its halves on
+its own (a model told to write the key in two parts, with text between them)."""
 
 from __future__ import annotations
 
 import base64
 import json
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import NamedTuple
 from urllib.parse import quote, quote_plus
 
 from factdebate.util.scrub.held import held
+from factdebate.util.scrub.vocabulary import MIN_SECRET_CHARS
 
 
 def holds_any(text: str, parts: tuple[str, ...]) -> bool:
@@ -31,14 +35,17 @@ _ESCAPE = re.compile(r"%[0-9A-F]{2}")
 
 class _Forms(NamedTuple):
     """How one held value can be written. ``plain``: as it is, and as JSON escapes it (a quote or a backslash
-    in a password is escaped in a body). ``url``: URL-encoded (each holds a "%" or a "+"). ``coded``: hex and
-    base64. ``probes``: the fewest of ``coded`` that each of ``coded`` holds one of (a padded base64 holds its
-    unpadded self, which holds its first middle), so that a text is searched for few strings."""
+    in a password is escaped in a body), a secret also turned (:func:`_turned`). ``url``: URL-encoded (each
+    holds a "%" or a "+"). ``coded``: hex and base64. ``probes``: the fewest of ``coded`` that each of ``coded``
+    holds one of (a padded base64 holds its unpadded self, which holds its first middle), and ``folded`` the
+    fewest of ``plain`` case-folded (a whole key holds its halves; its upper and lower case fold to one), so
+    that a text is searched for few strings."""
 
     plain: tuple[str, ...]
     url: tuple[str, ...]
     coded: tuple[str, ...]
     probes: tuple[str, ...]
+    folded: tuple[str, ...]
 
 
 def _url_forms(value: str) -> set[str]:
@@ -65,40 +72,77 @@ def _base64_forms(raw: bytes) -> set[str]:
     return out | {form.translate(_URL_SAFE) for form in out}
 
 
-def _forms_of(value: str) -> _Forms:
-    plain = tuple(dict.fromkeys((value, json.dumps(value, ensure_ascii=False)[1:-1])))
+def _halves(value: str) -> tuple[str, ...]:
+    """The two halves of a secret long enough that each is :data:`MIN_SECRET_CHARS` characters, each only where
+    it looks like part of a key rather than words or a number (:func:`_token_like`): a chosen secret's halves
+    ("applicat|ion/json", "America/L|os_Angeles", "www.examp|le.com/api") turn up in ordinary text."""
+    if len(value) < 2 * MIN_SECRET_CHARS:
+        return ()
+    middle = len(value) // 2
+    return tuple(half for half in (value[:middle], value[middle:]) if _token_like(half))
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _token_like(text: str) -> bool:
+    """No whitespace, some letters, and a digit with them or a run of letters in no word's case (not lower,
+    Capitalized or UPPER): what a random key's piece almost always is, and a word or a number is not."""
+    runs = _LETTERS.findall(text)
+    if not runs or any(c.isspace() for c in text):
+        return False
+    return any(c.isdigit() for c in text) or not all(r.islower() or r.isupper() or r.istitle() for r in runs)
+
+
+def _turned(value: str) -> tuple[str, ...]:
+    """A secret as a model asked to give it away may write it: reversed, in upper or lower case, in halves."""
+    return (value[::-1], value.upper(), value.lower(), *_halves(value))
+
+
+def _forms_of(value: str, secret: bool) -> _Forms:
+    written = (value, *_turned(value)) if secret else (value,)
+    plain = tuple(dict.fromkeys(form for w in written for form in (w, json.dumps(w, ensure_ascii=False)[1:-1])))
     url = tuple(sorted(_url_forms(value) - set(plain)))
     raw = value.encode("utf-8")
     coded = {raw.hex(), raw.hex().upper(), *_base64_forms(raw)}
     kept = sorted((c for c in coded - set(plain) - set(url) if len(c) >= MIN_FRAGMENT_CHARS), key=len)
+    # str.casefold maps each character on its own, so a form in a text is in the text case-folded.
+    return _Forms(plain, url, tuple(kept), _fewest(kept), _fewest({f.casefold() for f in plain}))
+
+
+def _fewest(forms: Iterable[str]) -> tuple[str, ...]:
+    """The fewest of ``forms`` that each of them holds one of: shortest first, a form holding a probe already
+    needs no search of its own."""
     probes: list[str] = []
-    for form in kept:  # shortest first: a form holding a probe already needs no search of its own
+    for form in sorted(forms, key=lambda f: (len(f), f)):
         if not any(probe in form for probe in probes):
             probes.append(form)
-    return _Forms(plain, url, tuple(kept), tuple(probes))
+    return tuple(probes)
 
 
 class _HeldForms(NamedTuple):
     forms: tuple[_Forms, ...]
-    probes: tuple[str, ...]  # every value's plain forms and probes: a text holding none holds no value, bar URL ones
+    probes: tuple[str, ...]  # every value's encoded probes, and (``folded``) its plain ones case-folded: a text
+    folded: tuple[str, ...]  # holding none of either holds no value, bar URL-encoded ones
     url: tuple[str, ...]  # every value's URL-encoded forms, sought in a text with a "%" or a "+" only
 
 
 @lru_cache(maxsize=64)
-def _forms(values: frozenset[str]) -> _HeldForms:
-    """Every way the values may be written; computed once per set of values held."""
-    forms = tuple(_forms_of(v) for v in sorted(values))
-    probes = tuple(dict.fromkeys(p for f in forms for p in (*f.plain, *f.probes)))
-    return _HeldForms(forms, probes, tuple(dict.fromkeys(u for f in forms for u in f.url)))
+def _forms(values: frozenset[str], secret: bool) -> _HeldForms:
+    """Every way the values (``secret``: secrets, else hosts) may be written; computed once per set held."""
+    forms = tuple(_forms_of(v, secret) for v in sorted(values))
+    probes = tuple(dict.fromkeys(p for f in forms for p in f.probes))
+    folded = tuple(dict.fromkeys(p for f in forms for p in f.folded))
+    return _HeldForms(forms, probes, folded, tuple(dict.fromkeys(u for f in forms for u in f.url)))
 
 
-def present(values: frozenset[str], text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The forms of ``values`` that ``text`` holds: (plain, encoded). Substring tests first, which are far faster
-    than a pattern's scan: most texts hold none."""
+def present(values: frozenset[str], text: str, *, secret: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The forms of ``values`` (``secret``: secrets, else hosts) that ``text`` holds: (plain, encoded). Substring
+    tests first, which are far faster than a pattern's scan: most texts hold none."""
     if not values:
         return (), ()
-    known = _forms(values)
-    coded = holds_any(text, known.probes)
+    known = _forms(values, secret)
+    coded = holds_any(text, known.probes) or holds_any(text.casefold(), known.folded)
     url = bool(known.url) and ("%" in text or "+" in text) and holds_any(text, known.url)
     if not coded and not url:
         return (), ()
@@ -140,12 +184,14 @@ class StreamTerms(NamedTuple):
 
 def stream_terms() -> StreamTerms:
     secrets, hosts = held()
-    return _stream_terms(secrets | hosts)
+    return _stream_terms(secrets, hosts)
 
 
 @lru_cache(maxsize=16)
-def _stream_terms(values: frozenset[str]) -> StreamTerms:
-    every = [f for forms in _forms(values).forms for f in (*forms.plain, *forms.url, *forms.coded)]
+def _stream_terms(secrets: frozenset[str], hosts: frozenset[str]) -> StreamTerms:
+    held_forms = (*_forms(secrets, True).forms, *_forms(hosts, False).forms)
+    every = [f for forms in held_forms for f in (*forms.plain, *forms.url, *forms.coded)]
     spaced = tuple(f for f in every if any(c.isspace() for c in f))
-    letters = "".join(sorted({c for v in values for c in v if not c.isspace() and not "!" <= c <= "~"}))
+    written = {c for forms in held_forms for f in forms.plain for c in f}  # a secret's upper case too
+    letters = "".join(sorted(c for c in written if not c.isspace() and not "!" <= c <= "~"))
     return StreamTerms(max(map(len, every), default=0), spaced, letters)

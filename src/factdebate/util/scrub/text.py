@@ -62,10 +62,10 @@ def _private_hosts(hosts: frozenset[str]) -> frozenset[str]:
 
 
 def _without_values(text: str, secrets: frozenset[str], hosts: frozenset[str]) -> str:
-    plain, encoded = present(secrets, text)
+    plain, encoded = present(secrets, text, secret=True)
     if plain or encoded:
         text = pattern(frozenset((*plain, *encoded)), False).sub(MASK, text)
-    plain, encoded = present(hosts, text)
+    plain, encoded = present(hosts, text, secret=False)
     if encoded:  # first: a host URL-encoded holds its name as written ("gw.corp.internal%3A8443")
         text = pattern(frozenset(encoded), False).sub(MASK, text)
         plain = tuple(p for p in plain if p in text)

@@ -73,7 +73,7 @@ class ChatChunks:
 
     @property
     def passes_comments(self) -> bool:
-        """Whether the upstream's comments (not JSON) go out as they came: not while chunks wait."""
+        """Whether the upstream's comments (its keep-alives) go out, as the relay's own: not while chunks wait."""
         return not (self.buffer or self.holding or self.hold_back)
 
     def _scrubbed(self, chunks: list[dict[str, Any]], *, ends: bool = False) -> list[dict[str, Any]]:

@@ -305,13 +305,19 @@ class Relay:
             self.queue.put_nowait(("text", text))
 
     def _pass(self, event: SSEEvent) -> list[bytes]:
-        """What of one upstream event goes out now: its raw bytes, untouched, unless the policy holds it or
+        """What of one upstream chunk goes out now: its raw bytes, untouched, unless the policy holds it or
         changes it or the scrub moves its text (chunks.py); an error chunk of the upstream's ends the
-        stream with it."""
+        stream with it. An event that is no chunk never goes out as the upstream wrote it: a comment (the
+        upstream's keep-alive) becomes the relay's own (:data:`PING`) while chunks pass, and a ``data:`` that
+        is not a JSON object is dropped."""
         assert self.chunks is not None
         chunk = event.json()
         if chunk is None:
-            return [event.raw] if self.chunks.passes_comments else []
+            if event.data is not None:
+                log.debug("the guard's upstream sent an event that is not a JSON object (%d bytes): dropped",
+                          len(event.raw))
+                return []
+            return [PING] if self.chunks.passes_comments else []
         if isinstance(chunk.get("error"), dict):
             self.queue.put_nowait(("error", passed_on_error(502, {"error": chunk["error"]})))
             return []
