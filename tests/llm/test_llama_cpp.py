@@ -111,9 +111,12 @@ def test_thread_count_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch
         LlamaCppBackend("builtin-q4")
 
 
-async def test_each_run_traces_the_thread_count_the_model_loaded_with() -> None:
+async def test_each_run_traces_the_thread_count_the_model_runs_with(monkeypatch: pytest.MonkeyPatch) -> None:
     from factdebate.core.runtime import RunRecorder, recording
+    from factdebate.llm.llama_threads import LiveThreads
 
+    monkeypatch.delenv("FACTDEBATE_LLAMA_THREADS", raising=False)
+    monkeypatch.setattr(LlamaCppBackend, "_live", LiveThreads(cores_of=lambda: 2, busy_of=lambda _: (1.0, "fake")))
     backend = LlamaCppBackend("builtin-q4")
     for _ in range(2):  # the model loads for the first run; the second is told too, once
         events: list[dict[str, Any]] = []
@@ -123,6 +126,86 @@ async def test_each_run_traces_the_thread_count_the_model_loaded_with() -> None:
         threads = [e for e in events if e["event"] == "llm_threads"]
         assert len(threads) == 1 and threads[0]["threads"] >= 1
         assert threads[0]["reason"]
+
+
+class _Load:
+    """A fake load reader on 2 cores and a clock for its readings' age."""
+
+    def __init__(self, busy: float) -> None:
+        self.busy, self.now = busy, 0.0
+
+    def live(self) -> Any:
+        from factdebate.llm.llama_threads import LiveThreads
+
+        return LiveThreads(cores_of=lambda: 2, busy_of=lambda _: (self.busy, "a fake reading"), clock=lambda: self.now)
+
+
+@pytest.fixture
+def own_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The built-in Q4 model loaded by the test itself (not one another test left loaded), dropped after it."""
+    monkeypatch.delenv("FACTDEBATE_LLAMA_THREADS", raising=False)
+    for name in ("_models", "_locks", "_choices"):
+        monkeypatch.setattr(LlamaCppBackend, name, {})
+
+
+def _context_threads(backend: LlamaCppBackend) -> tuple[int, int]:
+    """The thread counts llama.cpp's context decodes with: tokens, then prompts."""
+    import llama_cpp
+
+    ctx = LlamaCppBackend._models[(backend.path, backend.n_ctx)].ctx
+    return llama_cpp.llama_n_threads(ctx), llama_cpp.llama_n_threads_batch(ctx)
+
+
+@pytest.mark.usefixtures("own_model")
+async def test_a_model_loaded_on_a_busy_machine_runs_on_both_cores_once_the_load_falls(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loaded at load 8 on 2 cores, the model runs with 1 thread; once the load falls and the reading is old,
+    the next call generates with 2, and the run's trace says so."""
+    from factdebate.core.runtime import RunRecorder, recording
+    from factdebate.llm.llama_threads import REREAD_S
+
+    load = _Load(busy=8.0)
+    monkeypatch.setattr(LlamaCppBackend, "_live", load.live())
+    backend = LlamaCppBackend("builtin-q4")
+    events: list[dict[str, Any]] = []
+    ask: list[Message] = [{"role": "user", "content": "Name the capital of France."}]
+    with recording(RunRecorder(sinks=[events.append])):
+        await backend.complete(ask, GenParams(max_tokens=4))
+        assert _context_threads(backend) == (1, 1)
+        load.busy = 0.0
+        await backend.complete(ask, GenParams(max_tokens=4))
+        assert _context_threads(backend) == (1, 1)  # the reading is still young
+        load.now = REREAD_S
+        after = await backend.complete(ask, GenParams(max_tokens=16))
+        assert _context_threads(backend) == (2, 2)
+    assert after.text.strip() and after.completion_tokens > 0
+    traced = [e for e in events if e["event"] == "llm_threads"]
+    assert [e["threads"] for e in traced] == [1, 2]
+    assert "8.0 busy (a fake reading)" in traced[0]["reason"] and "0.0 busy" in traced[1]["reason"]
+
+
+@pytest.mark.usefixtures("own_model")
+async def test_the_operator_s_thread_count_wins_over_an_idle_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    from factdebate.core.runtime import RunRecorder, recording
+
+    monkeypatch.setattr(LlamaCppBackend, "_live", _Load(busy=0.0).live())
+    monkeypatch.setenv("FACTDEBATE_LLAMA_THREADS", "1")
+    backend = LlamaCppBackend("builtin-q4")
+    events: list[dict[str, Any]] = []
+    with recording(RunRecorder(sinks=[events.append])):
+        reply = await backend.complete([{"role": "user", "content": "Hi"}], GenParams(max_tokens=4))
+    assert reply.completion_tokens > 0 and _context_threads(backend) == (1, 1)
+    assert [(e["threads"], e["reason"]) for e in events if e["event"] == "llm_threads"] == [
+        (1, "set by FACTDEBATE_LLAMA_THREADS")]
+
+
+def test_the_low_level_binding_that_sets_a_loaded_model_s_threads_is_there() -> None:
+    """llama-cpp-python has no public setter for a loaded model's threads; llm/llama_states.py calls the
+    binding of llama.cpp's ``llama_set_n_threads`` on ``Llama.ctx``, and would fail at the first call without them."""
+    import llama_cpp
+
+    assert callable(llama_cpp.llama_set_n_threads) and callable(llama_cpp.llama_n_threads)
+    assert isinstance(getattr(llama_cpp.Llama, "ctx", None), property)
 
 
 def test_state_cache_restores_an_interleaved_prefix_and_answers_the_same() -> None:

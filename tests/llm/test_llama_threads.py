@@ -64,3 +64,35 @@ def test_the_live_reading_is_sane() -> None:
     cores = llama_threads.usable_cores()
     busy, how = llama_threads.busy_cores(cores)
     assert cores >= 1 and busy >= 0 and how
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_free_cores_are_read_again_once_the_last_reading_is_old() -> None:
+    """A process that started during a build (8 runnable threads on 2 cores) runs on both once it is over,
+    and calls in between share one reading rather than each sleep through a new one."""
+    busy, clock, readings = [8.0], _Clock(), []
+
+    def read(cores: float) -> tuple[float, str]:
+        readings.append(cores)
+        return busy[0], "a fake reading"
+
+    live = llama_threads.LiveThreads(cores_of=lambda: 2, busy_of=read, clock=clock)
+    assert live.fresh() is None  # nothing read yet: the event loop is told to read off it
+    first = live.current()
+    assert first.threads == 1 and "2 usable cores, 8.0 busy (a fake reading)" in first.reason
+    busy[0] = 0.0
+    clock.now = llama_threads.REREAD_S - 0.1
+    assert live.current() == first and live.fresh() == first and len(readings) == 1
+    clock.now = llama_threads.REREAD_S
+    assert live.fresh() is None
+    assert live.current().threads == 2 and len(readings) == 2
+    busy[0] = 1.0
+    clock.now = 2 * llama_threads.REREAD_S
+    assert live.current().threads == 1  # and back down when a neighbour starts

@@ -285,7 +285,8 @@ class LLMParamsAdjusted(BaseEvent):
 
 
 class LLMThreads(BaseEvent):
-    """The CPU threads an in-process model runs with, and why (llm/llama_threads.py); once per run and model."""
+    """The CPU threads an in-process model runs with, and why (llm/llama_threads.py); once per run and model, and
+    again when the count changes."""
 
     event: Literal["llm_threads"] = "llm_threads"
     model: str

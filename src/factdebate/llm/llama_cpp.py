@@ -24,7 +24,7 @@ from factdebate.llm.gguf_f16 import f16_copy
 from factdebate.llm.json_reply import loads
 from factdebate.llm.llama_states import prefix_cached_llama
 from factdebate.llm.llama_threads import ENV as THREADS_ENV
-from factdebate.llm.llama_threads import ThreadChoice, default_threads, threads_from_env
+from factdebate.llm.llama_threads import LiveThreads, ThreadChoice, threads_from_env
 from factdebate.util.data_packages import install_hint
 from factdebate.util.errors import ConfigError, MissingDependencyError
 from factdebate.util.paths import data_dir
@@ -97,8 +97,12 @@ class LlamaCppBackend:
     # One loaded model and one lock (a llama context is not thread-safe) per file, shared by its backends.
     _models: ClassVar[dict[tuple[str, int], Any]] = {}
     _locks: ClassVar[dict[tuple[str, int], threading.Lock]] = {}
-    _choices: ClassVar[dict[tuple[str, int], ThreadChoice]] = {}  # the thread count each model loaded with
-    _told: ClassVar[weakref.WeakKeyDictionary[RunRecorder, set[tuple[str, int]]]] = weakref.WeakKeyDictionary()
+    _choices: ClassVar[dict[tuple[str, int], ThreadChoice]] = {}  # the thread count each model runs with now
+    # The free cores, read again before a call once the last reading is a few seconds old (llm/llama_threads.py).
+    _live: ClassVar[LiveThreads] = LiveThreads()
+    # Per run, the thread count it was last told for each model.
+    _told: ClassVar[weakref.WeakKeyDictionary[RunRecorder, dict[tuple[str, int], int]]] = weakref.WeakKeyDictionary()
+    _told_lock: ClassVar[threading.Lock] = threading.Lock()  # not the load lock: the loop must not wait on a load
     _load_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, path: str, n_ctx: int = 8192, threads: int | None = None, seed: int = 0) -> None:
@@ -125,10 +129,18 @@ class LlamaCppBackend:
         self.path = path
         self.n_ctx = n_ctx
         from_env = threads_from_env()  # checked here: a bad value is a usage error before any work
-        self.threads = threads or from_env  # None: chosen when the model loads (llm/llama_threads.py)
+        self.threads = threads or from_env  # None: the free cores, chosen per call (llm/llama_threads.py)
         self._threads_reason = "given by the caller" if threads else f"set by {THREADS_ENV}"
         self.seed = seed
         self.name = f"llama-cpp:{Path(path).name}"
+
+    def _fixed_threads(self) -> ThreadChoice | None:
+        """The thread count the caller or ``FACTDEBATE_LLAMA_THREADS`` set, which the free cores never change."""
+        return ThreadChoice(self.threads, self._threads_reason) if self.threads else None
+
+    def _thread_choice(self) -> ThreadChoice:
+        """The thread count for a call starting now; may read the load (about 80 ms), so never on the loop."""
+        return self._fixed_threads() or self._live.current()
 
     def _model(self) -> Any:
         key = (self.path, self.n_ctx)
@@ -136,8 +148,7 @@ class LlamaCppBackend:
             if key not in self._models:
                 if importlib.util.find_spec("llama_cpp") is None:
                     raise MissingDependencyError("llama-cpp-python", "local")
-                choice = (ThreadChoice(self.threads, self._threads_reason) if self.threads
-                          else default_threads())
+                choice = self._thread_choice()
                 with model_loading(*self._loading):
                     # Prompts too (n_threads_batch): llama-cpp-python gives them every core by default, and on
                     # a busy machine their threads spin as generation's did (llm/llama_threads.py).
@@ -154,28 +165,43 @@ class LlamaCppBackend:
         """Load the model now (the service's warm-up) rather than on the first call."""
         self._model()
 
-    def _report(self) -> None:
-        """Trace the thread count the model runs with, once per run (a model loads once per process)."""
-        run = current_run()
+    def _ready(self) -> ThreadChoice:
+        """The model loaded and the thread count for the call about to run it (off the event loop)."""
+        self._model()
+        return self._thread_choice()
+
+    def _use_threads(self, llm: Any, choice: ThreadChoice) -> None:
+        """Runs the model with ``choice`` from this call on (called holding the model's lock)."""
         key = (self.path, self.n_ctx)
-        if run is None or key not in self._choices:
+        before = self._choices.get(key)
+        llm.use_threads(choice.threads)
+        self._choices[key] = choice
+        if before is not None and before.threads != choice.threads:
+            log.info("%s: %d thread(s) from now on, %s", self.name, choice.threads, choice.reason)
+
+    def _report(self, choice: ThreadChoice) -> None:
+        """Trace the thread count a call runs with: once per run and model, and again when it changes."""
+        run = current_run()
+        if run is None:
             return
-        with self._load_lock:
-            told = self._told.setdefault(run, set())
-            if key in told:
+        key = (self.path, self.n_ctx)
+        with self._told_lock:
+            told = self._told.setdefault(run, {})
+            if told.get(key) == choice.threads:
                 return
-            told.add(key)
-        choice = self._choices[key]
+            told[key] = choice.threads
         run.emit("llm_threads", model=self.name, threads=choice.threads, reason=choice.reason)
 
     def _complete_sync(self, messages: list[Message], params: GenParams,
-                       abandoned: threading.Event | None = None) -> Completion:
+                       abandoned: threading.Event | None = None, threads: ThreadChoice | None = None) -> Completion:
         llm = self._model()
+        choice = threads or self._thread_choice()
         kwargs: dict[str, Any] = {}
         grammar = _grammar_text(params)
         if grammar:
             kwargs["grammar"] = _compiled(grammar)
         with self._locks[(self.path, self.n_ctx)]:
+            self._use_threads(llm, choice)
             _call.abandoned = abandoned
             try:
                 if params.ended is not None:
@@ -221,12 +247,13 @@ class LlamaCppBackend:
                           tool_calls=_tool_calls(text, params), finish_reason=finish)
 
     async def complete(self, messages: list[Message], params: GenParams) -> Completion:
-        if (self.path, self.n_ctx) not in self._models:
-            await asyncio.to_thread(self._model)
-        self._report()
+        choice = self._fixed_threads() or self._live.fresh()
+        if choice is None or (self.path, self.n_ctx) not in self._models:
+            choice = await asyncio.to_thread(self._ready)
+        self._report(choice)
         abandoned = threading.Event()
         try:
-            return await asyncio.to_thread(self._complete_sync, messages, params, abandoned)
+            return await asyncio.to_thread(self._complete_sync, messages, params, abandoned, choice)
         except asyncio.CancelledError:
             # The caller is gone: the thread stops at its next token rather than hold the model for others.
             abandoned.set()

@@ -95,6 +95,18 @@ def prefix_cached_llama(capacity_bytes: int, before_step: Callable[[], None] | N
             logits = llama_cpp.llama_get_logits_ith(self._ctx.ctx, -1 if idx is None else idx - self.n_tokens)
             return checker.pick(np.ctypeslib.as_array(logits, shape=(self.n_vocab(),)))
 
+        def use_threads(self, threads: int) -> None:
+            """Reads prompts and writes tokens with ``threads`` from the next step on. llama-cpp-python has no
+            public setter (``Llama.n_threads`` is read once, when the context is made): the low-level binding
+            ``llama_cpp.llama_set_n_threads`` sets the context's counts, which each decode reads
+            (tests/llm/test_llama_cpp.py fails if it goes)."""
+            if threads == self.n_threads == self.n_threads_batch:
+                return
+            llama_cpp.llama_set_n_threads(self.ctx, threads, threads)
+            self.n_threads = self.n_threads_batch = threads
+            # What a copy of this model (``__getstate__``) is made with.
+            self.context_params.n_threads = self.context_params.n_threads_batch = threads
+
         def eval(self, tokens: Sequence[int]) -> None:
             for start in range(0, len(tokens), self.n_batch):
                 if before_step is not None:

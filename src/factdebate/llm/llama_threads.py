@@ -3,14 +3,18 @@
 llama.cpp's worker threads spin while they wait for each other. With more threads runnable than cores, a
 spinning thread holds the core the awaited one needs, and every call slows tenfold or more
 (docs/configuration.md); one thread too few costs at most what it would have added. So the default takes the
-cores this process may use less those other processes keep busy; ``FACTDEBATE_LLAMA_THREADS`` overrides it."""
+cores this process may use less those other processes keep busy, re-read before a call (at most every
+``REREAD_S`` seconds): a process that loaded its model during a build runs on every core once the build is over.
+``FACTDEBATE_LLAMA_THREADS`` overrides it."""
 
 from __future__ import annotations
 
 import math
 import os
 import statistics
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +27,9 @@ MAX_THREADS = 8
 # Runnable-task samples taken at load: a steady neighbour shows in each, a short-lived command in few.
 SAMPLES = 5
 SAMPLE_GAP_S = 0.02
+# How old a reading a call may use: a reading sleeps about 80 ms (the samples' gaps), and what it follows, a
+# build or an evaluation beside this process, lasts minutes, so calls in a burst share one.
+REREAD_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -88,14 +95,48 @@ def busy_cores(cores: float) -> tuple[float, str]:
     return busy * min(1.0, cores / machine), how
 
 
+def measured_threads(cores_of: Callable[[], float] | None = None,
+                     busy_of: Callable[[float], tuple[float, str]] | None = None) -> ThreadChoice:
+    """The free cores now (the usable cores less the busy ones), with the reason recorded in the trace;
+    ``cores_of`` and ``busy_of`` replace the readings (tests)."""
+    cores = (cores_of or usable_cores)()
+    busy, how = (busy_of or busy_cores)(cores)
+    threads = threads_for(cores, busy)
+    return ThreadChoice(threads, f"{cores:g} usable cores, {busy:.1f} busy ({how}), re-read before a call at most "
+                                 f"every {REREAD_S:g} s; oversubscribed threads spin-wait, so the free cores, at "
+                                 f"least 1, at most {MAX_THREADS} ({ENV} overrides)")
+
+
 def default_threads(environ: dict[str, str] | None = None) -> ThreadChoice:
-    """The thread count for a model loading now, with the reason recorded in the trace."""
+    """The thread count for a call now: ``FACTDEBATE_LLAMA_THREADS`` where set, else the free cores."""
     given = threads_from_env(environ)
     if given is not None:
         return ThreadChoice(given, f"set by {ENV}")
-    cores = usable_cores()
-    busy, how = busy_cores(cores)
-    threads = threads_for(cores, busy)
-    return ThreadChoice(threads, f"{cores:g} usable cores, {busy:.1f} busy ({how}) when the model loaded; "
-                                 f"oversubscribed threads spin-wait, so the free cores, at least 1, at most "
-                                 f"{MAX_THREADS} ({ENV} overrides)")
+    return measured_threads()
+
+
+class LiveThreads:
+    """The thread count for the next call: the free cores, read again once the last reading is ``every``
+    seconds old. One per process (the readings are the machine's, whichever model asks)."""
+
+    def __init__(self, cores_of: Callable[[], float] | None = None,
+                 busy_of: Callable[[float], tuple[float, str]] | None = None, every: float = REREAD_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._cores_of, self._busy_of = cores_of, busy_of
+        self._every, self._clock = every, clock
+        self._lock = threading.Lock()  # callers waiting on one reading share it rather than each take one
+        self._last: tuple[float, ThreadChoice] | None = None
+
+    def fresh(self) -> ThreadChoice | None:
+        """The last reading while it is young enough, else None; never reads (the event loop calls this)."""
+        last = self._last
+        return last[1] if last is not None and self._clock() - last[0] < self._every else None
+
+    def current(self) -> ThreadChoice:
+        """The last reading while it is young enough, else a new one (about 80 ms: call off the event loop)."""
+        with self._lock:
+            found = self.fresh()
+            if found is None:
+                found = measured_threads(self._cores_of, self._busy_of)
+                self._last = (self._clock(), found)
+            return found
