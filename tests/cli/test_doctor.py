@@ -78,6 +78,26 @@ def test_a_model_server_that_answers_is_ok(monkeypatch: pytest.MonkeyPatch) -> N
     assert "answers" in checks[0].detail and "at once" not in checks[0].detail  # it said nothing of its slots
 
 
+def test_doctor_asks_no_openai_package_for_a_served_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An `openai:` model is called through factdebate's own HTTP client: doctor checks the server, not the SDK."""
+    import importlib.util
+
+    from tests.fake_openai import FakeOpenAI
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "openai" else real(name, *a))
+    monkeypatch.setattr(doctor, "_index_checks", lambda settings: [])
+    monkeypatch.setattr(doctor, "_state_checks", lambda: [])
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        checks = doctor.run_checks(_served(server.base_url))  # type: ignore[arg-type]
+    lines = [_plain(check) for check in checks]
+    assert [line for line in lines if "openai" in line.split(":")[0]] == [], lines
+    assert [c.status for c in checks if c.name in {"OPENAI_BASE_URL", "OPENAI_API_KEY"}] == ["ok", "ok"]
+    assert [c.status for c in checks if c.name.startswith("model server")] == ["ok"]
+
+
 def test_doctor_says_how_many_requests_a_llama_server_is_sent_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     from factdebate.llm import in_flight
     from tests.fake_openai import FakeOpenAI

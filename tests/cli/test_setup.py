@@ -99,6 +99,21 @@ def test_setup_without_the_extras_ends_with_what_verify_still_needs(monkeypatch:
     assert "try  factdebate verify" in setup_module.closing_line([])
 
 
+def test_setup_asks_no_openai_package_for_a_served_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An `openai:` model is called through factdebate's own HTTP client: without the OpenAI SDK installed,
+    setup still ends "try factdebate verify"."""
+    import importlib.util
+
+    from factdebate.cli import setup as setup_module
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "openai" else real(name, *a))
+    served = {"debater": "openai:gpt-4o-mini", "judge": "openai:gpt-4o-mini", "scorer": "openai:gpt-4o-mini"}
+    missing = setup_module.missing_for_verify(load_settings(overrides={"llm": served}, environ={}))
+    assert [module for module, _ in missing if module == "openai"] == []
+    assert "openai" not in setup_module.closing_line(missing)
+
+
 def test_setup_rebuilds_a_llama_cpp_compiled_for_this_cpu_only_with_the_setup_scripts_flags(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """The wheel's `[all]` compiles llama-cpp-python with -march=native. `factdebate setup`

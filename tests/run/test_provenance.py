@@ -22,6 +22,7 @@ def test_a_batch_writes_its_provenance_beside_the_results(tmp_path: Path) -> Non
     assert record["input"] == {"file": str(claims), "sha256": hashlib.sha256(claims.read_bytes()).hexdigest(),
                                "claim_ids": ["a", "b"]}
     assert record["models"] == {"debater": "scripted:agree"} and record["versions"]["factdebate"]
+    assert "openai" not in record["versions"]  # no module imports the OpenAI SDK: its version changes nothing
     assert [d["key"] for d in record["deviations"]] == ["backbone", "answer_format"]
     assert isinstance(record["command"], list)
 

