@@ -70,4 +70,7 @@ async def test_the_named_scripted_behaviours_answer_the_guards_prompts(monkeypat
     disagree = await fd.aguard(REPLY, tier="fast", deadline_s=30, method="single", evidence=[PASSAGE],
                                evidence_mode="given", **{**OFFLINE, "llm": "scripted:disagree"})
     refuted = [c for c in disagree.claims if c.label == "REFUTES"]
-    assert refuted and all(c.correction is not None and c.correction.quote_source for c in refuted)
+    assert refuted
+    for claim in refuted:  # the double refutes by the passage's own words: a correction of the claim into itself
+        restated = claim.correction_note is not None and "it repeats the refuted claim" in claim.correction_note
+        assert (claim.correction is not None and claim.correction.quote_source) or restated, claim
