@@ -283,7 +283,7 @@ def test_the_public_result_and_error_types_are_exported() -> None:
 
     expected = {"Verdict": types.Verdict, "ResponseVerdict": types.ResponseVerdict, "ClaimCheck": types.ClaimCheck,
                 "GuardResult": guard_types.GuardResult, "GuardClaim": guard_types.GuardClaim,
-                "FactDebateError": errors.FactDebateError, "ConfigError": generic_errors.ConfigError,
+                "FactDebateError": generic_errors.FactDebateError, "ConfigError": generic_errors.ConfigError,
                 "InputError": generic_errors.InputError, "EventLoopError": errors.EventLoopError,
                 "MethodOptions": MethodOptions, **{t.__name__: t for t in METHOD_OPTIONS.values()}}
     for name, value in expected.items():

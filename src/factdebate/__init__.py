@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from factdebate.core.errors import DataDirError, EventLoopError, FactDebateError
+from factdebate.core.errors import DataDirError, EventLoopError
 from factdebate.core.types import (
     ClaimCheck,
     Document,
@@ -38,7 +38,7 @@ from factdebate.settings.method_keywords import (
     VoteOptions,
     WeCheckOptions,
 )
-from factdebate.util.errors import ConfigError, InputError
+from factdebate.util.errors import ConfigError, FactDebateError, InputError
 from factdebate.util.version import __version__ as __version__
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports api.py on first use

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from factdebate.core.errors import FactDebateError
 from factdebate.corpus.loading import load_documents
-from factdebate.util.errors import InputError
+from factdebate.util.errors import FactDebateError, InputError
 
 ROWS = [
     {"id": "d1", "title": "Paris", "text": "Paris is the capital of France.", "source": "https://e/paris"},

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from factdebate.core.errors import EndpointUnavailableError, FactDebateError, MissingKeyError
+from factdebate.core.errors import EndpointUnavailableError, MissingKeyError
 from factdebate.core.runtime import RunRecorder, recording
 from factdebate.llm import make_backend
 from factdebate.llm.base import GenParams
@@ -16,6 +16,7 @@ from factdebate.llm.calls import CallInfo, evaluating
 from factdebate.llm.model import LLM, RetryPolicy
 from factdebate.llm.openai_compat import OpenAIBackend
 from factdebate.llm.scripted import ScriptedBackend
+from factdebate.util.errors import FactDebateError
 from tests.fake_openai import GARBAGE, FakeOpenAI
 
 FAST = RetryPolicy(attempts=4, base_delay=0.01, max_delay=0.05, jitter=0.0)

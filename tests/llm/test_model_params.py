@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from factdebate.cli.main import run
-from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import RunRecorder, recording
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.model import LLM
 from factdebate.llm.model_params import ModelParams, reasoning_family
 from factdebate.llm.openai_compat import OpenAIBackend
+from factdebate.util.errors import FactDebateError
 from tests.fake_openai import REASONING_TOKENS, FakeOpenAI, from_schema
 from tests.readiness import run as run_to_end
 

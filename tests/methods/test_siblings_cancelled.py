@@ -10,13 +10,13 @@ import time
 
 import pytest
 
-from factdebate.core.errors import FactDebateError
 from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message
 from factdebate.llm.calls import current_call
 from factdebate.llm.scripted import ScriptedBackend
 from factdebate.run.build import build_resources
 from factdebate.run.claim import run_claim
 from factdebate.settings.load import load_settings
+from factdebate.util.errors import FactDebateError
 from tests.eval.support import truthful
 from tests.helpers import CLAIM, BagOfWordsEncoder, StaticTool
 

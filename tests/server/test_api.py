@@ -6,8 +6,8 @@ import json
 
 from fastapi.testclient import TestClient
 
-from factdebate.core.errors import FactDebateError
 from factdebate.server.app import create_app
+from factdebate.util.errors import FactDebateError
 from tests.server.conftest import AUTH, KEY, PLAIN, AppFactory, offline_build, parse_sse
 
 

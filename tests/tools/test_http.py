@@ -10,9 +10,10 @@ import httpx
 import pytest
 import respx
 
-from factdebate.core.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.errors import EndpointUnavailableError
 from factdebate.tools import http
 from factdebate.tools.http import public_url, request_json, request_text
+from factdebate.util.errors import FactDebateError
 
 URL = "https://api.example.test/v1/search"
 SECRET = "sk-test-SECRET-0123456789"

@@ -9,8 +9,8 @@ import time
 import httpx
 import pytest
 
-from factdebate.core.errors import FactDebateError
 from factdebate.tools import http
+from factdebate.util.errors import FactDebateError
 from tests.hostile_server import BUFFERS, HostileServer
 
 

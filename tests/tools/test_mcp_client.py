@@ -13,11 +13,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from factdebate.core.errors import FactDebateError
 from factdebate.tools.mcp_client import MCPToolset
 from factdebate.tools.mcp_config import MCPServerConfig
 from factdebate.tools.retrieval_toolset import ToolsetSearch
 from factdebate.tools.toolset import Toolset
+from factdebate.util.errors import FactDebateError
 from tests.readiness import wait_until_ready
 
 pytest.importorskip("mcp", reason="the mcp package (extra 'serve') is not installed")

@@ -6,10 +6,11 @@ import httpx
 import pytest
 import respx
 
-from factdebate.core.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.errors import EndpointUnavailableError
 from factdebate.tools import http
 from factdebate.tools.base import Tool
 from factdebate.tools.openalex import OpenAlexTool, rebuild_abstract
+from factdebate.util.errors import FactDebateError
 from tests.http_support import fixture
 from tests.paths import FIXTURES
 

@@ -9,11 +9,12 @@ import httpx
 import pytest
 import respx
 
-from factdebate.core.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.errors import EndpointUnavailableError
 from factdebate.core.runtime import RunRecorder, recording
 from factdebate.tools import http
 from factdebate.tools.base import Tool
 from factdebate.tools.pubmed import PubMedTool, parse_efetch
+from factdebate.util.errors import FactDebateError
 from tests.paths import FIXTURES
 
 FIXTURES = FIXTURES / "http"

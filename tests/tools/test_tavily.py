@@ -9,10 +9,11 @@ import httpx
 import pytest
 import respx
 
-from factdebate.core.errors import EndpointUnavailableError, FactDebateError, MissingKeyError
+from factdebate.core.errors import EndpointUnavailableError, MissingKeyError
 from factdebate.core.runtime import RunRecorder, recording
 from factdebate.tools.base import Tool
 from factdebate.tools.tavily import TavilyTool
+from factdebate.util.errors import FactDebateError
 from tests.http_support import fixture, no_sleep  # noqa: F401  (autouse fixture)
 from tests.paths import FIXTURES
 

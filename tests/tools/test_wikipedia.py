@@ -8,10 +8,11 @@ import httpx
 import pytest
 import respx
 
-from factdebate.core.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.errors import EndpointUnavailableError
 from factdebate.core.runtime import RunRecorder, recording
 from factdebate.tools.base import Tool
 from factdebate.tools.wikipedia import WikipediaTool, strip_html, summary_path
+from factdebate.util.errors import FactDebateError
 from tests.http_support import fixture, no_sleep  # noqa: F401  (autouse fixture)
 from tests.paths import FIXTURES
 

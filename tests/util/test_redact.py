@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from factdebate.cli.main import run
-from factdebate.core.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.errors import EndpointUnavailableError
 from factdebate.corpus.milvus import milvus_errors
+from factdebate.util.errors import FactDebateError
 from tests.cli.test_exits import NO_TOOLS, call
 
 MILVUS = "http://alice:hunter2@127.0.0.1:9/db?token=sekret"

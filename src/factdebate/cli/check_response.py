@@ -25,10 +25,9 @@ from factdebate.cli.options import (
     with_option_flags,
     with_trace_text,
 )
-from factdebate.core.errors import FactDebateError
 from factdebate.core.types import ResponseVerdict
 from factdebate.response_level.aggregate import RULES, coverage_line
-from factdebate.util.errors import InputError
+from factdebate.util.errors import FactDebateError, InputError
 from factdebate.util.input_files import STDIN, read_bounded
 from factdebate.util.scrub import scrub_secrets
 

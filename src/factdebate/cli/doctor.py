@@ -175,9 +175,9 @@ def _model_server_checks(settings: Settings) -> list[Check]:
 
 def _state_checks() -> list[Check]:
     """The service's shared database, when one is named: the driver installed and the server reachable."""
-    from factdebate.core.errors import FactDebateError
     from factdebate.server.config import load_service_config
     from factdebate.server.state.db import PostgresStateDatabase
+    from factdebate.util.errors import FactDebateError
 
     try:
         config = load_service_config()

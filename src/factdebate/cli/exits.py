@@ -5,8 +5,8 @@
 
 from __future__ import annotations
 
-from factdebate.core.errors import DataDirError, FactDebateError, IndexError_
-from factdebate.util.errors import ConfigError, InputError, MissingDependencyError
+from factdebate.core.errors import DataDirError, IndexError_
+from factdebate.util.errors import ConfigError, FactDebateError, InputError, MissingDependencyError
 
 OK = 0
 SOME_FAILED = 1

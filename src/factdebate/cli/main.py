@@ -32,9 +32,8 @@ from factdebate.cli.options import (
     with_trace_text,
 )
 from factdebate.cli.setup import register_setup
-from factdebate.core.errors import FactDebateError
 from factdebate.scale.options import ExecutorFlag, RayAddressFlag, WorkersFlag
-from factdebate.util.errors import InputError
+from factdebate.util.errors import FactDebateError, InputError
 from factdebate.util.scrub import redact_text, scrub_secrets
 
 app = typer.Typer(cls=HelpGroup, add_completion=False, no_args_is_help=True,

@@ -1,10 +1,10 @@
-"""Errors a user can act on. The CLI prints their message and exits non-zero, without a traceback. The base and
-the generic ones (bad settings, bad input, a missing package) are util's (:mod:`factdebate.util.errors`)."""
+"""The library's own errors a user can act on. The CLI prints their message and exits non-zero, without a
+traceback. The base, :class:`~factdebate.util.errors.FactDebateError`, and the generic ones (bad settings, bad
+input, a missing package) are util's: import them from :mod:`factdebate.util.errors`."""
 
 from __future__ import annotations
 
-from factdebate.util.errors import ConfigError
-from factdebate.util.errors import FactDebateError as FactDebateError  # the base, defined where util raises it
+from factdebate.util.errors import ConfigError, FactDebateError
 from factdebate.util.paths import DataDirError as DataDirError  # the data folder cannot be made or written
 from factdebate.util.scrub import redact_url
 

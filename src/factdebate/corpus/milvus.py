@@ -23,7 +23,7 @@ from typing import Any
 
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_incrementing
 
-from factdebate.core.errors import FactDebateError, IndexError_
+from factdebate.core.errors import IndexError_
 from factdebate.core.types import Document
 from factdebate.corpus.encoding_cost import encoding_order
 from factdebate.corpus.milvus_lite_direct import DirectSearch
@@ -32,7 +32,7 @@ from factdebate.corpus.names import collection_name
 from factdebate.corpus.ranking import search_ties_by_id
 from factdebate.embeddings import get_embedder
 from factdebate.embeddings.minilm import DEFAULT_ENCODER, DIM, Embedder
-from factdebate.util.errors import ConfigError, MissingDependencyError
+from factdebate.util.errors import ConfigError, FactDebateError, MissingDependencyError
 from factdebate.util.paths import data_dir
 
 MAX_ID_BYTES = 512

@@ -15,7 +15,6 @@ from typing import Any, Protocol
 
 from factdebate.core.claim_context import THIRD_LABEL_ANSWER, claim_date, claim_position, four_labels, two_labels
 from factdebate.core.deviations import Deviation
-from factdebate.core.errors import FactDebateError
 from factdebate.core.runfiles import read_run_json
 from factdebate.core.runtime import EventSink, spent_before
 from factdebate.eval.datasets import Dataset, Sample, select
@@ -35,7 +34,7 @@ from factdebate.run.results_file import ResultWriter, finished_ids
 from factdebate.run.resume import settings_changes
 from factdebate.settings.model import Settings
 from factdebate.tools.given import documents_from, given_evidence
-from factdebate.util.errors import ConfigError, InputError
+from factdebate.util.errors import ConfigError, FactDebateError, InputError
 from factdebate.util.textsafe import dumps_record
 
 RUN_WHAT = "the record of an eval run (run.json)"

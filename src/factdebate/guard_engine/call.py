@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from factdebate.core.claim_context import given_evidence
-from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Document, ResponseVerdict
 from factdebate.guard_engine.check import check_text
@@ -39,6 +38,7 @@ from factdebate.llm.calls import cache_scope, caller_scope
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
 from factdebate.util.clock import not_counted
+from factdebate.util.errors import FactDebateError
 from factdebate.util.observe import watched
 from factdebate.util.scrub import hide_endpoints
 

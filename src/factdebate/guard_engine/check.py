@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
 from factdebate.core.runtime import EventSink, RunRecorder, recording, span
 from factdebate.core.types import Label, Span
@@ -56,7 +55,7 @@ from factdebate.response_level.spans import TextIndex, boundaries, find_span, se
 from factdebate.response_level.worthiness import answers_asked, layout, short_answer
 from factdebate.settings.model import Settings
 from factdebate.util.clock import check_started, own_clock
-from factdebate.util.errors import InputError
+from factdebate.util.errors import FactDebateError, InputError
 from factdebate.util.textsafe import unsafe_reason
 
 SHORT_ANSWER = "the short answer this claim states in full, read with the person's question"

@@ -22,7 +22,6 @@ import json
 import re
 from dataclasses import dataclass
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import count_reply
 from factdebate.core.types import THREE_LABELS, Document, Label
 from factdebate.llm.base import GenParams
@@ -33,6 +32,7 @@ from factdebate.prompts import render
 from factdebate.response_level.grounding import names, numbers, predicate_words, stem
 from factdebate.response_level.lemmas import lemmas
 from factdebate.tools.given import GivenEvidenceTool, current_evidence, top_k
+from factdebate.util.errors import FactDebateError
 
 AGENT = "guard-fast"
 LABELS = [label.value for label in THREE_LABELS]  # the guard is never a four-label task

@@ -22,13 +22,13 @@ from bisect import bisect_right
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Literal
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Label
 from factdebate.guard_engine.coverage import BEYOND_CAP, cap_of
 from factdebate.guard_engine.gate import gate
 from factdebate.guard_engine.types import TIERS, ActionTaken, GuardClaim, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.prompts import render
 from factdebate.response_level.spans import sentences
+from factdebate.util.errors import FactDebateError
 
 NO_TEXT = "the reply holds no text to check (its content was empty, missing or not text) and makes no tool call"
 # A revision checked again: the revised text and the claims it was to correct -> that text's check.

@@ -9,7 +9,6 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import EventSink, span
 from factdebate.core.types import Document, Label, Verdict
 from factdebate.guard_engine.citations import cited_texts
@@ -21,6 +20,7 @@ from factdebate.methods.resources import Resources
 from factdebate.run.claim import run_claim
 from factdebate.settings.model import Settings
 from factdebate.tools.given import given_evidence
+from factdebate.util.errors import FactDebateError
 
 UNREADABLE = "no tier's reply could be read"
 

@@ -32,7 +32,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import count_reply, span
 from factdebate.core.types import Document
 from factdebate.guard_engine.deadline import checker_runs_here
@@ -65,6 +64,7 @@ from factdebate.response_level.extract import (
 from factdebate.response_level.grounding import PRONOUN_OPENING
 from factdebate.response_level.repeats import end_when_repeating
 from factdebate.tools.given import current_evidence, given_evidence
+from factdebate.util.errors import FactDebateError
 
 AGENT = "guard-fast"
 # A sentence's number, as a claim may write it back ("[S2] The tower ..."): not part of the claim.

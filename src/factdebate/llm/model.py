@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import factdebate.llm.breaker as breaker  # the modules, not the package (whose __init__ imports this one)
 import factdebate.llm.hung_calls as hung_calls
-from factdebate.core.errors import EndpointSlowError, EndpointUnavailableError, FactDebateError, ModelAnswerUnusable
+from factdebate.core.errors import EndpointSlowError, EndpointUnavailableError, ModelAnswerUnusable
 from factdebate.core.runtime import current_run
 from factdebate.llm.base import (
     Backend,
@@ -28,6 +28,7 @@ from factdebate.llm.calls import CallInfo, count_call, current_sample, reset_cal
 from factdebate.llm.failure_budget import current_budget
 from factdebate.llm.in_flight import learn, limit_for, slot, wants_asking
 from factdebate.llm.transcript import DEFAULT_CALL_CHARS, call_text, transcript_call_chars, transcript_chars
+from factdebate.util.errors import FactDebateError
 from factdebate.util.observe import watched
 from factdebate.util.scrub import redact_text
 from factdebate.util.textsafe import safe_text

@@ -16,7 +16,6 @@ from typing import Any, Protocol
 from rich.console import Console
 
 from factdebate.core.claim_context import claim_position
-from factdebate.core.errors import FactDebateError
 from factdebate.core.runtime import EventSink
 from factdebate.methods.base import Method
 from factdebate.methods.resources import Resources, RunScope
@@ -25,7 +24,7 @@ from factdebate.run.claim import prepare, public_config, run_claim
 from factdebate.run.results_file import ResultWriter, compact, finished_ids, latest_records
 from factdebate.run.resume import settings_changes
 from factdebate.settings.model import Settings
-from factdebate.util.errors import ConfigError, InputError
+from factdebate.util.errors import ConfigError, FactDebateError, InputError
 from factdebate.util.input_files import MAX_INPUT_ENV, STDIN, input_limit, read_bounded
 from factdebate.util.progress import Counter
 from factdebate.util.scrub import redact_text

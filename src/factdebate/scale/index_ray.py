@@ -17,7 +17,7 @@ from typing import Any
 
 from rich.console import Console
 
-from factdebate.core.errors import FactDebateError, IndexError_
+from factdebate.core.errors import IndexError_
 from factdebate.corpus.chunking import DEFAULT_MAX_WORDS, DEFAULT_OVERLAP
 from factdebate.corpus.index_log import IndexLog, plan_fingerprint
 from factdebate.corpus.indexing import ENGINES
@@ -31,7 +31,7 @@ from factdebate.scale.index_worker import EmbedderFactory, LexicalWriter, ShardI
 from factdebate.scale.ray_quiet import quiet_ray
 from factdebate.scale.ray_start import join_ray, start_local_ray
 from factdebate.settings.model import Settings
-from factdebate.util.errors import ConfigError, InputError, MissingDependencyError
+from factdebate.util.errors import ConfigError, FactDebateError, InputError, MissingDependencyError
 from factdebate.util.progress import ShardLines
 
 SHARD_RETRIES = 2  # restarts of a dead worker, and retries of its shard, before the build stops

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Document
 from factdebate.corpus.chunking import chunk_document
 from factdebate.corpus.lexical import LexicalIndex
@@ -23,6 +22,7 @@ from factdebate.corpus.lexical_parts import part_of
 from factdebate.corpus.milvus import MilvusStore
 from factdebate.corpus.shards import Shard, read_shard
 from factdebate.embeddings.minilm import Embedder
+from factdebate.util.errors import FactDebateError
 
 EmbedderFactory = Callable[[], Embedder]
 

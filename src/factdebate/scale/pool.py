@@ -13,7 +13,6 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from factdebate.core.errors import FactDebateError
 from factdebate.corpus.milvus_uri import is_lite_uri
 from factdebate.methods.base import Method
 from factdebate.methods.resources import RunScope
@@ -22,7 +21,7 @@ from factdebate.scale.lite_copy import close_lite_clients
 from factdebate.scale.ray_start import join_ray, start_local_ray
 from factdebate.scale.worker import ClaimWorker, ResourceBuilder
 from factdebate.settings.model import Settings
-from factdebate.util.errors import ConfigError, MissingDependencyError
+from factdebate.util.errors import ConfigError, FactDebateError, MissingDependencyError
 
 Handle = Callable[[dict[str, Any], list[dict[str, Any]]], Awaitable[None]]
 MAX_ATTEMPTS = 3  # workers a claim may take down before it is recorded as an error

@@ -7,11 +7,11 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from factdebate.core.errors import FactDebateError
 from factdebate.methods.resources import Resources, RunScope
 from factdebate.run.build import build_resources, make_tool, start_run, tools_needed
 from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
+from factdebate.util.errors import FactDebateError
 from factdebate.util.scrub import redact_text
 
 ResourceBuilder = Callable[[Settings, "str | None"], Resources]

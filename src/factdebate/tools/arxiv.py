@@ -11,10 +11,10 @@ from datetime import date
 
 import httpx
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Document
 from factdebate.tools.http import client_scope, request_text, traced_search
 from factdebate.tools.http_search import HttpSearchTool
+from factdebate.util.errors import FactDebateError
 
 ARXIV_DEFAULT_URL = "https://export.arxiv.org/api/query"
 ARXIV_MAX_RESULTS = 50

@@ -18,12 +18,13 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
-from factdebate.core.errors import EndpointUnavailableError, FactDebateError
+from factdebate.core.errors import EndpointUnavailableError
 from factdebate.core.events import WebSearch
 from factdebate.core.runtime import emit
 from factdebate.core.types import Document
 from factdebate.util.bounded_body import MIB, AnswerTooLarge, AnswerTooSlow
 from factdebate.util.bounded_get import Fetched, fetch
+from factdebate.util.errors import FactDebateError
 from factdebate.util.scrub import request_secrets, without
 
 MAX_ANSWER_BYTES = 8 * MIB  # a page of search results, an arXiv or PubMed answer: well under 1 MiB

@@ -11,10 +11,9 @@ import contextlib
 import sys
 from typing import Any, Self
 
-from factdebate.core.errors import FactDebateError
 from factdebate.tools.mcp_config import MCPServerConfig
 from factdebate.tools.toolset import ToolResult, ToolSchema
-from factdebate.util.errors import MissingDependencyError
+from factdebate.util.errors import FactDebateError, MissingDependencyError
 
 CONNECTION_CLOSED = -32000  # the MCP SDK's error code for a transport that ended (mcp.types.CONNECTION_CLOSED)
 PING_SECONDS = 5.0  # after a timed-out call, how long a live server has to answer a ping

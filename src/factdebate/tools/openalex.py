@@ -7,10 +7,10 @@ from typing import Any
 
 import httpx
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Document
 from factdebate.tools.http import client_scope, dumps_compact, request_json
 from factdebate.tools.http_search import HttpSearchTool
+from factdebate.util.errors import FactDebateError
 
 OPENALEX_DEFAULT_URL = "https://api.openalex.org"
 OPENALEX_MAX_PER_PAGE = 200

@@ -10,10 +10,10 @@ from typing import Any
 
 import httpx
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Document
 from factdebate.tools.http import client_scope, dumps_compact, request_json, request_text
 from factdebate.tools.http_search import HttpSearchTool
+from factdebate.util.errors import FactDebateError
 
 EUTILS_DEFAULT_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 PUBMED_MAX_RESULTS = 200  # keeps the EFetch id list (a GET query string) comfortably short

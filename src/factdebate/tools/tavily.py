@@ -7,10 +7,11 @@ from typing import Any
 
 import httpx
 
-from factdebate.core.errors import FactDebateError, MissingKeyError
+from factdebate.core.errors import MissingKeyError
 from factdebate.core.types import Document
 from factdebate.tools.http import client_scope, dumps_compact, request_json
 from factdebate.tools.http_search import HttpSearchTool
+from factdebate.util.errors import FactDebateError
 
 TAVILY_DEFAULT_URL = "https://api.tavily.com"
 # The API rejects max_results above this.

@@ -13,10 +13,10 @@ from urllib.parse import quote
 
 import httpx
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Document
 from factdebate.tools.http import client_scope, dumps_compact, request_json
 from factdebate.tools.http_search import HttpSearchTool
+from factdebate.util.errors import FactDebateError
 from factdebate.util.version import __version__
 
 # Wikimedia's User-Agent policy asks for a tool name and version plus contact details; deployments should

@@ -4,8 +4,8 @@ import sys
 
 import typer
 
-from factdebate.core.errors import FactDebateError
 from factdebate.toolservers.command import mcp_tools
+from factdebate.util.errors import FactDebateError
 
 if __name__ == "__main__":
     app = typer.Typer(add_completion=False)

@@ -10,8 +10,8 @@ from typing import Annotated, Any, ParamSpec, TypeVar
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Document
+from factdebate.util.errors import FactDebateError
 
 MAX_QUERY_CHARS = 300
 MAX_K = 10

@@ -8,13 +8,12 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Document
 from factdebate.corpus.lexical import LexicalIndex
 from factdebate.corpus.milvus import MilvusStore
 from factdebate.tools.leakage import Leakage, not_applied
 from factdebate.toolservers.wiki_backend import Article, Section
-from factdebate.util.errors import InputError
+from factdebate.util.errors import FactDebateError, InputError
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant: rank 1 and rank 5 differ, but not by orders
 MAX_PASSAGES = 64  # passages fetched per article

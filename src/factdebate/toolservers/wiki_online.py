@@ -7,14 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Document
 from factdebate.tools.http import client_scope, dumps_compact, request_json
 from factdebate.tools.leakage import Leakage, not_applied
 from factdebate.tools.wikipedia import WikipediaTool, parse_search, strip_html, summary_path
 from factdebate.toolservers.wiki_backend import Article
 from factdebate.toolservers.wiki_html import html_sections
-from factdebate.util.errors import InputError
+from factdebate.util.errors import FactDebateError, InputError
 
 
 class OnlineWikipedia:

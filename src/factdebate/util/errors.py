@@ -1,6 +1,7 @@
 """The base of every error a user can act on, and the generic ones (bad settings, bad input, a missing package),
-in the lowest layer so that ``util`` raises them too and a service reads them beside util's other helpers;
-:mod:`factdebate.core.errors` holds the library's own."""
+in the lowest layer so that ``util`` raises them too and a service reads them beside util's other helpers. This
+module is their one address (``factdebate.FactDebateError`` is the same class); :mod:`factdebate.core.errors`
+holds the library's own."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ class FactDebateError(Exception):
     """Base class: the message is meant for the user as-is. URLs in it lose their credentials here, so no
     error can carry a password from an endpoint URL to a log, a record or an API caller."""
 
-    __module__ = "factdebate.core.errors"  # where callers import it from, and where tracebacks say it is
     # The HTTP status a service answers a request that this error ended: the service's own failure (500) unless
     # a subclass says otherwise (a server the run needed did not answer: 502).
     http_status = 500

@@ -16,12 +16,12 @@ import pytest
 import yaml
 
 from factdebate.cli.main import run
-from factdebate.core.errors import FactDebateError, IndexError_
+from factdebate.core.errors import IndexError_
 from factdebate.core.types import Label
 from factdebate.llm.calls import CallInfo
 from factdebate.methods.mermaid.start import ToolCallsFailed
 from factdebate.run.claim import run_claim
-from factdebate.util.errors import ConfigError
+from factdebate.util.errors import ConfigError, FactDebateError
 from tests.helpers import resources_for
 from tests.methods.mermaid.support import FactToolset, action, answer, decomposition, mermaid_resources, script
 

@@ -11,12 +11,12 @@ from typing import Any, Self
 
 import pytest
 
-from factdebate.core.errors import FactDebateError
 from factdebate.eval.runner import execute, make_plan
 from factdebate.methods.mermaid.start import StartPolicy, ToolboxUnavailable
 from factdebate.methods.mermaid.toolbox import Toolbox
 from factdebate.settings.load import load_settings
 from factdebate.tools.toolset import ToolResult, ToolSchema
+from factdebate.util.errors import FactDebateError
 from tests.helpers import resources_for
 from tests.methods.mermaid.support import SEARCH_SCHEMA, answer, decomposition, script
 

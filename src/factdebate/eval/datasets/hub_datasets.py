@@ -10,8 +10,6 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from factdebate.core.errors import FactDebateError
-
 # The file formats a fetched dataset is read with register themselves in FORMATS when imported.
 from factdebate.eval.datasets import FORMATS, Dataset, Sample, loaders, response_loaders  # noqa: F401
 from factdebate.hub import github, registry
@@ -19,6 +17,7 @@ from factdebate.hub.errors import HubError
 from factdebate.hub.fetch import Fetched, Notify, is_cached, obtain
 from factdebate.hub.lock import forget
 from factdebate.hub.registry import HubDataset
+from factdebate.util.errors import FactDebateError
 
 
 def _say(message: str) -> None:

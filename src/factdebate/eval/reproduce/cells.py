@@ -14,13 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.deviations import Deviation
-from factdebate.core.errors import FactDebateError
 from factdebate.eval.datasets import Dataset, Sample, select
 from factdebate.eval.datasets.loader import load_dataset
 from factdebate.eval.reproduce.spec import DatasetSpec, Paper, RunSpec, Table
 from factdebate.eval.runner import Plan, check_resume, make_plan
 from factdebate.hub.errors import ChecksumMismatch, HubError, NotDownloaded
-from factdebate.util.errors import InputError
+from factdebate.util.errors import FactDebateError, InputError
 
 RUN_DIR = "{run_dir}"
 SAMPLE_SET = "sample_set"  # the deviation of a run that could not have the authors' own sample set

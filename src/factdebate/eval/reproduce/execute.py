@@ -10,12 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from factdebate.core.errors import FactDebateError
 from factdebate.eval.reproduce.cells import Cell, Request
 from factdebate.eval.reproduce.records import read_reproduce_record
 from factdebate.eval.runner import execute
 from factdebate.run.provenance import runtime_record
 from factdebate.settings.model import Settings
+from factdebate.util.errors import FactDebateError
 
 MANIFEST = "reproduce.json"
 

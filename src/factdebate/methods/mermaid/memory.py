@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-from factdebate.core.errors import FactDebateError
 from factdebate.core.types import Document, VerdictWarning
 from factdebate.memory.guard import leak_reason
 from factdebate.memory.normalize import normalize_entity
 from factdebate.memory.settings import MemorySettings
 from factdebate.memory.store import Evidence, EvidenceMemory, MemoryHit, open_memory
 from factdebate.methods.resources import Resources
+from factdebate.util.errors import FactDebateError
 
 RECALL_CHARS = 600  # of each recalled record, in the executor's prompt
 

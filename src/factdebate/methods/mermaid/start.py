@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from factdebate.core.errors import FactDebateError
+from factdebate.util.errors import FactDebateError
 
 log = logging.getLogger("factdebate.methods.mermaid.method")
 

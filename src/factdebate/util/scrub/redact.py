@@ -1,7 +1,7 @@
 """The redaction of what the operator reads too (messages, trace events, records, log lines): credentials go,
 addresses stay. Operators put credentials in endpoint URLs (``OPENAI_BASE_URL``, a Milvus URI, a proxied search
 API), in MCP servers' ``env`` and arguments, and providers quote keys in their errors; a record or a log line
-keeps what failed and where, never with what. :class:`~factdebate.core.errors.FactDebateError` runs its message
+keeps what failed and where, never with what. :class:`~factdebate.util.errors.FactDebateError` runs its message
 through :func:`redact_text`, so every user-facing error is covered at the source."""
 
 from __future__ import annotations
