@@ -58,7 +58,7 @@ TraceTextFlag = Annotated[bool, typer.Option(
     rich_help_panel=OUTPUT_PANEL)]
 
 
-def with_trace_text(trace: Path | None, wanted: bool) -> contextlib.AbstractContextManager[None]:
+def with_trace_text(trace: Path | None, wanted: bool) -> contextlib.AbstractContextManager[object]:
     """What ``--trace-text`` turns on around a run (llm/transcript.py); without ``--trace`` it is a mistake."""
     if not wanted:
         return contextlib.nullcontext()

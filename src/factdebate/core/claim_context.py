@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
 from factdebate.core.types import Document
+from factdebate.util.context import bound
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,14 +36,9 @@ def current() -> ClaimContext:
     return _CONTEXT.get()
 
 
-@contextmanager
-def claim_context(**changes: Any) -> Iterator[ClaimContext]:
+def claim_context(**changes: Any) -> AbstractContextManager[ClaimContext]:
     """Within the block, the current claim's context with ``changes`` (fields of :class:`ClaimContext`)."""
-    token = _CONTEXT.set(replace(_CONTEXT.get(), **changes))
-    try:
-        yield _CONTEXT.get()
-    finally:
-        _CONTEXT.reset(token)
+    return bound(_CONTEXT, replace(_CONTEXT.get(), **changes))
 
 
 # Room between two samples for the claims of one response (response.max_claims is at most 100).

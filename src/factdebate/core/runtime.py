@@ -11,12 +11,14 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from factdebate.core.events import BaseEvent, SpanBegin, SpanEnd, parse_event
 from factdebate.core.types import ModelUsage, ReplyCounts, Usage, add_model_usage, add_reply_counts
+from factdebate.util.context import bound
 from factdebate.util.observe import watched
 from factdebate.util.textsafe import dumps_record
 
@@ -193,13 +195,8 @@ def span(name: str, kind: str, **attributes: Any) -> Iterator[str]:
             run.emit(SpanEnd(name=name, kind=kind, span_id=span_id, parent_id=parent))
 
 
-@contextlib.contextmanager
-def recording(recorder: RunRecorder) -> Iterator[RunRecorder]:
-    token = _current.set(recorder)
-    try:
-        yield recorder
-    finally:
-        _current.reset(token)
+def recording(recorder: RunRecorder) -> AbstractContextManager[RunRecorder]:
+    return bound(_current, recorder)
 
 
 # The attribute on which an exception that ends a claim carries what the claim spent before it failed.

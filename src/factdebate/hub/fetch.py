@@ -6,10 +6,10 @@ lock file (:mod:`factdebate.hub.lock`): a verified copy is used offline, and ref
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from factdebate.hub import lock, remote
 from factdebate.hub.checksum import GIT_SHA1, SHA256, git_blob_sha1, sha256_file
 from factdebate.hub.errors import ChecksumMismatch, NotDownloaded
 from factdebate.hub.remote import RemoteFile
+from factdebate.util.context import bound
 
 Notify = Callable[[str], None]
 
@@ -36,14 +37,9 @@ class Fetched:
 _HELD: contextvars.ContextVar[str | None] = contextvars.ContextVar("factdebate_downloads_held", default=None)
 
 
-@contextlib.contextmanager
-def hold_downloads(reason: str) -> Iterator[None]:
+def hold_downloads(reason: str) -> AbstractContextManager[str]:
     """Within it, a file with no verified copy here raises :class:`NotDownloaded` instead of being fetched."""
-    token = _HELD.set(reason)
-    try:
-        yield
-    finally:
-        _HELD.reset(token)
+    return bound(_HELD, reason)
 
 
 def downloads_held() -> str | None:

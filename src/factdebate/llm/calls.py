@@ -3,11 +3,12 @@ serves (set once per sample by ``eval``, so every ``llm_call`` of a run's trace 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass
+
+from factdebate.util.context import bound
 
 
 @dataclass(frozen=True)
@@ -35,14 +36,9 @@ def current_sample() -> str:
     return _sample.get()
 
 
-@contextlib.contextmanager
-def evaluating(sample_id: str) -> Iterator[None]:
+def evaluating(sample_id: str) -> AbstractContextManager[str]:
     """The calls made inside (and by the tasks started inside) serve evaluation sample ``sample_id``."""
-    token = _sample.set(sample_id)
-    try:
-        yield
-    finally:
-        _sample.reset(token)
+    return bound(_sample, sample_id)
 
 
 _cache_scope: ContextVar[str] = ContextVar("factdebate_cache_scope", default="")
@@ -52,14 +48,9 @@ def current_cache_scope() -> str:
     return _cache_scope.get()
 
 
-@contextlib.contextmanager
-def cache_scope(scope: str) -> Iterator[None]:
+def cache_scope(scope: str) -> AbstractContextManager[str]:
     """Cached answers of the calls made inside are shared only within ``scope`` ("": everyone's)."""
-    token = _cache_scope.set(scope)
-    try:
-        yield
-    finally:
-        _cache_scope.reset(token)
+    return bound(_cache_scope, scope)
 
 
 def caller_scope(caller: str | None) -> str:
@@ -91,14 +82,9 @@ def current_count() -> CallCount | None:
     return _count.get()
 
 
-@contextlib.contextmanager
-def counting(count: CallCount) -> Iterator[CallCount]:
+def counting(count: CallCount) -> AbstractContextManager[CallCount]:
     """The model calls made inside (and by the tasks started inside) are counted in ``count``."""
-    token = _count.set(count)
-    try:
-        yield count
-    finally:
-        _count.reset(token)
+    return bound(_count, count)
 
 
 def count_call(*, cached: bool) -> None:

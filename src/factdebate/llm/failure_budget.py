@@ -4,10 +4,11 @@ task). Code enters :func:`sharing` with one :class:`FailureBudget`; ``llm/model.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass
+
+from factdebate.util.context import bound
 
 
 @dataclass
@@ -27,11 +28,6 @@ def current_budget() -> FailureBudget | None:
     return _current.get()
 
 
-@contextmanager
-def sharing(budget: FailureBudget) -> Iterator[FailureBudget]:
+def sharing(budget: FailureBudget) -> AbstractContextManager[FailureBudget]:
     """The model calls made inside (this task and the tasks it starts) spend ``budget``."""
-    token = _current.set(budget)
-    try:
-        yield budget
-    finally:
-        _current.reset(token)
+    return bound(_current, budget)

@@ -9,13 +9,13 @@ request has its own."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from typing import Any
 
 from factdebate.llm.base import Completion, Message
+from factdebate.util.context import bound
 from factdebate.util.scrub import redact_text
 
 # Longest text of one message or reply: nearly every prompt whole, a pathological one bounded.
@@ -28,18 +28,14 @@ _SHORTEST_PART = 200
 _bounds: ContextVar[tuple[int, int]] = ContextVar("factdebate_transcript_bounds", default=(0, 0))
 
 
-@contextlib.contextmanager
-def transcribing(chars: int = DEFAULT_CHARS, call_chars: int = DEFAULT_CALL_CHARS) -> Iterator[None]:
+def transcribing(chars: int = DEFAULT_CHARS,
+                 call_chars: int = DEFAULT_CALL_CHARS) -> AbstractContextManager[tuple[int, int]]:
     """The model calls made inside (and by the tasks started inside) carry their text in ``llm_call``."""
     if chars < 1:
         raise ValueError("a transcript keeps at least 1 character of each text")
     if call_chars < chars:
         raise ValueError("a transcript keeps at least as many characters per call as per text")
-    token = _bounds.set((chars, call_chars))
-    try:
-        yield
-    finally:
-        _bounds.reset(token)
+    return bound(_bounds, (chars, call_chars))
 
 
 def transcript_chars() -> int:

@@ -3,11 +3,11 @@ verdict whose ``rag`` search went to the full-text index (tools/rag_pending.py).
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 
 from factdebate.core.deviations import Deviation
+from factdebate.util.context import bound
 
 # The claim's record: a set shared by the claim's tasks and threads, which copy the context but not the set.
 _full_text: ContextVar[set[str] | None] = ContextVar("rag_full_text", default=None)
@@ -21,15 +21,10 @@ FULL_TEXT = Deviation(
             "--builtin` first")
 
 
-@contextlib.contextmanager
-def recording_retrieval() -> Iterator[set[str]]:
+def recording_retrieval() -> AbstractContextManager[set[str]]:
     """A record, for the claim run inside, of the tools whose searches went to the full-text index."""
     record: set[str] = set()
-    token = _full_text.set(record)
-    try:
-        yield record
-    finally:
-        _full_text.reset(token)
+    return bound(_full_text, record)
 
 
 def searched_full_text(tool: str) -> None:

@@ -8,8 +8,11 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass
+
+from factdebate.util.context import bound
 
 
 @dataclass
@@ -25,25 +28,15 @@ class RequestClock:
 _clock: ContextVar[RequestClock | None] = ContextVar("factdebate_request_clock", default=None)
 
 
-@contextlib.contextmanager
-def request_clock(arrived: float | None = None) -> Iterator[RequestClock]:
+def request_clock(arrived: float | None = None) -> AbstractContextManager[RequestClock]:
     """The checks made inside (and by the tasks started inside) count their time from ``arrived`` (now)."""
     clock = RequestClock(time.perf_counter() if arrived is None else arrived)
-    token = _clock.set(clock)
-    try:
-        yield clock
-    finally:
-        _clock.reset(token)
+    return bound(_clock, clock)
 
 
-@contextlib.contextmanager
-def own_clock() -> Iterator[None]:
+def own_clock() -> AbstractContextManager[RequestClock | None]:
     """The checks made inside start their clock when they start (a rewrite's re-check: a deadline of its own)."""
-    token = _clock.set(None)
-    try:
-        yield
-    finally:
-        _clock.reset(token)
+    return bound(_clock, None)
 
 
 @contextlib.contextmanager

@@ -10,6 +10,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from contextvars import ContextVar
 
+from factdebate.util.context import bound
+
 
 class Watcher:
     """What measures work for the service (its metrics, its traces): a subclass's :meth:`watch` is entered
@@ -20,14 +22,9 @@ class Watcher:
         raise NotImplementedError  # abstract: each subclass measures in its own way
 
     @staticmethod
-    @contextlib.contextmanager
-    def watching(watchers: Sequence[Watcher]) -> Iterator[None]:
+    def watching(watchers: Sequence[Watcher]) -> AbstractContextManager[tuple[Watcher, ...]]:
         """Everything done inside (and in the tasks it starts) watched by ``watchers``."""
-        token = _watchers.set(tuple(watchers))
-        try:
-            yield
-        finally:
-            _watchers.reset(token)
+        return bound(_watchers, tuple(watchers))
 
     @staticmethod
     @contextlib.contextmanager

@@ -11,14 +11,15 @@ The evidence reaches :meth:`DPD.run` through a context variable, so each claim i
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Literal
 
 from factdebate.core.types import Document
 from factdebate.corpus.chunking import split_sentences
 from factdebate.methods.dpd.team import cosine_rows
+from factdebate.util.context import bound
 from factdebate.util.errors import InputError
 
 if TYPE_CHECKING:  # the harness and the API import the methods package: no cycle at import time
@@ -45,14 +46,9 @@ BY_DATASET = {"halueval-qa": "qa", "halueval-summarization": "summarization", "h
 _provider: ContextVar[Provider | None] = ContextVar("dpd_evidence", default=None)
 
 
-@contextmanager
-def evidence_for_claims(provider: Provider) -> Iterator[None]:
+def evidence_for_claims(provider: Provider) -> AbstractContextManager[Provider]:
     """Inside, every DPD debate asks ``provider(claim)`` for the evidence the task supplies."""
-    token = _provider.set(provider)
-    try:
-        yield
-    finally:
-        _provider.reset(token)
+    return bound(_provider, provider)
 
 
 async def supplied_evidence(claim: str) -> list[Document]:
