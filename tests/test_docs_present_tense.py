@@ -32,7 +32,7 @@ DIARY = {
 
 
 def pages() -> list[Path]:
-    found = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    found = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]
     return [p for p in found if p.relative_to(ROOT) not in GENERATED]
 
 

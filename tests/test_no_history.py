@@ -5,7 +5,7 @@ the history goes to CHANGELOG.md and benchmarks/decisions/, which are not read h
 
 - src/: every comment and docstring, for ``issue N``, ``stop N`` and a commit hash; every other string (a
   setting's description, a message) for ``issue N``.
-- README.md and docs/**/*.md: ``issue N``, ``stop N`` and commit hashes, generated result files aside.
+- README.md, CONTRIBUTING.md and docs/**/*.md: ``issue N``, ``stop N`` and commit hashes, generated result files aside.
 
 A hex word is a commit hash when it has 7 to 40 hex digits, letters and digits both, and is no digest (a
 ``sha256`` just before it) and no key id (``key-``); the few that pin someone else's code are listed in
@@ -96,7 +96,7 @@ def page_findings(path: Path) -> list[str]:
 
 
 def pages() -> list[Path]:
-    found = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    found = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]
     return [p for p in found if (name := p.relative_to(ROOT).as_posix()) not in GENERATED
             and not name.startswith(GENERATED_UNDER)]
 
