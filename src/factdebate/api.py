@@ -437,7 +437,7 @@ class GuardKeywords(SharedOptions, total=False):
     ``None`` takes the operator's default of each guard option."""
 
     question: str | None  # the question the reply answers (else a conversation's last user message)
-    policy: Policy | None  # annotate, flag, hold, rewrite or block
+    policy: Policy | None  # flag (guard.policy's default), annotate, hold, rewrite or block
     tier: Tier | None  # where each claim starts: fast, standard or deep
     deadline_s: float | None  # seconds for the whole check
     evidence: Passages[Passage] | None  # passages the reply rests on, as for verify

@@ -35,7 +35,9 @@ async def test_spans_slice_the_reply_to_each_claims_words_and_the_gate_says_what
     assert "Paris is the capital of France." in answer and "Hi!" not in answer and "lovely" not in answer
     assert [c.label for c in result.claims] == [Label.SUPPORTS, Label.REFUTES]
     assert all(c.tier == "fast" and c.status == "checked" for c in result.claims)
-    assert result.label == Label.REFUTES and result.text == REPLY and result.action_taken == "annotated"
+    # the default policy, flag: the reply as it came, then the footnote on the refuted claim
+    assert result.label == Label.REFUTES and result.action_taken == "flagged" and result.policy == "flag"
+    assert result.text.startswith(REPLY) and CLAIMS[1] in result.text[len(REPLY):]
     assert result.usage.model_calls == len(backend.calls) and result.usage.tool_calls == 2
 
 
@@ -88,7 +90,8 @@ async def test_extraction_past_the_deadline_leaves_each_sentence_unchecked_said_
     for claim in result.claims:
         assert claim.status == "unchecked" and claim.label is None and claim.span is not None
         assert "deadline (0.3 s) ended before this sentence's claims were extracted" in (claim.reason or "")
-    assert result.label is None and result.text == REPLY and result.action_taken == "annotated"
+    assert result.label is None and result.action_taken == "flagged" and result.text.startswith(REPLY)
+    assert "could not be checked" in result.text[len(REPLY):]  # flag, the default, says so under the reply
 
 
 async def test_an_unreadable_fast_reply_is_unchecked_and_counted_never_a_label() -> None:

@@ -25,7 +25,9 @@ async def test_a_reply_without_text_is_degraded_and_blocked(reply: dict[str, Any
     passed = await fd.aguard([ASKED, reply], **OFFLINE)
     assert blocked.degraded and blocked.degraded_reason == NO_TEXT and blocked.action_taken == "blocked"
     assert blocked.text.startswith("This answer was withheld: it could not be checked")
-    assert passed.degraded and passed.action_taken == "annotated" and passed.text == ""
+    # the default policy, flag: no text of the reply's, and the footnote that says it could not be checked
+    assert passed.degraded and passed.action_taken == "flagged"
+    assert passed.text == f"\n\n---\nFact check:\n- The answer could not be checked: {NO_TEXT}"
 
 
 async def test_a_tool_call_alone_passes_under_on_unchecked_block() -> None:

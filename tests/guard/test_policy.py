@@ -19,13 +19,19 @@ FAST = {"tier": "fast", "max_tier": "fast"}
 
 
 async def test_annotate_leaves_the_reply_and_a_refuted_claim_gets_a_grounded_correction() -> None:
-    result, _ = await run_check(script(), guard=FAST)
+    result, _ = await run_check(script(), guard=FAST, policy="annotate")
     refuted = result.claims[1]
     assert refuted.correction is not None and refuted.correction.text == "The Eiffel Tower is in Paris."
     assert refuted.correction.quote_source == "The Eiffel Tower is a tower in Paris."
     assert refuted.evidence[0].url == "https://example.org/eiffel"
     assert result.claims[0].correction is None  # supported: nothing to correct
     assert result.text == REPLY and result.action_taken == "annotated" and result.policy == "annotate"
+
+
+async def test_the_default_policy_is_flag_a_footnote_in_the_text() -> None:
+    result, _ = await run_check(script(), guard=FAST)
+    assert result.policy == "flag" and result.action_taken == "flagged" and result.text.startswith(REPLY)
+    assert result.text[len(REPLY):].startswith("\n\n---\nFact check:\n- \"The Eiffel Tower is in Rome.\"")
 
 
 async def test_a_correction_sharing_nothing_with_the_quote_is_dropped() -> None:

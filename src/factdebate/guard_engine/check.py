@@ -472,9 +472,9 @@ class Check:
             claims=claims, skipped=sorted(self.skipped, key=lambda s: s.span.start),
             passed_through=list(dict.fromkeys(self.passed_through)), policy=o.policy,
             evidence_dropped=self.session.dropped if self.session.trimmed else 0,
-            on_unchecked=o.on_unchecked, on_not_enough_info=o.on_not_enough_info, tier=o.tier,
-            deadline_s=o.deadline_s, original_text=text, text=text, sentences=total, sentences_checked=checked,
-            question=self.question, method=o.method, models=self.models(),
+            on_unchecked=o.on_unchecked, on_not_enough_info=o.on_not_enough_info, answer_format=o.answer_format,
+            tier=o.tier, deadline_s=o.deadline_s, original_text=text, text=text, sentences=total,
+            sentences_checked=checked, question=self.question, method=o.method, models=self.models(),
             warnings=model_warnings(self.models(), CLAIMS))
         return await apply_policy(result, self.reviser, self.recheck, self.settings.guard.rewrite_fallback)
 

@@ -24,6 +24,6 @@ def overloaded_result(text: str, options: ResolvedGuardOptions, why: str,
               ] if words else []
     result = GuardResult(claims=claims, degraded=True, degraded_reason=reason, passed_through=list(passed or []),
                          policy=options.policy, on_unchecked=options.on_unchecked,
-                         on_not_enough_info=options.on_not_enough_info, tier=options.tier,
-                         deadline_s=options.deadline_s, original_text=text, text=text)
+                         on_not_enough_info=options.on_not_enough_info, answer_format=options.answer_format,
+                         tier=options.tier, deadline_s=options.deadline_s, original_text=text, text=text)
     return apply_policy_unrevised(result)

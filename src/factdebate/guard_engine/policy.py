@@ -11,12 +11,19 @@
   claims are decided at the first tier (guard_engine/hold.py); one refuted only later is footnoted.
 - ``block``: a refusal naming what was refuted.
 
+An answer the caller asked for as JSON (``answer_format: json``, a chat request's ``response_format``) stays
+JSON: ``flag`` leaves its text as it came and marks it in ``action_taken`` alone (a footnote would leave it no
+JSON), ``hold`` refuses one that states a refuted claim whole, as ``block`` does (a sentence cut out of it would
+leave it no JSON; shown whole, the refuted claim would reach the reader), and ``rewrite`` sends no revision that
+is not JSON.
+
 ``guard.on_not_enough_info`` footnotes NOT ENOUGH INFO claims as unconfirmed (``flag``), leaves them to the
 verdicts (``pass``) or refuses the reply (``block``). ``on_unchecked: block`` refuses a reply with anything
 unchecked or a degraded check, such as a reply with no text that is no tool call (:func:`no_text_result`)."""
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_right
 from collections.abc import Awaitable, Callable, Sequence
@@ -48,9 +55,12 @@ def for_reader(reason: str, unavailable: str = CHECKER_UNAVAILABLE) -> str:
     return unavailable if _TECHNICAL.search(reason) else reason
 
 
-def stream_mode(policy: str, on_unchecked: str, on_not_enough_info: str = "flag") -> StreamMode:
-    """How a reply under ``policy`` streams: text shown cannot be taken back."""
-    if policy in ("rewrite", "block") or on_unchecked == "block" or on_not_enough_info == "block":
+def stream_mode(policy: str, on_unchecked: str, on_not_enough_info: str = "flag",
+                answer_format: str = "text") -> StreamMode:
+    """How a reply under ``policy`` streams: text shown cannot be taken back. A JSON answer under ``hold`` waits
+    whole: it is refused whole if it states a refuted claim."""
+    if policy in ("rewrite", "block") or on_unchecked == "block" or on_not_enough_info == "block" \
+            or (policy == "hold" and answer_format == "json"):
         return "whole"
     return "hold_back" if policy == "hold" else "footnote" if policy == "flag" else "pass"
 
@@ -228,11 +238,26 @@ def held(result: GuardResult, shown: str, withheld: int) -> tuple[str, ActionTak
     return shown + extra, action
 
 
+HOLD_REFUSES_JSON = ("hold refuses a JSON answer that states a refuted claim whole: a sentence withheld from it "
+                     "would leave it no JSON")
+
+
+def json_answer(result: GuardResult) -> bool:
+    """Whether ``result``'s answer was asked for as JSON: no policy may leave it text that is not JSON."""
+    return result.answer_format == "json"
+
+
 def apply_policy_unrevised(result: GuardResult) -> GuardResult:
     """:func:`apply_policy` for a result nothing is revised in, decided without waiting on anything."""
     text, action = result.original_text, _plain(result)
+    reason = result.action_reason
     if must_block(result):
         text, action = refusal(result), "blocked"
+    elif json_answer(result) and result.policy == "hold" and refuted(result.claims):
+        text, action, reason = refusal(result), "blocked", HOLD_REFUSES_JSON
+    elif json_answer(result) and result.policy in ("flag", "hold"):
+        # the mark without the text: the footnote would leave the answer no JSON; the verdicts say what it lists
+        action = "flagged" if footnotes(result) else action
     elif result.policy == "hold":
         pieces = [(piece.start, piece.end) for piece in gate(text)] if refuted(result.claims) else []
         kept, count = withhold(text, refuted(result.claims), pieces)
@@ -240,7 +265,7 @@ def apply_policy_unrevised(result: GuardResult) -> GuardResult:
     elif result.policy == "flag":
         extra = footnotes(result)
         text, action = (text + extra, "flagged") if extra else (text, action)
-    return result.model_copy(update={"text": text, "action_taken": action})
+    return result.model_copy(update={"text": text, "action_taken": action, "action_reason": reason})
 
 
 async def apply_policy(result: GuardResult, reviser: Reviser | None, recheck: Recheck | None = None,
@@ -256,6 +281,8 @@ async def apply_policy(result: GuardResult, reviser: Reviser | None, recheck: Re
         return not_revised(result, fallback, f"{type(exc).__name__}: {exc}")
     if not revised:
         return not_revised(result, fallback, "the reviser returned no text")
+    if json_answer(result) and not _is_json(revised):
+        return not_revised(result, fallback, "the revision is not JSON, which the answer was asked to be")
     if recheck is None:
         return not_revised(result, fallback, "the revision could not be checked again: no check was given for it")
     try:
@@ -321,6 +348,8 @@ def not_revised(result: GuardResult, fallback: Fallback, why: str, *, note: str 
     # the reviser (the upstream model) or the check of its revision: either server may be the one that failed
     why_read = for_reader(why, "a service it needs is not available right now")
     text = result.original_text + footnotes(result, note or f"The answer could not be revised ({why_read}).")
+    if json_answer(result):
+        text = result.original_text  # flagged in action_taken alone, as under flag: a footnote is no JSON
     return result.model_copy(update={"text": text, "action_taken": "flagged", "revision_claims": claims,
                                      "action_reason": f"rewrite fell back to flag: {why}"})
 
@@ -336,9 +365,18 @@ def no_text_result(options: ResolvedGuardOptions, passed: list[str], *, called: 
     """The result of a reply with no text to check: a tool call alone (``called``) is passed through; anything
     else (``content: 12345``, only images, empty) is ``degraded``."""
     result = GuardResult(passed_through=passed, policy=options.policy, on_unchecked=options.on_unchecked,
+                         answer_format=options.answer_format,
                          tier=options.tier, deadline_s=options.deadline_s, degraded=not called,
                          degraded_reason=None if called else NO_TEXT)
     return apply_policy_unrevised(result)
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):  # RecursionError: nested past the parser, no JSON a client could read
+        return False
+    return True
 
 
 def _plain(result: GuardResult) -> ActionTaken:

@@ -171,7 +171,8 @@ class StreamingCheck:
         self._fenced = False  # the answer taken so far leaves a fenced code block open
         self._result: GuardResult | None = None
         resolved = self._check.options
-        self.mode: StreamMode = stream_mode(resolved.policy, resolved.on_unchecked, resolved.on_not_enough_info)
+        self.mode: StreamMode = stream_mode(resolved.policy, resolved.on_unchecked, resolved.on_not_enough_info,
+                                            resolved.answer_format)
         # policy hold: the text to show, released part by part once decided (guard_engine/hold.py); else None
         self.held: HeldText | None = HeldText() if self.mode == "hold_back" else None
         with recording(self._check.recorder), cache_scope(self._check.cache_scope), counting(self._check.calls):

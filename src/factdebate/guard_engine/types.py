@@ -41,6 +41,9 @@ Tier = Literal["fast", "standard", "deep"]
 EvidenceMode = Literal["given", "both", "retrieved"]
 OnUnchecked = Literal["pass", "block"]
 OnNotEnoughInfo = Literal["pass", "flag", "block"]
+# What the caller asked the answer to be: "json" for a chat request's response_format json_object or json_schema,
+# whose text no policy may turn into something that is not JSON (guard_engine/policy.py).
+AnswerFormat = Literal["text", "json"]
 ActionTaken = Literal["none", "annotated", "flagged", "held", "rewritten", "blocked"]
 ClaimStatus = Literal["checked", "unchecked", "error"]
 
@@ -130,7 +133,8 @@ class GuardOptions(GivenEvidence):
     model_config = ConfigDict(extra="forbid")
     CONVERSATION_ID_PATTERN: ClassVar[str] = r"^[A-Za-z0-9._:-]{1,128}$"
 
-    policy: Policy | None = Field(default=None, description="annotate (default), flag, hold, rewrite or block.")
+    policy: Policy | None = Field(default=None, description="annotate, flag, hold, rewrite or block (default: the "
+                                  "operator's guard.policy, flag unless set).")
     deadline_s: float | None = Field(default=None, gt=0, description="Seconds to decide every claim; lowers, "
                                      "never raises, the operator's guard.max_deadline_s.")
     tier: Tier | None = Field(default=None, description="fast (one call per claim), standard (one debate round) "
@@ -153,6 +157,14 @@ class GuardOptions(GivenEvidence):
     _conversation: list[GuardEvidence] = PrivateAttr(default_factory=list)
     # The conversation's turns before the reply, (role, text), for the extractor (guard_engine/window.py).
     _dialogue: list[tuple[str, str]] = PrivateAttr(default_factory=list)
+    # What the caller asked the answer to be (set by a face from its request, never by a caller's options).
+    _answer_format: AnswerFormat = PrivateAttr(default="text")
+
+    def with_answer_format(self, answer_format: AnswerFormat) -> GuardOptions:
+        """These options for an answer asked for as ``answer_format`` (a chat request's ``response_format``)."""
+        out = self.model_copy()
+        out._answer_format = answer_format
+        return out
 
     @field_validator("question")
     @classmethod
@@ -226,7 +238,8 @@ class GuardOptions(GivenEvidence):
                                     conversation_id=self.conversation_id,
                                     on_unchecked=self.on_unchecked or guard.on_unchecked,
                                     question=self.question, conversation_evidence=conversation,
-                                    dialogue=list(self._dialogue), on_not_enough_info=guard.on_not_enough_info)
+                                    dialogue=list(self._dialogue), on_not_enough_info=guard.on_not_enough_info,
+                                    answer_format=self._answer_format)
 
 
 class ResolvedGuardOptions(_Strict):
@@ -246,6 +259,7 @@ class ResolvedGuardOptions(_Strict):
     conversation_evidence: list[GuardEvidence] = Field(default_factory=list)
     dialogue: list[tuple[str, str]] = Field(default_factory=list)  # the turns before the reply (guard_engine/window.py)
     on_not_enough_info: OnNotEnoughInfo = "flag"  # the operator's guard.on_not_enough_info
+    answer_format: AnswerFormat = "text"  # "json": the policy keeps the answer JSON (guard_engine/policy.py)
 
     def passages(self) -> list[Document]:
         """The caller's evidence as the passages a run is given (guard_engine/evidence.py's ``passages``)."""
@@ -359,11 +373,17 @@ class GuardResult(_Strict):
                                   "out of a claim's check (the most for any claim) because they were over the "
                                   "evidence limits; each claim got those that share most words with it. Said in "
                                   "passed_through too.")
-    policy: Policy = "annotate"
+    policy: Policy = "flag"
     on_unchecked: OnUnchecked = "pass"
     on_not_enough_info: OnNotEnoughInfo = Field(default="flag", description="What a NOT ENOUGH INFO claim does "
                                                 "(the operator's guard.on_not_enough_info): pass, flag (a footnote "
                                                 "under flag and hold) or block (the reply is refused).")
+    answer_format: AnswerFormat = Field(default="text", description="What the caller asked the answer to be: "
+                                        "json (a chat request's response_format json_object or json_schema) "
+                                        "or text. A JSON answer keeps its text under flag (the mark is "
+                                        "action_taken, and the X-Factdebate-Action header of a whole answer); "
+                                        "under hold one that states a refuted claim is refused whole, as "
+                                        "under block; under rewrite a revision that is not JSON is not sent.")
     tier: Tier = "standard"
     deadline_s: float = 0.0
     original_text: str = ""

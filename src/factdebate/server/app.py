@@ -23,6 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.guard.check_id import CheckIdHeader
 from factdebate.server.guard.litellm import router as litellm_router
+from factdebate.server.guard.openai_chat.answer import ACTION_HEADER, REFUTED_HEADER
 from factdebate.server.guard.openai_chat.door import router as guard_router
 from factdebate.server.guard.openai_chat.shed_gate import ShedGate
 from factdebate.server.guard.openai_chat.stream import VERDICTS_HEADER
@@ -129,8 +130,8 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
     if config.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=config.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type", VERDICTS_HEADER],
-                           # a page elsewhere reads a kept check's id
-                           expose_headers=[CHECK_ID_HEADER, GUARD_CHECK_ID_HEADER])
+                           # a page elsewhere reads a kept check's id, and what the guard did to an answer
+                           expose_headers=[CHECK_ID_HEADER, GUARD_CHECK_ID_HEADER, ACTION_HEADER, REFUTED_HEADER])
     app.add_middleware(CheckIdHeader)  # outside the body limit and the key check: their refusals carry it too
     app.add_middleware(SecurityHeaders)
     app.add_middleware(ScrubResponses)  # what any answer says passes one scrub on its way out (util/scrub.py)

@@ -280,10 +280,11 @@ class GuardSettings(_Strict):
         json_schema_extra=offered(operator_only=True, reaches="key"),
         description="Environment variable holding the upstream's API key (unset: no key is sent).")
     policy: Literal["annotate", "flag", "hold", "rewrite", "block"] = Field(
-        default="annotate", description="What a reply with refuted claims becomes by default: annotate (unchanged, "
-        "verdicts beside it), flag (a footnote list appended), hold (each refuted sentence withheld, a streamed "
-        "sentence shown only once its claims are decided, and the footnotes), rewrite (revised by the upstream), "
-        "block (refused).")
+        default="flag", description="What a reply with refuted claims becomes by default: flag (a footnote list "
+        "appended, the default: the mark is in the text every client shows), annotate (unchanged, verdicts beside "
+        "it, which only a client that reads the extra field sees), hold (each refuted sentence withheld, a "
+        "streamed sentence shown only once its claims are decided, and the footnotes), rewrite (revised by the "
+        "upstream), block (refused). An answer asked for as JSON stays JSON (docs/guard.md).")
     deadline_s: float | None = Field(
         default=None, gt=0, le=3600, description="Seconds to decide a reply's claims by default; a claim not "
         "decided in time is unchecked. Unset: fitted to where the checker's models run (guard_engine/deadline.py): "

@@ -148,7 +148,9 @@ def test_the_guard_as_litellms_model_refutes_the_false_shape_and_passes_its_twin
 def test_a_json_object_answer_through_litellm_is_checked(gateways: Gateways, litellm_proxy: str, twin: str,
                                                          model: str) -> None:
     """A client asking LiteLLM for ``response_format: {"type": "json_object"}`` gets a pretty-printed object:
-    its false city is refuted (flagged, or refused under ``block``), its true twin comes back as written."""
+    its false city is refuted (flagged, or refused under ``block``), its true twin comes back as written. The
+    guard as the model reads the request's ``response_format`` and keeps the flagged object JSON, the mark in
+    its (prefixed) headers; the guardrail is sent the text alone and footnotes it as text."""
     got, recorded = ask_litellm(gateways, litellm_proxy, PRETTY, twin, False, model,
                                 extra={"response_format": {"type": "json_object"}})
     if model == CHECKED_MODEL:
@@ -165,6 +167,10 @@ def test_a_json_object_answer_through_litellm_is_checked(gateways: Gateways, lit
     expect(PRETTY, twin, door, got.text, result, got.problem)
     if twin == "true":
         assert got.text == PRETTY.true, got.text
+    elif model == CHECKED_MODEL:
+        assert got.text == PRETTY.false and json.loads(got.text)["city"] == "Paris", got.text
+        assert result["action_taken"] == "flagged" and result["answer_format"] == "json", result
+        assert got.headers.get("llm_provider-x-factdebate-action") == "flagged", got.headers
     else:
         assert got.text is not None and FOOTNOTES in got.text and '"Paris"' in got.text.split(FOOTNOTES)[0]
 

@@ -376,7 +376,9 @@ def test_a_litellm_client_finds_its_checks_by_conversation(gateways: Gateways, l
         # The documented config sends no passages and the world's tools find none: the checker's REFUTES
         # quotes nothing, so the claim is listed unchecked, never flagged.
         assert any(c["status"] == "unchecked" and "Berlin" in c["claim"] for c in check["verdict"]["claims"])
-    assert alone.factdebate is not None and alone.factdebate["policy"] != model_options()["policy"], \
+    # Its deadline is the world's guard.deadline_s (60 s), not the config's 20 s (its policy, flag, is the
+    # guard's default too, so it would not tell).
+    assert alone.factdebate is not None and alone.factdebate["deadline_s"] != model_options()["deadline_s"], \
         "the client's factdebate object no longer replaces the config's: docs/guard.md says it does"
 
 

@@ -47,11 +47,13 @@ def test_a_checker_answering_deep_json_leaves_every_face_its_words_and_a_degrade
             check = client.post("/v1/guard/check", json={"text": ANSWER, "factdebate": FAST}, headers=AUTH)
             verify = client.post("/v1/verify", json={"claim": "Paris is in France."}, headers=AUTH)
     assert chat.status_code == 200, chat.text
-    assert chat.json()["choices"][0]["message"]["content"] == ANSWER  # the upstream's words, all of them
+    # the upstream's words, all of them, then the default policy's (flag's) footnote on the check it could not make
+    assert chat.json()["choices"][0]["message"]["content"].startswith(ANSWER + "\n\n---\nFact check:\n")
     assert chat.json()["factdebate"]["degraded"] is True, chat.text
     assert stream.status_code == 200, stream.text
     text, streamed_check, last = streamed(stream.text)
-    assert text == ANSWER and streamed_check["degraded"] is True and last == "[DONE]", stream.text
+    assert text.startswith(ANSWER + "\n\n---\nFact check:\n") and streamed_check["degraded"] is True, stream.text
+    assert last == "[DONE]", stream.text
     assert check.status_code == 200 and check.json()["degraded"] is True, check.text
     assert "could not be read" in check.json()["degraded_reason"], check.text
     # the verdict says no label was read from the model's answers, and keeps the answer it could not read

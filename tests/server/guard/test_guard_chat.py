@@ -68,7 +68,10 @@ def test_the_sdk_gets_the_upstreams_answer_with_each_claims_verdict_and_place(gu
         model="scripted", messages=[{"role": "user", "content": "Tell me about Paris."}],
         extra_body={"factdebate": FAST})
     completion = raw.parse()
-    assert completion.choices[0].message.content == ANSWER
+    # the default policy, flag: the upstream's answer, then the footnote on the refuted claim, in the text itself
+    content = completion.choices[0].message.content
+    assert content.startswith(ANSWER + "\n\n---\nFact check:\n- \"The Eiffel Tower is in Rome.\" is contradicted")
+    assert raw.headers["X-Factdebate-Action"] == "flagged" and raw.headers["X-Factdebate-Refuted"] == "1"
     found = completion.model_extra["factdebate"]
     claims = {c["claim"]: c for c in found["claims"]}
     assert words_of(claims[PARIS], ANSWER) == PARIS and words_of(claims[ROME], ANSWER) == ROME
@@ -78,7 +81,8 @@ def test_the_sdk_gets_the_upstreams_answer_with_each_claims_verdict_and_place(gu
     assert claims[ROME]["label"] == "REFUTES" and claims[ROME]["correction"] is None
     assert "its quote does not say paris" in claims[ROME]["correction_note"]
     assert claims[PARIS]["evidence"][0]["quote"] and claims[PARIS]["tier"] == "fast"
-    assert found["label"] == "REFUTES" and found["action_taken"] == "annotated" and not found["degraded"]
+    assert found["label"] == "REFUTES" and found["action_taken"] == "flagged" and not found["degraded"]
+    assert found["policy"] == "flag" and found["answer_format"] == "text"
     assert found["usage"]["model_calls"] >= 3 and "original_text" not in found
     # The kept check: its id in the header and the result, reopened as kind "guard" with both texts.
     check_id = raw.headers["X-Factdebate-Check-Id"]
@@ -97,15 +101,17 @@ def test_the_sdk_streams_the_answer_then_the_verdicts_in_a_last_chunk(guard: Gua
         extra_body={"factdebate": FAST}, extra_headers={"X-Factdebate-Verdicts": "each"})
     chunks = list(stream)
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
-    assert text == ANSWER
+    assert text.startswith(ANSWER + "\n\n---\nFact check:\n") and ROME in text[len(ANSWER):]  # flag: the default
     assert chunks[-1].choices == [] and "factdebate" in chunks[-1].model_extra
     found = chunks[-1].model_extra["factdebate"]
     assert {words_of(c, text) for c in found["claims"]} == {PARIS, ROME}
     assert {c["claim"]: c["label"] for c in found["claims"]} == {PARIS: "SUPPORTS", ROME: "REFUTES"}
     each = [c.model_extra["factdebate_claim"] for c in chunks if "factdebate_claim" in (c.model_extra or {})]
     assert sorted(c["claim"] for c in each) == sorted([PARIS, ROME])
-    # Sentences are checked while the answer arrives: the first claim's verdict came before its last words.
-    last_text = max(i for i, c in enumerate(chunks) if c.choices and c.choices[0].delta.content)
+    # Sentences are checked while the answer arrives: the first claim's verdict came before its last words (the
+    # footnote, after them, comes once the check is done).
+    last_text = max(i for i, c in enumerate(chunks) if c.choices and c.choices[0].delta.content
+                    and not c.choices[0].delta.content.startswith("\n\n---\nFact check:"))
     first_verdict = min(i for i, c in enumerate(chunks) if "factdebate_claim" in (c.model_extra or {}))
     assert first_verdict < last_text
 
@@ -114,7 +120,8 @@ def test_a_stream_whose_first_chunk_has_text_arrives_in_order(guard: Guard) -> N
     server, _ = guard(Upstream(role_chunk=False))  # every chunk at once: the first is read with several more
     for _ in range(3):
         chunks = list(ask(server, stream=True))
-        assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == ANSWER
+        text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+        assert text.startswith(ANSWER + "\n\n---\nFact check:\n")  # the answer, then flag's footnote
 
 
 def test_a_client_that_leaves_stops_the_upstream(guard: Guard) -> None:

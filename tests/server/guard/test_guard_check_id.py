@@ -21,7 +21,8 @@ OTHER_KEY = "other-key-9876543210"
 OTHER = {"Authorization": f"Bearer {OTHER_KEY}"}
 HEADER = "X-Factdebate-Check-Id"
 ID = re.compile(r"^[0-9a-f]{32}$")
-FAST = {"tier": "fast", "method": "single"}
+# annotate: the upstream's words pass as they came (no footnote of the default flag), which these tests compare
+FAST = {"tier": "fast", "method": "single", "policy": "annotate"}
 ASK: dict[str, Any] = {"model": "scripted", "messages": [{"role": "user", "content": "Tell me about Paris."}]}
 
 Start = Callable[..., LiveServer]

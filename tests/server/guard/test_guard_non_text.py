@@ -93,9 +93,11 @@ def test_a_reply_without_text_is_said_when_it_passes(guarded: tuple[TestClient, 
     answer = client.post("/v1/chat/completions", headers=AUTH, json={**ASK, "factdebate": {"tier": "fast"}})
     found = answer.json()["factdebate"]
     assert found["degraded"] is True and found["degraded_reason"] == NO_TEXT
-    assert found["action_taken"] == "annotated" and found["on_unchecked"] == "pass"
+    assert found["action_taken"] == "flagged" and found["on_unchecked"] == "pass"  # flag: the default policy
     assert any("image_url" in item for item in found["passed_through"]), found
-    assert answer.json()["choices"][0]["message"]["content"][0]["type"] == "image_url"  # passed on as it came
+    image, footnote = answer.json()["choices"][0]["message"]["content"]
+    assert image == {"type": "image_url", "image_url": {"url": "https://x.test/a.png"}}  # passed on as it came
+    assert footnote == {"type": "text", "text": f"\n\n---\nFact check:\n- The answer could not be checked: {NO_TEXT}"}
 
 
 def test_a_tool_call_alone_still_passes_under_on_unchecked_block(guarded: tuple[TestClient, Raw]) -> None:

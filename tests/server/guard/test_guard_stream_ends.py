@@ -25,7 +25,8 @@ from tests.server.conftest import AUTH, KEY, LiveServer
 from tests.server.guard_support import ANSWER, Upstream, scripted_checker_app, upstream_app
 from tests.server.stubborn_upstreams import Endless, Silent, Trickle, endless_app, raw_request, still
 
-FAST = {"tier": "fast", "method": "single"}
+# annotate: the upstream's words pass as they came (no footnote of the default flag), which these tests compare
+FAST = {"tier": "fast", "method": "single", "policy": "annotate"}
 HI = [{"role": "user", "content": "Tell me about Paris."}]
 CHAT = "/v1/chat/completions"
 Guard = Callable[..., LiveServer]

@@ -30,7 +30,8 @@ from tests.server.guard_support import ANSWER, scripted_checker_app, tokens
 from tests.server.stubborn_upstreams import NeverAccepts, Silent
 
 UPSTREAM_KEY = "sk-operator-upstream-0123456789abcdef"
-FAST = {"tier": "fast", "method": "single"}
+# annotate: the upstream's words pass as they came (no footnote of the default flag), which these tests compare
+FAST = {"tier": "fast", "method": "single", "policy": "annotate"}
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "Tell me about Paris."}], "factdebate": FAST}
 STREAM_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
 UNREACHABLE = "the operator's upstream model could not be reached ({})"

@@ -39,6 +39,7 @@ MAX_CHOICES = 8  # n, whatever the operator allows: each answer is checked (guar
 MAX_TOOL_RESULT_CHARS = 10**9  # a tool result's text: bounded by the body limit alone (see check_messages)
 MAX_TOOLS = 128  # tools (or functions) one request may offer the model: OpenAI's own limit
 OFF_LOOP_MESSAGES = 200  # a longer conversation is checked in a worker thread and sent on alike
+JSON_FORMATS = ("json_object", "json_schema")  # the response_format types whose answer is JSON
 
 Role = Literal["system", "developer", "user", "assistant", "tool", "function"]
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -175,6 +176,14 @@ class ChatRequest(BaseModel):
         """The messages as plain objects (made while the request was read: a long conversation's in the worker
         thread that reads it, :func:`read_chat_request`). Read only: the upstream's body shares them."""
         return self.messages
+
+    @property
+    def answer_format(self) -> Literal["text", "json"]:
+        """"json" when ``response_format`` (passed on as sent, unread otherwise) asks for a JSON answer
+        (``json_object``, or ``json_schema``, structured outputs), which no policy may leave text that is not
+        JSON (guard_engine/policy.py); else "text"."""
+        asked = (self.model_extra or {}).get("response_format")
+        return "json" if isinstance(asked, dict) and asked.get("type") in JSON_FORMATS else "text"
 
     @property
     def long(self) -> bool:

@@ -163,7 +163,8 @@ async def read_chat(request: Request, service: Service, who: str) -> ChatDoor | 
         return openai_error(404, NO_UPSTREAM, "not_found_error", "guard_disabled")
     try:
         body = await read_chat_request(request)
-        options = door_options(body.factdebate, request)
+        # the answer's format is the request's (response_format), never an option a caller could set apart from it
+        options = door_options(body.factdebate, request).with_answer_format(body.answer_format)
     except InputError as exc:
         return openai_error(422, str(exc))
     return ChatDoor(body, upstream, chat_host(request, service, who, body, upstream),

@@ -1,7 +1,8 @@
 """``POST /v1/chat/completions``: the fact-checking guard as an OpenAI-compatible endpoint. Any OpenAI client
 points its base URL here; the request goes on to the operator's model (``guard.upstream``), the assistant's
 reply is checked by :mod:`factdebate.guard_engine`, and the answer comes back in OpenAI's shape with a
-``factdebate`` object beside ``choices`` (and the kept check's id in ``X-Factdebate-Check-Id``).
+``factdebate`` object beside ``choices`` (and the kept check's id in ``X-Factdebate-Check-Id``; a whole answer's
+action and refuted claims in ``X-Factdebate-Action`` and ``X-Factdebate-Refuted``).
 
 The route is thin: the request's format and checks (server/guard/chat_request.py), the way to the upstream
 (server/guard/upstream.py) and the stream's relay (server/guard/openai_chat/stream.py) live apart, and the checking
@@ -22,7 +23,7 @@ from fastapi.responses import JSONResponse, Response
 from factdebate.engine import Begun, Reply
 from factdebate.server.guard.chat_request import ChatRequest
 from factdebate.server.guard.host import ChatDoor, door_error, prepare_stream, read_chat
-from factdebate.server.guard.openai_chat.answer import answer_replies, apply_to_answer
+from factdebate.server.guard.openai_chat.answer import answer_headers, answer_replies, apply_to_answer
 from factdebate.server.guard.openai_chat.stream import stream_reply
 from factdebate.server.guard.prepare import (
     GUARD_CHECK_ID_HEADER,
@@ -93,7 +94,8 @@ async def _plain_reply(door: ChatDoor) -> Response:
 
     results = await door.call.check_replies(replies, door.host)
     apply_to_answer(answer, results, block_finish[0])
-    headers = {GUARD_CHECK_ID_HEADER: results[0].check_id} if results[0].check_id else None
+    headers = answer_headers(results[0]) | ({GUARD_CHECK_ID_HEADER: results[0].check_id}
+                                            if results[0].check_id else {})
     try:
         return JSONResponse(answer, headers=headers)
     except ValueError:  # text no UTF-8 reply can carry (a lone surrogate in the upstream's answer): replaced
