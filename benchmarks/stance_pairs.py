@@ -11,10 +11,10 @@ pairs are drawn of each stance with a fixed seed. The table gives, for each labe
 precision (of the claims given it, how many the annotators gave the matching stance) and recall (of the pairs of
 that stance, how many got it), with Wilson intervals, under two readings of the same answers:
 
-- ``as shipped``: what the guard returns (a claim is checked with the label the checker gave);
-- ``quote states it``: a SUPPORTS counts only where the checker cited the passage by a quote copied from it
-  and the passage is about the claim's subject (what "checked" must mean to a reader), else the claim is
-  unchecked.
+- ``checker's label``: the label the checker gave, with every other rule of the fast tier;
+- ``quote states it`` (what the guard returns): a SUPPORTS counts only where the checker cited the passage by a
+  quote copied from it and the quote with the passage's title is about the claim's subject (what "checked" must
+  mean to a reader), else the claim is unchecked.
 
 The matching stance of SUPPORTS is completely-support (partially-support is counted apart: the passage states
 part of the claim), of REFUTES refute, and of "unchecked" irrelevant. Rows are appended to ``--output``/rows.jsonl
@@ -35,7 +35,7 @@ from typing import Any
 
 import factdebate as fd
 from factdebate.eval.report.intervals import wilson
-from factdebate.guard_engine.fast import about
+from factdebate.guard_engine.fast import UNQUOTED, about
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -60,10 +60,13 @@ def draw(path: Path, per_stance: int, seed: int = 0) -> list[dict[str, Any]]:
 
 def reading(row: dict[str, Any], strict: bool) -> str:
     """The guard's answer on one pair: SUPPORTS, REFUTES or unchecked (NOT ENOUGH INFO reads as unchecked: no
-    passage stated or contradicted the claim). ``strict``: the "quote states it" reading."""
+    passage stated or contradicted the claim). ``strict``: with the rule that a SUPPORTS quotes a passage about
+    the claim (guard_engine/fast.py's ``unquoted_support``); without it, a SUPPORTS the rule withheld counts."""
     labels = []
     for claim in row["claims"]:
         label = claim["label"] if claim["status"] == "checked" else None
+        if not strict and label is None and UNQUOTED in (claim["reason"] or ""):
+            label = "SUPPORTS"  # the checker's own label, which the rule set aside
         if strict and label == "SUPPORTS" and not any(about(row["claim"], f"{c['title']}: {c['quote']}")
                                                       for c in claim["cited"]):
             label = None
@@ -89,7 +92,7 @@ async def check(pair: dict[str, Any], args: argparse.Namespace) -> dict[str, Any
 
 def table(rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
     lines, figures = [], {}
-    for name, strict in (("as shipped", False), ("quote states it", True)):
+    for name, strict in (("checker's label", False), ("quote states it", True)):
         got = [(reading(r, strict), r["stance"]) for r in rows]
         lines.append(f"\n{name} ({len(got)} pairs)")
         lines.append(f"{'label':<10} {'precision':>22} {'recall':>22}  given to partially-support")

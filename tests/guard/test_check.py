@@ -112,7 +112,8 @@ async def test_unsettled_claims_go_up_a_tier_and_record_the_deciding_one() -> No
         # The standard tier's run (the first for each claim) cannot tell; the deep one supports.
         return "NOT ENOUGH INFO" if runs.count(claim) == 1 else "SUPPORTS"
 
-    fast = {CLAIMS[0]: json.dumps({"label": "SUPPORTS", "passage": 1, "quote": ""}),
+    quote = "The Eiffel Tower is a tower in Paris."
+    fast = {CLAIMS[0]: json.dumps({"label": "SUPPORTS", "passage": 1, "quote": quote}),
             CLAIMS[1]: json.dumps({"label": "NOT ENOUGH INFO", "passage": 0, "quote": ""})}
     result, _ = await run_check(script(fast=fast.__getitem__, debate=debate), tier="fast", method="single")
     settled, escalated = result.claims

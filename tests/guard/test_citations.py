@@ -31,7 +31,9 @@ async def test_a_checker_that_names_no_passage_cites_none() -> None:
         return json.dumps({"label": "SUPPORTS", "passage": 0, "quote": ""})
 
     result, _ = await run_check(script(claims=[TEXT], fast=unnamed), TEXT, docs=[BURJ, TOWER], guard=FAST)
-    assert result.claims[0].evidence and not any(e.cited for e in result.claims[0].evidence)
+    claim = result.claims[0]
+    assert not any(e.cited for e in claim.evidence)
+    assert claim.status == "unchecked" and claim.label is None  # a SUPPORTS that shows no words checks nothing
 
 
 def _verdict(judge: str, turn: str) -> Verdict:

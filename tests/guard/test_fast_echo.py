@@ -14,8 +14,11 @@ from factdebate.guard_engine.fast import (
     EXAMPLE_QUOTE,
     OFF_TOPIC,
     UNFOUNDED,
+    UNQUOTED,
+    FastVerdict,
     bears_on,
     read_reply,
+    unquoted_support,
     unseen_numbers,
 )
 from factdebate.guard_engine.window_call import EXAMPLE_CORRECTION
@@ -117,9 +120,11 @@ def test_a_number_no_shown_passage_writes_is_unseen() -> None:
 
 
 async def test_a_supports_of_a_number_no_passage_writes_leaves_the_claim_unchecked() -> None:
-    # As the offline checker answered the README's example: SUPPORTS, naming no passage, of a year none writes.
+    # As the offline checker answered the README's example: SUPPORTS, quoting the tower's years, of a year none
+    # writes.
     guide = [Document(id="t", title="Eiffel Tower", text="The company built the tower from 1887 to 1889.")]
-    supports = lambda claim: json.dumps({"label": "SUPPORTS", "passage": 0, "quote": claim})  # noqa: E731
+    supports = lambda claim: json.dumps(  # noqa: E731
+        {"label": "SUPPORTS", "passage": 1, "quote": "The company built the tower from 1887 to 1889."})
     text = "The Eiffel Tower was finished in 1899."
     result, _ = await run_check(script(claims=[text], fast=supports), text, guard=FAST_ONLY, docs=guide)
     (claim,) = result.claims
@@ -210,3 +215,31 @@ def test_numbers_are_read_as_values_whatever_their_writing() -> None:
     assert numbers("Everest is 8\u202f849 m high.") == numbers("Everest is 8 849 metres high.") == {"8849"}
     assert numbers("\u0661\u0669\u0668\u0669") == {"1989"}  # Eastern Arabic digits
     assert numbers("It costs 3.5 euros.") == {"3", "5"}  # a decimal as before
+
+
+async def test_a_supports_that_quotes_no_passage_about_the_claim_is_unchecked_said_why() -> None:
+    # As the offline checker answered Factcheck-Bench's stance pairs: SUPPORTS with no quote it could show, or
+    # with a quote about something else.
+    guide = [Document(id="t", title="Eiffel Tower", text="The Eiffel Tower is a lattice tower in Paris, France.")]
+    text = "The Eiffel Tower stands in Paris."
+    for reply in ({"label": "SUPPORTS", "passage": 0, "quote": ""},
+                  {"label": "SUPPORTS", "passage": 1, "quote": "a lattice tower in Lyon"},  # not the passage's
+                  {"label": "SUPPORTS", "passage": 1, "quote": ""}):
+        fast = lambda claim, reply=reply: json.dumps(reply)  # noqa: E731
+        result, _ = await run_check(script(claims=[text], fast=fast), text, guard=FAST_ONLY, docs=guide)
+        (claim,) = result.claims
+        assert (claim.status, claim.label) == ("unchecked", None), reply
+        assert claim.reason is not None and UNQUOTED in claim.reason and result.label is None
+    quoted = lambda claim: json.dumps(  # noqa: E731
+        {"label": "SUPPORTS", "passage": 1, "quote": "The Eiffel Tower is a lattice tower in Paris, France."})
+    result, _ = await run_check(script(claims=[text], fast=quoted), text, guard=FAST_ONLY, docs=guide)
+    (claim,) = result.claims
+    assert (claim.status, claim.label) == ("checked", "SUPPORTS")
+    assert [e.quote for e in claim.evidence if e.cited] == ["The Eiffel Tower is a lattice tower in Paris, France."]
+
+
+def test_a_quote_about_another_subject_does_not_check_a_claim() -> None:
+    war = Document(id="w", title="Second Boer War", text="The Second Boer War began in 1899 in southern Africa.")
+    verdict = FastVerdict(Label.SUPPORTS, [war], quote="The Second Boer War began in 1899", cited=True)
+    assert unquoted_support("The Eiffel Tower was finished in 1899.", verdict) == UNQUOTED
+    assert unquoted_support("The Second Boer War began in 1899.", verdict) == ""

@@ -164,10 +164,12 @@ async def test_a_conversation_shares_verdicts_for_one_caller_only() -> None:
     assert [info.prompt for info, _ in backend_other.calls] == ["guard_window", "guard_fast:correction"]
 
 
-async def test_a_fast_reply_that_names_no_passage_keeps_no_quote() -> None:
+async def test_a_fast_reply_that_names_no_passage_keeps_no_quote_and_checks_nothing() -> None:
     fast = lambda claim: json.dumps({"label": "SUPPORTS", "passage": 7, "quote": "made up"})  # noqa: E731
     result, _ = await run_check(script(fast=fast), guard=FAST)
-    assert result.claims[1].label == "SUPPORTS" and "made up" not in result.claims[1].evidence[0].quote
+    claim = result.claims[1]
+    assert (claim.status, claim.label) == ("unchecked", None)
+    assert not any("made up" in e.quote for e in claim.evidence)
 
 
 async def test_a_fast_refutes_that_names_no_passage_is_unchecked_and_says_why() -> None:

@@ -145,7 +145,8 @@ async def test_hold_shows_a_line_of_a_window_only_once_its_claims_are_decided() 
 
 async def test_a_claim_whose_item_is_unusable_is_asked_alone() -> None:
     def fast(claim: str) -> str:  # the verdicts' double cannot say one claim's label
-        return "no idea" if "Rome" in claim else json.dumps({"label": "SUPPORTS", "passage": 0, "quote": ""})
+        return "no idea" if "Rome" in claim else json.dumps(
+            {"label": "SUPPORTS", "passage": 1, "quote": "The Eiffel Tower is a tower in Paris."})
 
     result, backend = await run_check(script(fast=fast), **FAST)
     asked = [info.prompt for info, _ in backend.calls]
@@ -268,9 +269,9 @@ async def test_a_short_answer_s_passages_are_ranked_with_the_question_it_answers
               for t in ("Berlin Wall", "Big Ben", "Golden Gate Bridge", "Sydney Opera House", "Colosseum")]
     tower = {"title": "Eiffel Tower", "text": "The Eiffel Tower is a wrought-iron lattice tower in Paris, France."}
     respond = script(claims=["The Eiffel Tower is not in Paris."])
-    result, backend = await run_check(respond, "No, it isn't.", question="Is the Eiffel Tower in Paris?",
-                                      evidence=[*others, tower], evidence_mode="given", guard={"window_call": True},
-                                      tier="fast", max_tier="fast")
+    _, backend = await run_check(respond, "No, it isn't.", question="Is the Eiffel Tower in Paris?",
+                                 evidence=[*others, tower], evidence_mode="given", guard={"window_call": True},
+                                 tier="fast", max_tier="fast")
     window = [m[0]["content"] for info, m in backend.calls if info.prompt.startswith("guard_window")]
     assert window and "Eiffel Tower: The Eiffel Tower is a wrought-iron" in window[0]
     passages = window[0][window[0].find("\nPassages:\n"):window[0].find("\nAnswer:\n")]

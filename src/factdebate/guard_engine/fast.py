@@ -109,6 +109,21 @@ def _same_word(word: str, other: str) -> bool:
     return stem(word) == stem(other) and min(len(word), len(other)) >= 0.75 * max(len(word), len(other))
 
 
+# Why a SUPPORTS that quotes no passage about the claim leaves it unchecked: "checked" tells the reader a passage
+# states the claim, so it must show the words (benchmarks/stance_pairs.py: on Factcheck-Bench's stance pairs the
+# offline checker answered SUPPORTS on most pairs whatever their stance, mostly without a quote it could show).
+UNQUOTED = ("the checker answered SUPPORTS without quoting words of a passage about the claim, and a claim is "
+            "checked only on a passage that states it")
+
+
+def unquoted_support(claim: str, verdict: FastVerdict) -> str:
+    """Why a SUPPORTS of ``claim`` is no verdict ("" when it stands): it cites no passage by words copied from it,
+    or its quote and the passage's title are not about what the claim is about (:func:`about`)."""
+    if not verdict.cited or not verdict.quote or not verdict.documents:
+        return UNQUOTED
+    return "" if about(claim, f"{verdict.documents[0].title}: {verdict.quote}") else UNQUOTED
+
+
 # Numbers a claim names without stating them as its value: a bound ("before 1940", "over 300 metres"), a decade
 # or a century ("the late 1800s", "the 14th century"), and any number of a negated claim ("did not sink in 1915"):
 # a passage that supports the claim need not write them.

@@ -14,7 +14,7 @@ from factdebate.core.types import Document, Label, Verdict
 from factdebate.guard_engine.citations import cited_texts
 from factdebate.guard_engine.correct import correct
 from factdebate.guard_engine.evidence import claim_evidence, tier_resources, tier_settings
-from factdebate.guard_engine.fast import FastVerdict, decide_fast, unseen_numbers
+from factdebate.guard_engine.fast import FastVerdict, decide_fast, unquoted_support, unseen_numbers
 from factdebate.guard_engine.types import TIERS, ClaimEvidence, GuardClaim, ResolvedGuardOptions, Tier
 from factdebate.methods.resources import Resources
 from factdebate.run.claim import run_claim
@@ -107,8 +107,11 @@ async def _run_tier(claim: str, tier: Tier, ctx: Context) -> TierOutcome:
 
 def fast_outcome(claim: str, fast: FastVerdict) -> TierOutcome:
     """The fast tier's outcome from its verdict of ``claim`` (asked alone, or in the window's call); a SUPPORTS
-    of a number no passage shown writes is none (fast.unseen_numbers)."""
-    if fast.label == Label.SUPPORTS and (unseen := unseen_numbers(claim, fast.documents)):
+    without a quote about the claim (fast.unquoted_support), or of a number no passage shown writes
+    (fast.unseen_numbers), is none."""
+    if fast.label == Label.SUPPORTS and (unquoted := unquoted_support(claim, fast)):
+        fast = FastVerdict(None, fast.documents, problem=unquoted)
+    elif fast.label == Label.SUPPORTS and (unseen := unseen_numbers(claim, fast.documents)):
         fast = FastVerdict(None, fast.documents, problem=unseen)
     named = frozenset(d.text for d in fast.documents[:1]) if fast.cited else frozenset[str]()
     evidence = claim_evidence(claim, fast.documents, cited=named)

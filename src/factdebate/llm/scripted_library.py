@@ -112,7 +112,10 @@ def _fast(prompt: str, claim: str, disagree: bool) -> dict[str, object]:
     label = "REFUTES" if disagree and first else "SUPPORTS" if first else "NOT ENOUGH INFO"
     if first and claim.strip() == first.group(1).strip():
         label = "SUPPORTS"  # a statement copied from its passage (a correction checked against its quote)
-    quote = first.group(1).split(". ")[0] if first else ""
+    # the first passage's sentence that shares most words with the claim, as a checker quotes what it rests on
+    said = set(re.findall(r"\w+", claim.lower()))
+    sentences = [s.strip().rstrip(".") for s in first.group(1).split(". ") if s.strip()] if first else []
+    quote = max(sentences, key=lambda s: len(said & set(re.findall(r"\w+", s.lower()))), default="")
     return {"label": label, "passage": 1 if first else 0, "quote": quote}
 
 
