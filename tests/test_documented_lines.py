@@ -267,6 +267,8 @@ RULES: dict[str, Rule] = {
         "checks 100 replies at every tier (a minute)"),
     ".venv/bin/python benchmarks/test_suite.py --report junit.xml": Script("reads an earlier suite's report"),
     ".venv/bin/python benchmarks/test_suite.py --fresh-clone": Script("`make test` in a new clone"),
+    "FACTDEBATE_GUARD__MAX_DEADLINE_S=900 .venv/bin/python benchmarks/stance_pairs.py --per-stance 8 "
+    "--deadline-s 600": Script("the stance pairs with the offline model (an hour of both cores)"),
     ".venv/bin/python benchmarks/offline_accuracy.py": Script("the offline model's accuracy table (an hour of both "
                                                                "cores and the offline model)"),
     "FACTDEBATE_CPU_PROFILE=/tmp/prof .venv/bin/python -m pytest -p benchmarks.pytest_cpu -n 2 tests/cli": Skip(
