@@ -199,3 +199,13 @@ async def test_the_model_cache_is_shared_by_one_api_key_never_between_keys(tmp_p
             await check_text(REPLY, settings, resources, options=GuardOptions(), caller=caller)
             asked.append(len(backend.calls) - before)
     assert asked[0] > 0 and asked[1] == 0 and asked[2] == asked[0]
+
+
+async def test_the_rest_past_the_limit_counts_as_one_sentence_and_is_not_split() -> None:
+    # A reply of megabytes past guard.max_message_chars was split into sentences whole to be counted, holding the
+    # event loop for seconds; the rest is one unchecked claim, and one sentence of the count.
+    checked = "Paris is the capital of France. The Eiffel Tower is in Rome. Hello there, have a look at it. "
+    text = checked + "It rains. " * 5000
+    result, _ = await run_check(script(), text, guard={**FAST, "max_message_chars": 100})
+    assert result.sentences == 4 and result.sentences_checked == 2
+    assert result.claims[-1].status == "unchecked" and "max_message_chars" in (result.claims[-1].reason or "")

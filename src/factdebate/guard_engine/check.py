@@ -464,7 +464,7 @@ class Check:
             label, decided_by = response_label([c.label if c.status == "checked" else None for c in claims])
         self.recorder.emit(ResponseJudged(label=label, decided_by=decided_by, claim_labels=[c.label for c in claims]))
         o = self.options
-        total, checked = sentence_counts(text, claims)
+        total, checked = sentence_counts(text, claims, self.beyond)
         result = GuardResult(
             label=label, degraded=degraded, degraded_reason=reason, deadline_missed=missed,
             usage=GuardUsage(model_calls=self.calls.sent, cached_calls=self.calls.cached,
@@ -517,9 +517,14 @@ def _all_failed(claims: Sequence[GuardClaim]) -> str | None:
     return f"none of the {len(tried)} claim(s) could be checked" + (f": {first}" if first else "")
 
 
-def sentence_counts(text: str, claims: Sequence[GuardClaim]) -> tuple[int, int]:
+def sentence_counts(text: str, claims: Sequence[GuardClaim], upto: int | None = None) -> tuple[int, int]:
     """How many sentences ``text`` has and how many of them hold a checked claim's span (so that a degraded
-    check never says "3 sentences not checked" of 8 when none of the 8 was checked)."""
+    check never says "3 sentences not checked" of 8 when none of the 8 was checked). ``upto``: where the checked
+    part ends (:func:`checked_length`); the rest counts as one sentence, unchecked, and is not split: a reply of
+    megabytes past the limit would hold the event loop for seconds."""
+    if upto is not None and upto < len(text):
+        total, checked = sentence_counts(text[:upto], claims)
+        return total + 1, checked
     parts = sentences(text)
     spans = [c.span for c in claims if c.status == "checked" and c.span is not None]
     checked = sum(any(s.start < end and s.end > start for s in spans) for start, end in parts)
