@@ -103,7 +103,9 @@ def table(rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
             partial = sum(s == "partially-support" for s in given)
             lines.append(f"{label:<10} {hit_p:>3}/{len(given):<3} {_interval(hit_p, len(given)):>14} "
                          f"{hit_r:>3}/{len(of):<3} {_interval(hit_r, len(of)):>14}  {partial}")
-            figures[f"{name}:{label}"] = {"precision": [hit_p, len(given)], "recall": [hit_r, len(of)]}
+            reading_key = "quote_rule" if strict else "checker"  # keys the performance page can show
+            figures[f"{reading_key}.{label}.precision"] = f"{hit_p}/{len(given)}"
+            figures[f"{reading_key}.{label}.recall"] = f"{hit_r}/{len(of)}"
         lines.append("confusion (stance -> answer): " + json.dumps(
             {s: dict(Counter(g for g, t in got if t == s)) for s in STANCES}))
     return "\n".join(lines), figures

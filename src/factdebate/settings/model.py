@@ -284,7 +284,7 @@ class GuardSettings(_Strict):
         "appended, the default: the mark is in the text every client shows), annotate (unchanged, verdicts beside "
         "it, which only a client that reads the extra field sees), hold (each refuted sentence withheld, a "
         "streamed sentence shown only once its claims are decided, and the footnotes), rewrite (revised by the "
-        "upstream), block (refused). An answer asked for as JSON stays JSON (docs/guard.md).")
+        "upstream), block (refused). An answer asked for as JSON stays JSON (factdebate docs guard).")
     deadline_s: float | None = Field(
         default=None, gt=0, le=3600, description="Seconds to decide a reply's claims by default; a claim not "
         "decided in time is unchecked. Unset: fitted to where the checker's models run (guard_engine/deadline.py): "

@@ -2,8 +2,9 @@
 (upper- or lower-case escapes, ``+`` for a space), in hex, and in base64 (standard or URL-safe, padded or not,
 standing alone or inside a longer payload at any of the three byte alignments). An upstream that echoes a key
 through a query string or an encoded header hands it over as surely as one that quotes it. A secret (not a
-host) is also sought reversed, in upper and in lower case, and, when it is long enough, each of its halves on
-its own (a model told to write the key in two parts, with text between them)."""
+host) is also sought reversed, in upper and in lower case. A half of a key is not sought on its own: the halves of
+the keys one process holds (a test's ``0123456789abcdef``, a path's ``/tmp/...``) turn up in ordinary text and
+logs, and masking them there hides what a caller needs to read."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from typing import NamedTuple
 from urllib.parse import quote, quote_plus
 
 from factdebate.util.scrub.held import held
-from factdebate.util.scrub.vocabulary import MIN_SECRET_CHARS
 
 
 def holds_any(text: str, parts: tuple[str, ...]) -> bool:
@@ -38,7 +38,7 @@ class _Forms(NamedTuple):
     in a password is escaped in a body), a secret also turned (:func:`_turned`). ``url``: URL-encoded (each
     holds a "%" or a "+"). ``coded``: hex and base64. ``probes``: the fewest of ``coded`` that each of ``coded``
     holds one of (a padded base64 holds its unpadded self, which holds its first middle), and ``folded`` the
-    fewest of ``plain`` case-folded (a whole key holds its halves; its upper and lower case fold to one), so
+    fewest of ``plain`` case-folded (a key's upper and lower case fold to one), so
     that a text is searched for few strings."""
 
     plain: tuple[str, ...]
@@ -72,31 +72,9 @@ def _base64_forms(raw: bytes) -> set[str]:
     return out | {form.translate(_URL_SAFE) for form in out}
 
 
-def _halves(value: str) -> tuple[str, ...]:
-    """The two halves of a secret long enough that each is :data:`MIN_SECRET_CHARS` characters, each only where
-    it looks like part of a key rather than words or a number (:func:`_token_like`): a chosen secret's halves
-    ("applicat|ion/json", "America/L|os_Angeles", "www.examp|le.com/api") turn up in ordinary text."""
-    if len(value) < 2 * MIN_SECRET_CHARS:
-        return ()
-    middle = len(value) // 2
-    return tuple(half for half in (value[:middle], value[middle:]) if _token_like(half))
-
-
-_LETTERS = re.compile(r"[^\W\d_]+")
-
-
-def _token_like(text: str) -> bool:
-    """No whitespace, some letters, and a digit with them or a run of letters in no word's case (not lower,
-    Capitalized or UPPER): what a random key's piece almost always is, and a word or a number is not."""
-    runs = _LETTERS.findall(text)
-    if not runs or any(c.isspace() for c in text):
-        return False
-    return any(c.isdigit() for c in text) or not all(r.islower() or r.isupper() or r.istitle() for r in runs)
-
-
 def _turned(value: str) -> tuple[str, ...]:
-    """A secret as a model asked to give it away may write it: reversed, in upper or lower case, in halves."""
-    return (value[::-1], value.upper(), value.lower(), *_halves(value))
+    """A secret as a model asked to give it away may write it: reversed, in upper or lower case."""
+    return (value[::-1], value.upper(), value.lower())
 
 
 def _forms_of(value: str, secret: bool) -> _Forms:
