@@ -85,8 +85,9 @@ def _abbreviation_mid(word: str) -> bool:
 
 
 def _goes_on(following: str) -> bool:
-    """Whether a word starting with ``following`` continues the sentence before it ("" : not known yet)."""
-    return not following or following.islower() or following.isdigit()
+    """Whether a word starting with ``following`` continues the sentence before it ("" : not known yet; "(": a
+    year or a reference after "et al.")."""
+    return not following or following.islower() or following.isdigit() or following in "(["
 
 
 class SentenceEnds:
@@ -189,7 +190,7 @@ class SentenceEnds:
             return False
         if length >= _HEAD:
             return True
-        word = self._head[:length]
+        word = self._head[:length].lstrip("([{\"'\u201c\u2018")  # "(Sept. 16)" holds the word "Sept."
         return not _abbreviation(word) and not (_abbreviation_mid(word) and _goes_on(self._next))
 
     def _ended(self) -> bool:
