@@ -75,7 +75,6 @@ def test_a_bracket_before_or_after_an_abbreviation_keeps_it_in_its_sentence() ->
 def test_on_real_answers_no_abbreviation_ends_a_sentence_the_next_word_goes_on() -> None:
     """The benchmarks' answers and passages (read from ../shared/datasets at run time): wherever one of the
     abbreviations is followed by a word in lower case or a bracket, the sentence goes on past it."""
-    import json
     import re
     from pathlib import Path
 
