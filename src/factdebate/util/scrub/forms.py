@@ -3,7 +3,7 @@
 standing alone or inside a longer payload at any of the three byte alignments). An upstream that echoes a key
 through a query string or an encoded header hands it over as surely as one that quotes it. A secret (not a
 host) is also sought reversed, in upper and in lower case. A half of a key is not sought on its own: the halves of
-the keys one process holds (a test's ``0123456789abcdef``, a path's ``/tmp/...``) turn up in ordinary text and
+the keys one process holds (a test key's run of hex digits, a path's ``/tmp/...``) turn up in ordinary text and
 logs, and masking them there hides what a caller needs to read."""
 
 from __future__ import annotations
