@@ -31,7 +31,7 @@ class ResourcePool:
         self.lite_copies = lite_copies
         self._build = build or self._default_build
         self._entries: OrderedDict[str, Resources] = OrderedDict()
-        self._backends: dict[tuple[str, float, str, int | None, StreamSetting], Backend] = {}
+        self._backends: dict[tuple[str, float, str, int | None, StreamSetting, str | None], Backend] = {}
         self._tools: dict[tuple[str, str], Tool] = {}
         self._lock = threading.Lock()  # only for quick bookkeeping; the event loop takes it
         # Tools are built from worker threads (run_claim prepares them there) and may take a while to open
@@ -67,11 +67,13 @@ class ResourcePool:
         await close_session()
 
     def backend(self, spec: str, timeout: float, constrain: str = "auto",
-                reasoning_tokens: int | None = None, stream: StreamSetting = "auto") -> Backend:
-        key = (spec, timeout, constrain, reasoning_tokens, stream)
+                reasoning_tokens: int | None = None, stream: StreamSetting = "auto",
+                base_url: str | None = None) -> Backend:
+        """The pool's backend of ``spec`` on ``base_url`` (None: ``OPENAI_BASE_URL``), made once."""
+        key = (spec, timeout, constrain, reasoning_tokens, stream, base_url)
         with self._lock:
             if key not in self._backends:
-                self._backends[key] = make_backend(spec, timeout=timeout, constrain=constrain,
+                self._backends[key] = make_backend(spec, timeout=timeout, constrain=constrain, base_url=base_url,
                                                    reasoning_tokens=reasoning_tokens, stream=stream)
             return self._backends[key]
 
@@ -129,8 +131,12 @@ class ResourcePool:
     def _default_build(self, settings: Settings) -> Resources:
         # Every role the settings or the method name shares the pool's backend for its model.
         roles = {"debater", "judge", "scorer", *settings.llm.roles, *method_class(settings.method).roles}
+        # The server the command line's build calls (run/build.py): the first of llm.base_urls, else
+        # OPENAI_BASE_URL; the same settings then reach the same model from the service as from the CLI.
+        endpoint = settings.llm.base_urls[0] if settings.llm.base_urls else None
         backends = {role: self.backend(settings.llm_for(role), settings.llm.timeout, settings.llm.constrain,
-                                       settings.llm.reasoning_tokens, settings.llm.stream) for role in roles}
+                                       settings.llm.reasoning_tokens, settings.llm.stream, endpoint)
+                    for role in roles}
         resources: Resources | None = None
 
         def tool(kind: str) -> Tool:

@@ -77,6 +77,23 @@ function list(option, id, choices) {
   return { nodes: bounded ? [...picks, add, drop] : picks, read: () => picks.map(p => p.value), write };
 }
 
+/* A yes/no option whose default is unset (the library decides from the model: Tool-MAD's label guide and
+   offline scoring): Unset, On or Off, and Unset sends nothing. A checkbox sends false when left alone, which
+   turns off what the command line and the Python API leave to the library: the page's check of a claim
+   would not be theirs. */
+/** @param {string} id @returns {{nodes: HTMLElement[], read: () => any, write: (value: any) => void}} */
+function unsetOnOff(id) {
+  const pick = /** @type {HTMLSelectElement} */ (el("select"));
+  pick.id = id;
+  [["", "Unset (as the help says)"], ["on", "On"], ["off", "Off"]].forEach(([value, words]) => {
+    const opt = /** @type {HTMLOptionElement} */ (el("option", "", words));
+    opt.value = value;
+    pick.append(opt);
+  });
+  return { nodes: [pick], read: () => (pick.value === "" ? undefined : pick.value === "on"),
+    write: value => { pick.value = value === true ? "on" : value === false ? "off" : ""; } };
+}
+
 /* The control(s) of one option and how to read them: read() gives the value, or undefined when empty;
    write() shows a value read before (a draft put back after a reload). */
 /** @param {OptionInfo} option @param {string} id
@@ -93,6 +110,9 @@ function control(option, id) {
     pick.id = id;
     return { nodes: [pick], read: () => pick.value,
       write: value => { if (choices.includes(value)) pick.value = value; } };
+  }
+  if (schema.type === "boolean" && (option.default === null || option.default === undefined)) {
+    return unsetOnOff(id);
   }
   if (schema.type === "boolean") {
     const box = el("input");
