@@ -164,6 +164,19 @@ def test_from_reruns_an_eval_run_with_the_same_verdicts(tmp_path: Path, capsys: 
     assert code == 2 and "--output must be a new folder" in err
 
 
+def test_from_reruns_with_the_recorded_longest_claim(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = claims_file(tmp_path / "claims.jsonl")
+    first = tmp_path / "first"
+    code, _, err = call(capsys, "eval", "--method", "cot", "--dataset", f"claims:{data}", "--limit", "2",
+                        "--max-claim-chars", "13000", "-o", str(first), *SCRIPTED)
+    assert code == 0, err
+    code, printed, err = call(capsys, "reproduce", "--from", str(first), "-o", str(tmp_path / "second"))
+    assert code == 0, err
+    assert "max_claim_chars" not in printed + err
+    assert json.loads((tmp_path / "second" / "run.json").read_text())["settings"]["max_claim_chars"] == 13000
+    assert json.loads((tmp_path / "second" / "rerun.json").read_text())["settings_changed"] == []
+
+
 def test_from_finds_a_relative_dataset_path_from_elsewhere(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"

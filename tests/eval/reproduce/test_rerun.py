@@ -50,3 +50,15 @@ def test_commands_endpoints_and_outside_paths_come_from_the_user(tmp_path: Path)
                      "llm.max_in_flight", "memory_from = /etc/other.sqlite", "model file llama-cpp:/elsewhere"):
         assert expected in said, said
     assert "touch pwned" not in said and "abc" not in said
+
+
+def test_the_recorded_longest_claim_comes_back(tmp_path: Path) -> None:
+    """A summarisation run records 13000 characters (its claims carry the article): the rerun takes that, not
+    the user's default of 2000, and names nothing as not taken; the throughput limits stay the user's."""
+    recorded = public_config(load_settings(overrides={"method": "cot", "max_claim_chars": 13000, "concurrency": 50},
+                                           environ={}))
+    settings, notes = rerun_settings(recorded, tmp_path / "a", tmp_path / "b", {}, environ={})
+    assert settings.max_claim_chars == 13000 and settings.concurrency == 4
+    assert not any("max_claim_chars" in note for note in notes) and any("concurrency" in note for note in notes)
+    flagged, _ = rerun_settings(recorded, tmp_path / "a", tmp_path / "b", {"max_claim_chars": 3000}, environ={})
+    assert flagged.max_claim_chars == 3000  # a flag given with --from still changes it

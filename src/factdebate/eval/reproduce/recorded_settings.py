@@ -1,9 +1,9 @@
 """What a rerun takes from a run folder's recorded settings, and what it never takes.
 
 A run folder may come from anyone: applying its commands, endpoints and paths would run its command and send
-the user's key to its server. So it gives the method's settings only; commands, endpoints, limits and paths
-outside it come from the user (a path inside it moves to the new folder). :func:`split_recorded` names each
-recorded setting not used, never its value."""
+the user's key to its server. So it gives the method's settings and the longest claim only; commands,
+endpoints, the other limits and paths outside it come from the user (a path inside it moves to the new
+folder). :func:`split_recorded` names each recorded setting not used, never its value."""
 
 from __future__ import annotations
 
@@ -19,11 +19,17 @@ from factdebate.settings.options import all_options
 # folder is held to the same rule for those of them that start programs or receive keys. Settings that hold
 # a file path: path_settings and model_files, there too.
 
+# The operator limit that decides which claims a run checks (a longer one is refused; a summarisation claim
+# carries its article): a rerun with the user's default would refuse what the original checked, so it takes
+# the recorded value. The other limits set how much runs at once, which changes no verdict.
+RECORDED_LIMITS: tuple[SettingPath, ...] = (("max_claim_chars",),)
+
 
 def operator_paths() -> list[SettingPath]:
-    """The settings marked as reaching outside, and every operator-only limit any method declares."""
+    """The settings marked as reaching outside, and every operator-only limit any method declares but
+    :data:`RECORDED_LIMITS`."""
     limits = [path for option in all_options().values() if not option.public and option.group == "limits"
-              for path in option.paths]
+              for path in option.paths if tuple(path) not in RECORDED_LIMITS]
     return list(dict.fromkeys([*marked_operator_paths(), *limits]))
 
 

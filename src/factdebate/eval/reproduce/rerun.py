@@ -1,8 +1,8 @@
 """``factdebate reproduce --from RUN_DIR``: run a finished run again from what its folder recorded into a new
 folder, and say whether the verdicts match (a reproduction's folder: each run, then the report).
 
-The folder gives the method's settings only (recorded_settings.py); flags given with ``--from`` change them,
-and the comparison lists what they changed."""
+The folder gives the method's settings and the longest claim (recorded_settings.py); flags given with
+``--from`` change them, and the comparison lists what they changed."""
 
 from __future__ import annotations
 
