@@ -42,6 +42,21 @@ def test_the_run_outputs_open_with_what_they_demonstrate(site: Path) -> None:
         assert "What this page demonstrates" in shown and "nothing about which method" in shown, page
 
 
+def _heading_link(page: str, heading: str) -> str | None:
+    """Where the navigation's ``heading`` links to on a built page, or None where it is a plain heading."""
+    found = re.search(r'<a href="([^"]*)" class="md-nav__link[^"]*">\s*<span class="md-ellipsis">\s*'
+                      + re.escape(html.escape(heading, quote=False)) + r"\s*</span>", page)
+    return found.group(1) if found else None
+
+
+def test_a_navigation_heading_links_only_its_own_page(site: Path) -> None:
+    """A section heading that is a link opens that section's own page: the researchers' guides are a plain
+    heading, and the tiny model's runs open with what they demonstrate."""
+    page = (site / "compare" / "index.html").read_text(encoding="utf-8")
+    assert "Guides for researchers" in page and _heading_link(page, "Guides for researchers") is None
+    assert _heading_link(page, "Pipeline runs on the tiny model (not results)") == "../results/"
+
+
 def test_the_command_line_reference_lists_each_command_and_its_options(site: Path) -> None:
     cli = (site / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
     for text in ("factdebate verify", "factdebate check-response", "--fail-on", "factdebate memory ls", "--method"):
