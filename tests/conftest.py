@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import importlib
 import ipaddress
 import os
 import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ import pytest
 from hypothesis import settings
 
 from tests.parallel import SHARED_FIXTURES, build_once, run_folder, xdist_group_for
+from tests.recorded_http import recorded  # noqa: F401  (the recorded answers of the search tools' tests)
 from tests.tiers import is_full_only
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -82,6 +85,31 @@ def _isolated_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     monkeypatch.setenv("FACTDEBATE_DATA_DIR", str(tmp_path_factory.mktemp("data")))
     for name in ("TAVILY_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "FACTDEBATE_CONFIG"):
         monkeypatch.delenv(name, raising=False)
+
+
+def _held_secrets_restored() -> Iterator[None]:
+    """The secrets and hosts the process holds (util/scrub/held.py keeps them for its life) as they were before,
+    once the test or module that added some ends."""
+    # The module, by its name: the package's own "held" is the function that reads it.
+    held_values: Any = importlib.import_module("factdebate.util.scrub.held")
+    before = held_values.held()
+    yield
+    with held_values._lock:
+        held_values._held = before
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _module_holds_its_own_secrets() -> Iterator[None]:
+    """What a module's shared fixtures (a server made once) made the process hold is forgotten after it."""
+    yield from _held_secrets_restored()
+
+
+@pytest.fixture(autouse=True)
+def _test_holds_its_own_secrets() -> Iterator[None]:
+    """What a test made the process hold (its keys, its servers' hosts) is forgotten when it ends: one worker
+    runs many tests, and a secret another test held would be masked in this one's text (a half of a key, met
+    beside its other half in a digest or a path, say)."""
+    yield from _held_secrets_restored()
 
 
 @pytest.fixture(autouse=True)

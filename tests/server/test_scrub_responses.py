@@ -69,3 +69,30 @@ def test_a_body_that_is_not_utf8_is_scrubbed_and_keeps_its_other_bytes() -> None
     assert scrubbed_body(b": \xff " + SECRET.encode() + b" \xc3\n\n") == b": \xff *** \xc3\n\n"
     unrelated = b"\x00\xff\xfe binary \x80 bytes \xc3\xa9"
     assert scrubbed_body(unrelated) is unrelated
+
+
+def _stream(frames: list[str]) -> Any:
+    """An app that answers with ``frames`` as Server-Sent Events, one body message each."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
+        for frame in frames:
+            await send({"type": "http.response.body", "body": frame.encode(), "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    return app
+
+
+async def test_a_half_of_a_key_in_a_later_frame_than_its_other_half_is_masked() -> None:
+    """Each frame of a stream is scrubbed as it goes, remembering the halves of keys the stream's earlier frames
+    held: the half in the later frame is masked; a stream that holds one half alone passes byte for byte."""
+    key = "chk-operator-Zx81Qw27Lm55"  # no provider's shape: only its value gives it away
+    remember_secrets([key])
+    half = len(key) // 2
+    frames = [f'data: {{"note": "{key[:half]} and {key[half:]}"}}\n\n', 'data: {"note": "nothing"}\n\n',
+              f'data: {{"note": "then {key[half:]} again"}}\n\n']
+    sent = await _run(_stream(frames))
+    assert [m["body"] for m in sent[1:]] == [b'data: {"note": "*** and ***"}\n\n', frames[1].encode(),
+                                             b'data: {"note": "then *** again"}\n\n', b""]
+    alone = [f'data: {{"note": "ticket {key[half:]}"}}\n\n', 'data: {"note": "closed"}\n\n']
+    assert [m["body"] for m in (await _run(_stream(alone)))[1:]] == [*(f.encode() for f in alone), b""]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import importlib
+import json
 
 import pytest
 
@@ -86,7 +87,7 @@ def test_a_secret_reversed_or_in_either_case_goes_at_every_strength(secret: str)
 
 def test_a_half_of_a_held_key_stays_where_ordinary_text_writes_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """The halves of the values a process holds turn up in ordinary text (a test key's hex in a digest, a
-    folder's path in an error): only the whole value, in its forms, is masked."""
+    folder's path in an error): a half alone stays, and a pass phrase's halves are words that prose writes."""
     monkeypatch.setattr(held_values, "_held", held_values.held())  # the values below are held for this test only
     key = "sk-test-0123456789abcdef0123456789abcdef"
     remember_secrets([key, "correct horse battery staple"])
@@ -94,3 +95,25 @@ def test_a_half_of_a_held_key_stays_where_ordinary_text_writes_it(monkeypatch: p
     for strength in (scrub_known, scrub_secrets):
         assert strength(prose) == prose, strength.__name__
     assert scrub_known(f"the {key} and the correct horse battery staple") == "the *** and the ***"
+    half = CHECKER_KEY[len(CHECKER_KEY) // 2:]
+    alone = f'{{"content": "ticket {half} is closed"}}'
+    for strength in (scrub, scrub_known, scrub_secrets, scrub_json_text):
+        assert strength(alone) == alone, strength.__name__
+
+
+@pytest.mark.parametrize("secret", [SK_KEY, CHECKER_KEY])
+def test_a_key_in_two_halves_with_text_between_goes_at_every_strength(secret: str) -> None:
+    """A model told to write the key in two parts: both halves go where one text holds both, in either order,
+    in either case, apart from the key written whole, and in a JSON body."""
+    half = len(secret) // 2
+    first, second = secret[:half], secret[half:]
+    cases = {f"first {first}, a word or two,\nthen {second}.": "first ***, a word or two,\nthen ***.",
+             f"the end {second} before the start {first}": "the end *** before the start ***",
+             f"LOUD {first.upper()} and {second.upper()}": "LOUD *** and ***",
+             f"quiet {first.lower()} and {second.lower()}": "quiet *** and ***",
+             f"whole {secret} then the end again {second}": "whole *** then the end again ***"}
+    for text, shown in cases.items():
+        for strength in (scrub, scrub_known, scrub_secrets, scrub_json_text):
+            assert strength(text) == shown, (strength.__name__, text, strength(text))
+    body = json.dumps({"content": f"part one {first}", "then": f"part two {second}"})
+    assert scrub_json_text(body) == '{"content": "part one ***", "then": "part two ***"}'

@@ -10,7 +10,7 @@ import base64
 import pytest
 
 from factdebate.util.scrub import remember_endpoints, remember_secrets, scrub_known
-from factdebate.util.scrub.window import MOST_HELD, ScrubWindow
+from factdebate.util.scrub.window import MOST_HELD, ScrubWindow, SeenHalves
 from tests.server.secret_forms import gives_away, written
 
 SK_KEY = "sk-upstream-Qx81Zw27Lm55Rt09"
@@ -73,3 +73,47 @@ def test_what_is_held_back_is_bounded_and_a_key_at_the_cut_is_still_masked() -> 
         assert len(window.held) <= MOST_HELD + 7
     shown = "".join(out) + window.flush()
     assert SK_KEY not in shown and "***" in shown and len(shown) >= len(run) - len(SK_KEY)
+
+
+@pytest.mark.parametrize("size", [1, 3, 8, 200])
+@pytest.mark.parametrize("secret", [SK_KEY, CHECKER_KEY])
+def test_a_key_in_two_halves_with_text_between_is_masked_as_it_is_in_one_text(secret: str, size: int) -> None:
+    """The first half comes pieces before the second: it waits in the window until the second shows it is one
+    (an "sk-" first half is masked by its shape alone, and its second half must still be known)."""
+    half = len(secret) // 2
+    text = f"The key begins {secret[:half]}, then a word or two,\nand ends {secret[half:]}. Done."
+    shown = streamed(text, size)
+    assert shown == scrub_known(text) == "The key begins ***, then a word or two,\nand ends ***. Done.", shown
+
+
+def test_a_half_alone_waits_for_its_other_half_and_leaves_as_it_came() -> None:
+    half = CHECKER_KEY[len(CHECKER_KEY) // 2:]
+    window = ScrubWindow()
+    assert window.feed("Ticket ") == "Ticket "
+    assert window.feed(half + " is") == ""
+    assert window.feed(" closed. ") == ""  # the half and what follows it wait: its other half may come
+    assert window.flush() == f"{half} is closed. "
+    assert streamed(f"Ticket {half} is closed, nothing more.", 4) == f"Ticket {half} is closed, nothing more."
+
+
+def test_a_half_further_back_than_the_bound_goes_out_and_its_other_half_is_still_masked() -> None:
+    half = len(CHECKER_KEY) // 2
+    window = ScrubWindow()
+    text = f"begins {CHECKER_KEY[:half]} " + "word " * MOST_HELD + f"ends {CHECKER_KEY[half:]} done"
+    out = []
+    for i in range(0, len(text), 5):
+        out.append(window.feed(text[i:i + 5]))
+        assert len(window.held) <= MOST_HELD + 5
+    shown = "".join(out) + window.flush()
+    assert shown.startswith(f"begins {CHECKER_KEY[:half]} word") and shown.endswith("ends *** done"), shown[-40:]
+
+
+def test_the_windows_of_one_answer_share_what_halves_they_saw() -> None:
+    """The first half in the answer's reasoning, the second in its content: both masked."""
+    half = len(CHECKER_KEY) // 2
+    seen = SeenHalves()
+    reasoning, content = ScrubWindow(seen=seen), ScrubWindow(seen=seen)
+    first = reasoning.feed(f"I will write {CHECKER_KEY[:half]} ")
+    second = content.feed(f"then {CHECKER_KEY[half:]} here. ")
+    assert first + reasoning.flush() == "I will write *** "
+    assert second + content.flush() == "then *** here. "

@@ -9,7 +9,9 @@ A body sent in one piece (every JSON answer) is scrubbed whole and its ``Content
 (server/streaming.py's ``sse``, the guard's chunks). A frame alone cannot see a key cut across two, so a text
 that a stream writes in pieces (a chat answer's deltas, under every policy and on the overloaded relay) is scrubbed
 where its frames are made, over a window that spans them (guard/openai_chat/chunk_scrub.py, util/scrub/window.py);
-each frame is scrubbed here all the same, whatever its bytes (one that is not UTF-8 hides no key beside it). Files
+each frame is scrubbed here all the same, whatever its bytes (one that is not UTF-8 hides no key beside it), and
+a half of a held key in a frame is masked when its other half was in an earlier frame of the same stream (the
+frames' :class:`~factdebate.util.scrub.SeenHalves`: a frame alone masks a half only beside its other half). Files
 (the page, its scripts) and bodies of other types (binary) pass untouched."""
 
 from __future__ import annotations
@@ -20,17 +22,22 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from factdebate.util.scrub import hide_endpoints, scrub_known
+from factdebate.util.scrub import SeenHalves, held_halves, hide_endpoints, scrub_known
 
 _TEXT = (b"application/json", b"text/event-stream", b"application/x-ndjson", b"application/jsonl", b"text/plain")
 
 
-def scrubbed_body(body: bytes) -> bytes:
+def scrubbed_body(body: bytes, seen: SeenHalves | None = None) -> bytes:
     """``body`` scrubbed whatever its bytes: read losslessly (a byte that is not UTF-8 stands for itself, as
     ``surrogateescape`` keeps it), so one stray byte beside a key hides nothing (the upstream's bytes relayed in
-    a stream may be anything), and a body holding nothing of the operator's comes back byte for byte."""
+    a stream may be anything), and a body holding nothing of the operator's comes back byte for byte.
+    ``seen``: the halves of keys the stream's earlier frames held (``body`` is one of its frames)."""
     text = body.decode("utf-8", "surrogateescape")
     cleaned = scrub_json_text(text)
+    if seen is not None:
+        halves = held_halves()
+        seen.see(text, halves)
+        cleaned = seen.mask(cleaned, halves)
     return body if cleaned == text else cleaned.encode("utf-8", "surrogateescape")
 
 
@@ -82,6 +89,7 @@ class ScrubResponses:
             return
         start: Message | None = None
         text = False
+        seen = SeenHalves()  # the halves of keys this answer's pieces (a stream's frames) held so far
 
         async def send_scrubbed(message: Message) -> None:
             nonlocal start, text
@@ -96,7 +104,7 @@ class ScrubResponses:
             if message["type"] != "http.response.body" or not text:
                 await send(message)
                 return
-            body = scrubbed_body(message.get("body", b""))
+            body = scrubbed_body(message.get("body", b""), seen)
             if start is not None:
                 held, start = start, None
                 headers = [(k, v) for k, v in held.get("headers", []) if k.lower() != b"content-length"]

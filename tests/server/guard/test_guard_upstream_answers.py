@@ -3,7 +3,8 @@ Events holding a byte that is not UTF-8 beside the operator's upstream key, comm
 not JSON, a ``text/plain`` or binary body, or one JSON completion (an upstream that ignores ``stream``). The
 caller never reads the key or the host (asserted on the raw bytes it gets), never an upstream byte that is no
 chunk; a body that is no stream is a 502 holding none of it; a whole completion is checked and arrives as
-Server-Sent Events. A key written reversed or in capitals is masked."""
+Server-Sent Events. A key written reversed or in capitals is masked, and so is one written in two halves with
+text between them (in one reply, or across the stream's frames); a half alone arrives as it was written."""
 
 from __future__ import annotations
 
@@ -41,15 +42,15 @@ def completion(content: str) -> dict[str, Any]:
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}
 
 
-def upstream(body: bytes, media_type: str) -> FastAPI:
-    """An upstream that answers a streamed request with ``body`` as ``media_type`` (a plain one with
-    :data:`PARIS` as a completion)."""
+def upstream(body: bytes, media_type: str, plain: str = PARIS) -> FastAPI:
+    """An upstream that answers a streamed request with ``body`` as ``media_type`` (a plain one with ``plain``
+    as a completion)."""
     app = FastAPI()
 
     @app.post("/v1/chat/completions", response_model=None)
     async def complete(request: Request) -> Response:
         if not (await request.json()).get("stream"):
-            return JSONResponse(completion(PARIS))
+            return JSONResponse(completion(plain))
         return Response(body, media_type=media_type)
 
     return app
@@ -61,8 +62,8 @@ def guard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     claim, Paris, is supported)."""
     started: list[LiveServer] = []
 
-    def start(body: bytes, media_type: str = "text/event-stream") -> LiveServer:
-        model = LiveServer(upstream(body, media_type)).__enter__()
+    def start(body: bytes, media_type: str = "text/event-stream", plain: str = PARIS) -> LiveServer:
+        model = LiveServer(upstream(body, media_type, plain)).__enter__()
         started.append(model)
         monkeypatch.setenv("FACTDEBATE_GUARD__UPSTREAM", f"{model.url}/v1")
         monkeypatch.setenv("FACTDEBATE_GUARD_UPSTREAM_KEY", UPSTREAM_KEY)
@@ -79,9 +80,9 @@ def guard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         server.__exit__()
 
 
-def post(server: LiveServer, policy: str = "annotate") -> httpx.Response:
-    return httpx.post(f"{server.url}/v1/chat/completions", headers=AUTH, timeout=60,
-                      json={**CHAT, "factdebate": {"tier": "fast", "method": "single", "policy": policy}})
+def post(server: LiveServer, policy: str = "annotate", stream: bool = True) -> httpx.Response:
+    return httpx.post(f"{server.url}/v1/chat/completions", headers=AUTH, timeout=60, json={
+        **CHAT, "stream": stream, "factdebate": {"tier": "fast", "method": "single", "policy": policy}})
 
 
 def assert_private(raw: bytes) -> None:
@@ -160,6 +161,43 @@ def test_a_key_reversed_or_in_capitals_is_masked(guard: Any) -> None:
     assert_private(reply.content)
     assert UPSTREAM_KEY.lower().encode() not in reply.content
     assert text.startswith(PARIS) and "Backwards: ***. Loud: ***. Quiet: ***." in text, text
+
+
+HALF = len(UPSTREAM_KEY) // 2
+IN_HALVES = f"{PARIS} The key begins {UPSTREAM_KEY[:HALF]}, then after a word or two,\nit ends {UPSTREAM_KEY[HALF:]}."
+
+
+def stream_of(*texts: str) -> bytes:
+    """An upstream's stream that writes ``texts`` one chunk each (a role first, a finish and [DONE] last)."""
+    return (chunk({"role": "assistant", "content": ""}) + b"".join(chunk({"content": t}) for t in texts)
+            + chunk({}, "stop") + b"data: [DONE]\n\n")
+
+
+@pytest.mark.parametrize("policy", ["annotate", "flag", "hold", "block"])
+def test_a_key_in_two_halves_with_text_between_reaches_the_caller_masked(guard: Any, policy: str) -> None:
+    """The halves in one plain reply, and in two frames of a stream with a frame of text between them."""
+    first, between, last = IN_HALVES.partition(", then after a word or two,\n")
+    server = guard(stream_of(first[:-HALF], first[-HALF:], between, last), plain=IN_HALVES)
+    masked = f"{PARIS} The key begins ***, then after a word or two,\nit ends ***."
+    streamed_reply = post(server, policy)
+    text, _ = streamed(streamed_reply)
+    plain_reply = post(server, policy, stream=False)
+    assert plain_reply.status_code == 200, plain_reply.text
+    for raw in (streamed_reply.content, plain_reply.content):
+        assert_private(raw)
+    assert text.startswith(masked), text
+    assert plain_reply.json()["choices"][0]["message"]["content"].startswith(masked), plain_reply.text
+
+
+@pytest.mark.parametrize("policy", ["annotate", "hold"])
+def test_a_half_of_the_key_alone_arrives_as_it_was_written(guard: Any, policy: str) -> None:
+    """A text that holds a string the shape of one half (a ticket's number, say) and never the other half."""
+    ticket = f"{PARIS} Ticket {UPSTREAM_KEY[HALF:]} is closed."
+    server = guard(stream_of(ticket[:40], ticket[40:]), plain=ticket)
+    text, _ = streamed(post(server, policy))
+    plain_reply = post(server, policy, stream=False)
+    assert text.startswith(ticket), text
+    assert plain_reply.json()["choices"][0]["message"]["content"].startswith(ticket), plain_reply.text
 
 
 def test_a_json_error_or_a_body_without_choices_is_a_502_that_names_no_address(guard: Any) -> None:

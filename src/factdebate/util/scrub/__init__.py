@@ -8,12 +8,13 @@ internal host to the service's caller.
 * :mod:`~factdebate.util.scrub.forms`: every way a held value is written (JSON-escaped, URL-encoded, hex, base64).
 * :mod:`~factdebate.util.scrub.text`: the scrub for callers (:func:`scrub` for error text, :func:`scrub_known`
   for anything else; the service's answers and records pass them through server/scrub_responses.py).
-* :mod:`~factdebate.util.scrub.window`: the same over a text that arrives in pieces (a stream).
+* :mod:`~factdebate.util.scrub.window`: the same over a text that arrives in pieces (a stream), and
+  :class:`SeenHalves`, the halves of a key an answer has shown so far (a key written in two parts).
 * :mod:`~factdebate.util.scrub.redact`: the redaction for what the operator reads too (records, logs).
 
 A value shorter than :data:`MIN_SECRET_CHARS` is not scrubbed by value (docs/robustness.md)."""
 
-from factdebate.util.scrub.forms import StreamTerms, stream_terms
+from factdebate.util.scrub.forms import StreamTerms, held_halves, stream_terms
 from factdebate.util.scrub.held import (
     held,
     remember_endpoints,
@@ -37,11 +38,11 @@ from factdebate.util.scrub.text import (
     scrub_secrets,
 )
 from factdebate.util.scrub.vocabulary import ENDPOINT_WORDS, HOST_WORDS, MASK, MIN_SECRET_CHARS
-from factdebate.util.scrub.window import ScrubWindow
+from factdebate.util.scrub.window import ScrubWindow, SeenHalves
 
 __all__ = [
-    "ENDPOINT_WORDS", "HOST_WORDS", "MASK", "MIN_SECRET_CHARS", "ScrubWindow",
-    "StreamTerms", "held", "hide_endpoints", "redact_args", "redact_settings", "redact_text",
+    "ENDPOINT_WORDS", "HOST_WORDS", "MASK", "MIN_SECRET_CHARS", "ScrubWindow", "SeenHalves",
+    "StreamTerms", "held", "held_halves", "hide_endpoints", "redact_args", "redact_settings", "redact_text",
     "redact_url", "redact_value", "remember_endpoints", "remember_environment", "remember_secrets",
     "remember_settings", "request_secrets", "scrub", "scrub_known", "scrub_secrets",
     "stream_terms", "without",

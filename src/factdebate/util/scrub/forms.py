@@ -2,21 +2,24 @@
 (upper- or lower-case escapes, ``+`` for a space), in hex, and in base64 (standard or URL-safe, padded or not,
 standing alone or inside a longer payload at any of the three byte alignments). An upstream that echoes a key
 through a query string or an encoded header hands it over as surely as one that quotes it. A secret (not a
-host) is also sought reversed, in upper and in lower case. A half of a key is not sought on its own: the halves of
-the keys one process holds (a test key's run of hex digits, a path's ``/tmp/...``) turn up in ordinary text and
-logs, and masking them there hides what a caller needs to read."""
+host) is also sought reversed, in upper and in lower case, and in two halves (:class:`Halves`: a model told to
+write the key in two parts, with text between them). A half is masked only where the other half of the same
+value is in the same text, or, for a text that arrives in pieces, came earlier in the same answer: a half alone
+(a test key's run of hex digits in a digest, a path's ``/tmp/...``) turns up in ordinary text and logs, and
+masking it there hides what a caller needs to read."""
 
 from __future__ import annotations
 
 import base64
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import NamedTuple
 from urllib.parse import quote, quote_plus
 
 from factdebate.util.scrub.held import held
+from factdebate.util.scrub.vocabulary import MIN_SECRET_CHARS
 
 
 def holds_any(text: str, parts: tuple[str, ...]) -> bool:
@@ -150,14 +153,82 @@ def pattern(forms: frozenset[str], bounded: bool) -> re.Pattern[str]:
                                + (r"(?![\w-])" if v[-1].isalnum() else "") for v in ordered))
 
 
+class Halves(NamedTuple):
+    """The halves of the held secrets that are cut in two: each secret of ``2 * MIN_SECRET_CHARS`` characters
+    or more, as written, in upper and in lower case, cut in the middle, each half also JSON-escaped.
+    ``partners``: for each half, the halves it makes a secret with; ``every``: all of them. ``folded`` and
+    ``firsts``: the fewest of them, and of the first halves, case-folded (a half in upper and in lower case
+    folds to one), so that a text holding none, as most do, is searched for few strings (a pair is found only
+    where a first half is)."""
+
+    partners: Mapping[str, frozenset[str]]
+    every: tuple[str, ...]
+    folded: tuple[str, ...]
+    firsts: tuple[str, ...]
+
+
+def _halves_of(value: str) -> list[tuple[str, str]]:
+    """The pairs of halves of one secret's written forms (not reversed: each half is one more string every
+    text is searched for). A value with whitespace (a pass phrase) has none: its halves are words ("correct
+    horse" | "battery staple") that prose writes apart."""
+    if len(value) < 2 * MIN_SECRET_CHARS or any(c.isspace() for c in value):
+        return []
+    pairs: list[tuple[str, str]] = []
+    for form in dict.fromkeys((value, value.upper(), value.lower())):
+        middle = len(form) // 2
+        first, second = form[:middle], form[middle:]
+        pairs += [(first, second), (_json_escaped(first), _json_escaped(second))]
+    return list(dict.fromkeys(pairs))
+
+
+def _json_escaped(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+@lru_cache(maxsize=16)
+def secret_halves(secrets: frozenset[str]) -> Halves:
+    """The halves of ``secrets``; computed once per set held."""
+    partners: dict[str, set[str]] = {}
+    firsts: set[str] = set()
+    for value in sorted(secrets):
+        for first, second in _halves_of(value):
+            partners.setdefault(first, set()).add(second)
+            partners.setdefault(second, set()).add(first)
+            firsts.add(first.casefold())
+    return Halves({h: frozenset(p) for h, p in partners.items()}, tuple(partners),
+                  _fewest({h.casefold() for h in partners}), _fewest(firsts))
+
+
+def held_halves() -> Halves:
+    """The halves of the secrets the process holds now."""
+    return secret_halves(held()[0])
+
+
+def halves_in(text: str, halves: Halves) -> set[str]:
+    """The halves that ``text`` holds."""
+    if not halves.folded or not holds_any(text.casefold(), halves.folded):
+        return set()
+    return {half for half in halves.every if half in text}
+
+
+def paired_in(text: str, halves: Halves) -> tuple[str, ...]:
+    """The halves ``text`` holds whose other half it holds too: the ones to mask."""
+    if not halves.firsts or not holds_any(text.casefold(), halves.firsts):
+        return ()
+    found = halves_in(text, halves)
+    return tuple(half for half in found if halves.partners[half] & found)
+
+
 class StreamTerms(NamedTuple):
     """What a window over a stream (:mod:`~factdebate.util.scrub.window`) must know of what is held: the
     longest form of any value, the forms that hold whitespace (a password with a space is cut at no space of
-    it), and the characters beyond printable ASCII that some value holds (a word of them may become a value)."""
+    it), the characters beyond printable ASCII that some value holds (a word of them may become a value), and
+    the secrets' halves (a half waits in the window for the other one, which may come in a later piece)."""
 
     longest: int
     spaced: tuple[str, ...]
     letters: str
+    halves: Halves
 
 
 def stream_terms() -> StreamTerms:
@@ -172,4 +243,4 @@ def _stream_terms(secrets: frozenset[str], hosts: frozenset[str]) -> StreamTerms
     spaced = tuple(f for f in every if any(c.isspace() for c in f))
     written = {c for forms in held_forms for f in forms.plain for c in f}  # a secret's upper case too
     letters = "".join(sorted(c for c in written if not c.isspace() and not "!" <= c <= "~"))
-    return StreamTerms(max(map(len, every), default=0), spaced, letters)
+    return StreamTerms(max(map(len, every), default=0), spaced, letters, secret_halves(secrets))

@@ -15,7 +15,7 @@ import binascii
 import re
 from functools import lru_cache
 
-from factdebate.util.scrub.forms import holds_any, pattern, present
+from factdebate.util.scrub.forms import holds_any, paired_in, pattern, present, secret_halves
 from factdebate.util.scrub.held import held
 from factdebate.util.scrub.vocabulary import (
     BARE_HOST_PORT,
@@ -63,8 +63,10 @@ def _private_hosts(hosts: frozenset[str]) -> frozenset[str]:
 
 def _without_values(text: str, secrets: frozenset[str], hosts: frozenset[str]) -> str:
     plain, encoded = present(secrets, text, secret=True)
-    if plain or encoded:
-        text = pattern(frozenset((*plain, *encoded)), False).sub(MASK, text)
+    # Sought before any mask: a key written whole and a half of it apart from it give the half away too.
+    halves = paired_in(text, secret_halves(secrets))
+    if plain or encoded or halves:  # longest first: a value written whole goes whole, not as two halves
+        text = pattern(frozenset((*plain, *encoded, *halves)), False).sub(MASK, text)
     plain, encoded = present(hosts, text, secret=False)
     if encoded:  # first: a host URL-encoded holds its name as written ("gw.corp.internal%3A8443")
         text = pattern(frozenset(encoded), False).sub(MASK, text)

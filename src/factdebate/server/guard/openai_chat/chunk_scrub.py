@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factdebate.util.scrub import ScrubWindow
+from factdebate.util.scrub import ScrubWindow, SeenHalves
 
 TEXT_FIELDS = ("content", "refusal", "reasoning_content", "reasoning")  # a delta's texts that stream in pieces
 _CALL = "tool_calls."  # a tool call's arguments: the window's key is this and the call's index
@@ -25,6 +25,7 @@ class ChunkScrub:
 
     def __init__(self) -> None:
         self._windows: dict[str, ScrubWindow] = {}
+        self._halves = SeenHalves()  # a key's halves may come in two of the answer's texts: one memory for all
         self._calls: dict[str, Any] = {}  # a tool call window's key: the call's index as the upstream wrote it
 
     def text(self, text: str) -> str:
@@ -94,7 +95,7 @@ class ChunkScrub:
     def _window(self, key: str) -> ScrubWindow:
         window = self._windows.get(key)
         if window is None:
-            window = self._windows[key] = ScrubWindow()
+            window = self._windows[key] = ScrubWindow(seen=self._halves)
         return window
 
     def _call(self, call: Any) -> Any:
