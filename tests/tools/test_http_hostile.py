@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 
-import httpx
 import pytest
 
 from factdebate.tools import http
@@ -18,7 +17,7 @@ from tests.hostile_server import BUFFERS, HostileServer
 async def test_a_hostile_search_answer_is_cut_and_named(kind: str) -> None:
     with HostileServer(kind, pause=0.1) as server:
         started = time.monotonic()
-        async with httpx.AsyncClient(timeout=1.0) as client:
+        async with http.client_scope(1.0) as client:
             with pytest.raises(FactDebateError) as caught:
                 await http.request_json(client, "GET", f"{server.root}/search", attempts=3, base_delay=0.01)
         assert time.monotonic() - started < 4

@@ -1,10 +1,11 @@
-"""OpenAlexTool against a hand-written recorded response (see tests/fixtures/http/README.md)."""
+"""OpenAlexTool against a hand-written recorded response (see tests/fixtures/http/README.md), served on
+loopback."""
 
 from __future__ import annotations
 
-import httpx
+from typing import Any
+
 import pytest
-import respx
 
 from factdebate.core.errors import EndpointUnavailableError
 from factdebate.tools import http
@@ -13,9 +14,10 @@ from factdebate.tools.openalex import OpenAlexTool, rebuild_abstract
 from factdebate.util.errors import FactDebateError
 from tests.http_support import fixture
 from tests.paths import FIXTURES
+from tests.recorded_http import RecordedServer, answer
 
 FIXTURES = FIXTURES / "http"
-URL = "https://api.openalex.org/works"
+WORKS = "/works"
 QUERY = "vitamin C common cold"
 
 
@@ -30,14 +32,19 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(http, "_sleep", instant)
 
 
-async def test_request_shape_and_mapping(respx_mock: respx.MockRouter) -> None:
-    route = respx_mock.get(URL).mock(return_value=httpx.Response(200, json=fixture("openalex_works.json")))
-    tool = OpenAlexTool(base_delay=0)
+def openalex(server: RecordedServer, *args: Any, **options: Any) -> OpenAlexTool:
+    return OpenAlexTool(*args, base_url=server.url, **options)
+
+
+async def test_request_shape_and_mapping(recorded: RecordedServer) -> None:
+    route = recorded.get(WORKS, answer(json=fixture("openalex_works.json")))
+    tool = openalex(recorded, base_delay=0)
     assert isinstance(tool, Tool) and tool.name == "openalex"
+    assert OpenAlexTool().base_url == "https://api.openalex.org"
 
     docs = await tool.search(QUERY, 2)
 
-    assert dict(route.calls.last.request.url.params) == {
+    assert route.last.params == {
         "search": QUERY, "per-page": "2", "filter": "has_abstract:true",
     }
     cochrane, zinc = docs
@@ -54,18 +61,18 @@ async def test_request_shape_and_mapping(respx_mock: respx.MockRouter) -> None:
     assert zinc.text == "Zinc lozenges may shorten colds."
 
 
-async def test_mailto_from_environment(respx_mock: respx.MockRouter, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_mailto_from_environment(recorded: RecordedServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENALEX_MAILTO", "team@example.org")
-    route = respx_mock.get(URL).mock(return_value=httpx.Response(200, json={"meta": {}, "results": []}))
-    assert await OpenAlexTool().search(QUERY, 5) == []
-    assert route.calls.last.request.url.params["mailto"] == "team@example.org"
+    route = recorded.get(WORKS, answer(json={"meta": {}, "results": []}))
+    assert await openalex(recorded).search(QUERY, 5) == []
+    assert route.last.params["mailto"] == "team@example.org"
 
 
-async def test_per_page_capped_and_results_cut(respx_mock: respx.MockRouter) -> None:
-    route = respx_mock.get(URL).mock(return_value=httpx.Response(200, json=fixture("openalex_works.json")))
-    await OpenAlexTool().search(QUERY, 1000)
-    assert route.calls.last.request.url.params["per-page"] == "200"
-    assert len(await OpenAlexTool().search(QUERY, 1)) == 1
+async def test_per_page_capped_and_results_cut(recorded: RecordedServer) -> None:
+    route = recorded.get(WORKS, answer(json=fixture("openalex_works.json")))
+    await openalex(recorded).search(QUERY, 1000)
+    assert route.last.params["per-page"] == "200"
+    assert len(await openalex(recorded).search(QUERY, 1)) == 1
 
 
 def test_rebuild_abstract_orders_positions_and_skips_gaps() -> None:
@@ -73,24 +80,22 @@ def test_rebuild_abstract_orders_positions_and_skips_gaps() -> None:
     assert rebuild_abstract(None) == ""
 
 
-async def test_429_then_success(respx_mock: respx.MockRouter) -> None:
-    route = respx_mock.get(URL).mock(side_effect=[
-        httpx.Response(429, headers={"Retry-After": "1"}),
-        httpx.Response(200, json=fixture("openalex_works.json")),
-    ])
-    assert len(await OpenAlexTool(base_delay=0).search(QUERY, 2)) == 2
+async def test_429_then_success(recorded: RecordedServer) -> None:
+    route = recorded.get(WORKS, [answer(429, headers={"Retry-After": "1"}),
+                                 answer(json=fixture("openalex_works.json"))])
+    assert len(await openalex(recorded, base_delay=0).search(QUERY, 2)) == 2
     assert route.call_count == 2
 
 
-async def test_500_exhaustion_hides_key(respx_mock: respx.MockRouter) -> None:
-    respx_mock.get(URL).mock(return_value=httpx.Response(500))
+async def test_500_exhaustion_hides_key(recorded: RecordedServer) -> None:
+    recorded.get(WORKS, answer(500))
     with pytest.raises(EndpointUnavailableError) as info:
-        await OpenAlexTool("oa-secret-key-42", attempts=2, base_delay=0).search(QUERY, 2)
-    assert URL in str(info.value) and "oa-secret-key-42" not in str(info.value)
+        await openalex(recorded, "oa-secret-key-42", attempts=2, base_delay=0).search(QUERY, 2)
+    assert f"{recorded.url}{WORKS}" in str(info.value) and "oa-secret-key-42" not in str(info.value)
 
 
-async def test_400_is_a_clear_error(respx_mock: respx.MockRouter) -> None:
-    respx_mock.get(URL).mock(return_value=httpx.Response(
-        400, json={"error": "Invalid query parameters error.", "message": "per-page must be 1-200"}))
+async def test_400_is_a_clear_error(recorded: RecordedServer) -> None:
+    recorded.get(WORKS, answer(400, json={"error": "Invalid query parameters error.",
+                                          "message": "per-page must be 1-200"}))
     with pytest.raises(FactDebateError, match=r"HTTP 400.*per-page"):
-        await OpenAlexTool().search(QUERY, 2)
+        await openalex(recorded).search(QUERY, 2)

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 
-import httpx
 import pytest
-import respx
 
 from factdebate.api import averify
 from factdebate.llm.scripted_library import scripted_backend
@@ -18,6 +16,7 @@ from factdebate.tools.pubmed import PubMedTool
 from factdebate.tools.scholar import ScholarPipeline
 from factdebate.util.errors import ConfigError
 from tests.paths import FIXTURES
+from tests.recorded_http import RecordedServer, answer
 
 FIXTURE = FIXTURES / "http" / "openalex_works.json"
 
@@ -30,9 +29,10 @@ def test_make_tool_builds_the_scholarly_pipeline_and_needs_the_debater() -> None
     assert not isinstance(make_tool("search", plain), ScholarPipeline)
 
 
-async def test_verify_uses_openalex_abstracts_for_the_search_agent(respx_mock: respx.MockRouter) -> None:
-    route = respx_mock.get("https://api.openalex.org/works").mock(
-        return_value=httpx.Response(200, json=json.loads(FIXTURE.read_text())))
+async def test_verify_uses_openalex_abstracts_for_the_search_agent(recorded: RecordedServer,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(OpenAlexTool, "default_url", recorded.url)  # the engine the settings build, served here
+    route = recorded.get("/works", answer(json=json.loads(FIXTURE.read_text())))
     backend = scripted_backend("agree")
     verdict = await averify("Vitamin C prevents the common cold.", agents=["search", "none"], rounds=1,
                             medical_search="openalex", cache=False,

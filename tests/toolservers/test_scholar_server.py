@@ -1,13 +1,11 @@
-"""The scholar tool server: OpenAlex, arXiv and PubMed against recorded responses (in-process, since respx
-cannot reach into a subprocess), and the subprocess itself on the paths that need no network."""
+"""The scholar tool server: OpenAlex, arXiv and PubMed against recorded responses served on loopback (in-process,
+so that each engine's base URL points there), and the subprocess itself on the paths that need no network."""
 
 from __future__ import annotations
 
 import json
 
-import httpx
 import pytest
-import respx
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -17,28 +15,29 @@ from factdebate.tools.pubmed import PubMedTool
 from factdebate.toolservers.scholar_server import build_scholar_server
 from tests.http_support import no_sleep  # noqa: F401  (autouse fixture)
 from tests.paths import FIXTURES
+from tests.recorded_http import RecordedServer, answer
 from tests.toolservers.helpers import error_text, tool_server
 
 FIXTURES = FIXTURES / "http"
-ARXIV_URL = "https://export.arxiv.org/api/query"
-EUTILS = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
+ARXIV = "/api/query"
+EUTILS = "/entrez/eutils"
 
 
 def text(name: str) -> str:
     return (FIXTURES / name).read_text(encoding="utf-8")
 
 
-def server() -> MCPServer:
-    return build_scholar_server(openalex=OpenAlexTool(api_key="oa-SECRET-KEY-1", base_delay=0),
-                                arxiv=ArxivTool(base_delay=0), pubmed=PubMedTool(base_delay=0))
+def server(recorded: RecordedServer) -> MCPServer:
+    return build_scholar_server(openalex=OpenAlexTool(api_key="oa-SECRET-KEY-1", base_url=recorded.url, base_delay=0),
+                                arxiv=ArxivTool(base_url=f"{recorded.url}{ARXIV}", base_delay=0),
+                                pubmed=PubMedTool(base_url=f"{recorded.url}{EUTILS}", base_delay=0))
 
 
-async def test_openalex_with_publication_date_filter(respx_mock: respx.MockRouter) -> None:
-    route = respx_mock.get("https://api.openalex.org/works").mock(
-        return_value=httpx.Response(200, text=text("openalex_works.json")))
-    result = await server().call_tool("search_scholar", {"query": "vitamin C common cold", "k": 2,
+async def test_openalex_with_publication_date_filter(recorded: RecordedServer) -> None:
+    route = recorded.get("/works", answer(text=text("openalex_works.json")))
+    result = await server(recorded).call_tool("search_scholar", {"query": "vitamin C common cold", "k": 2,
                                                          "search_before": "2015-01-01"})
-    params = route.calls.last.request.url.params
+    params = route.last.params
     assert params["filter"] == "has_abstract:true,to_publication_date:2014-12-31"
     data = result.structured_content
     assert data["results"][0]["title"] == "Vitamin C for preventing and treating the common cold"
@@ -46,24 +45,23 @@ async def test_openalex_with_publication_date_filter(respx_mock: respx.MockRoute
     assert "OpenAlex" in data["notes"][0]
 
 
-async def test_pubmed_with_date_range(respx_mock: respx.MockRouter) -> None:
-    search = respx_mock.get(f"{EUTILS}/esearch.fcgi").mock(
-        return_value=httpx.Response(200, text=text("pubmed_esearch.json")))
-    respx_mock.get(f"{EUTILS}/efetch.fcgi").mock(return_value=httpx.Response(200, text=text("pubmed_efetch.xml")))
-    result = await server().call_tool("search_pubmed", {"query": "vitamin C common cold",
+async def test_pubmed_with_date_range(recorded: RecordedServer) -> None:
+    search = recorded.get(f"{EUTILS}/esearch.fcgi", answer(text=text("pubmed_esearch.json")))
+    recorded.get(f"{EUTILS}/efetch.fcgi", answer(text=text("pubmed_efetch.xml")))
+    result = await server(recorded).call_tool("search_pubmed", {"query": "vitamin C common cold",
                                                         "search_before": "2016-07-01"})
-    params = search.calls.last.request.url.params
+    params = search.last.params
     assert (params["datetype"], params["mindate"], params["maxdate"]) == ("pdat", "1800/01/01", "2016/06/30")
     data = result.structured_content
     assert [r["source"] for r in data["results"]] == ["https://pubmed.ncbi.nlm.nih.gov/23440782/",
                                                       "https://pubmed.ncbi.nlm.nih.gov/29138001/"]
 
 
-async def test_arxiv_query_dates_and_parsing(respx_mock: respx.MockRouter) -> None:
-    route = respx_mock.get(ARXIV_URL).mock(return_value=httpx.Response(200, text=text("arxiv_query.xml")))
-    result = await server().call_tool("search_arxiv", {"query": "transformer attention", "k": 2,
+async def test_arxiv_query_dates_and_parsing(recorded: RecordedServer) -> None:
+    route = recorded.get(ARXIV, answer(text=text("arxiv_query.xml")))
+    result = await server(recorded).call_tool("search_arxiv", {"query": "transformer attention", "k": 2,
                                                        "search_before": "2019-01-01"})
-    query = route.calls.last.request.url.params["search_query"]
+    query = route.last.params["search_query"]
     assert query == "(all:transformer AND all:attention) AND submittedDate:[190001010000 TO 201901010000]"
     data = result.structured_content
     first = data["results"][0]
@@ -72,12 +70,11 @@ async def test_arxiv_query_dates_and_parsing(respx_mock: respx.MockRouter) -> No
     assert "arXiv" in data["notes"][0]
 
 
-async def test_arxiv_falls_back_to_any_word(respx_mock: respx.MockRouter) -> None:
-    route = respx_mock.get(ARXIV_URL).mock(side_effect=[httpx.Response(200, text=text("arxiv_empty.xml")),
-                                                        httpx.Response(200, text=text("arxiv_query.xml"))])
-    docs = await ArxivTool(base_delay=0).search("self attention translation", 5)
+async def test_arxiv_falls_back_to_any_word(recorded: RecordedServer) -> None:
+    route = recorded.get(ARXIV, [answer(text=text("arxiv_empty.xml")), answer(text=text("arxiv_query.xml"))])
+    docs = await ArxivTool(base_url=f"{recorded.url}{ARXIV}", base_delay=0).search("self attention translation", 5)
     assert len(docs) == 2 and route.call_count == 2
-    assert " OR " in route.calls.last.request.url.params["search_query"]
+    assert " OR " in route.last.params["search_query"]
 
 
 def test_arxiv_error_entry_and_bad_xml() -> None:
@@ -88,12 +85,12 @@ def test_arxiv_error_entry_and_bad_xml() -> None:
     assert search_query("AND or ()") == ""
 
 
-async def test_upstream_failure_is_a_clean_tool_error(respx_mock: respx.MockRouter) -> None:
-    respx_mock.get("https://api.openalex.org/works").mock(return_value=httpx.Response(503, text="down"))
+async def test_upstream_failure_is_a_clean_tool_error(recorded: RecordedServer) -> None:
+    recorded.get("/works", answer(503, text="down"))
     with pytest.raises(ToolError) as caught:
-        await server().call_tool("search_scholar", {"query": "vitamin C"})
+        await server(recorded).call_tool("search_scholar", {"query": "vitamin C"})
     message = str(caught.value)
-    assert "could not reach https://api.openalex.org/works" in message
+    assert f"could not reach {recorded.url}/works" in message
     assert "oa-SECRET-KEY-1" not in message and "api_key" not in message
 
 

@@ -1,4 +1,5 @@
-"""The search tool server: the local engine as a subprocess; Tavily in-process against recorded responses."""
+"""The search tool server: the local engine as a subprocess; Tavily in-process against recorded responses served
+on loopback."""
 
 from __future__ import annotations
 
@@ -7,9 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-import respx
 from mcp.server.mcpserver.exceptions import ToolError
 
 from factdebate.tools.leakage import FACT_CHECK_DOMAINS, LeakagePolicy
@@ -18,10 +17,10 @@ from factdebate.toolservers.search_server import build_search_server
 from tests.http_support import no_sleep  # noqa: F401  (autouse fixture)
 from tests.paths import FIXTURES, ROOT
 from tests.readiness import run
+from tests.recorded_http import RecordedServer, answer
 from tests.toolservers.helpers import error_text, payload, tool_server
 
 FIXTURES = FIXTURES / "http"
-TAVILY_URL = "https://api.tavily.com/search"
 KEY = "tvly-SECRET-0123456789"
 
 
@@ -58,13 +57,13 @@ async def test_unknown_engine_is_a_clear_startup_error(tmp_path: Path) -> None:
     assert done.returncode != 0 and "unknown engine" in done.stderr and "Traceback" not in done.stderr
 
 
-async def test_tavily_gets_domain_and_date_filters(respx_mock: respx.MockRouter) -> None:
-    route = respx_mock.post(TAVILY_URL).mock(return_value=httpx.Response(200, json=tavily_payload(dated=True)))
-    server = build_search_server(tavily=TavilyTool(api_key=KEY, base_delay=0),
+async def test_tavily_gets_domain_and_date_filters(recorded: RecordedServer) -> None:
+    route = recorded.post("/search", answer(json=tavily_payload(dated=True)))
+    server = build_search_server(tavily=TavilyTool(api_key=KEY, base_url=recorded.url, base_delay=0),
                                  policy=LeakagePolicy(domains=("nasa.gov",)))
     result = await server.call_tool("search_web", {"query": "Great Wall visible from space", "k": 5,
                                                    "search_before": "2020-01-01", "exclude_fact_checkers": True})
-    body = json.loads(route.calls.last.request.content)
+    body = route.last.json()
     assert body["end_date"] == "2019-12-31"  # Tavily's end date is inclusive
     assert "nasa.gov" in body["exclude_domains"] and "snopes.com" in body["exclude_domains"]
     assert not any("/" in d for d in body["exclude_domains"])  # path entries are filtered afterwards
@@ -76,19 +75,19 @@ async def test_tavily_gets_domain_and_date_filters(respx_mock: respx.MockRouter)
     assert any("dated on or after 2020-01-01" in n for n in data["notes"])
 
 
-async def test_a_call_cannot_loosen_the_operators_cutoff(respx_mock: respx.MockRouter) -> None:
-    route = respx_mock.post(TAVILY_URL).mock(return_value=httpx.Response(200, json=tavily_payload()))
-    server = build_search_server(tavily=TavilyTool(api_key=KEY, base_delay=0),
+async def test_a_call_cannot_loosen_the_operators_cutoff(recorded: RecordedServer) -> None:
+    route = recorded.post("/search", answer(json=tavily_payload()))
+    server = build_search_server(tavily=TavilyTool(api_key=KEY, base_url=recorded.url, base_delay=0),
                                  policy=LeakagePolicy(before=__import__("datetime").date(2018, 6, 1)))
     await server.call_tool("search_web", {"query": "Great Wall", "search_before": "2024-01-01"})
-    assert json.loads(route.calls.last.request.content)["end_date"] == "2018-05-31"
+    assert route.last.json()["end_date"] == "2018-05-31"
     await server.call_tool("search_web", {"query": "Great Wall"})
-    assert "exclude_domains" not in json.loads(route.calls.last.request.content)  # fact-checkers off by default
+    assert "exclude_domains" not in route.last.json()  # fact-checkers off by default
 
 
-async def test_tavily_failure_is_a_tool_error_without_the_key(respx_mock: respx.MockRouter) -> None:
-    respx_mock.post(TAVILY_URL).mock(return_value=httpx.Response(401, json={"detail": f"bad key {KEY}"}))
-    server = build_search_server(tavily=TavilyTool(api_key=KEY, base_delay=0))
+async def test_tavily_failure_is_a_tool_error_without_the_key(recorded: RecordedServer) -> None:
+    recorded.post("/search", answer(401, json={"detail": f"bad key {KEY}"}))
+    server = build_search_server(tavily=TavilyTool(api_key=KEY, base_url=recorded.url, base_delay=0))
     with pytest.raises(ToolError) as caught:
         await server.call_tool("search_web", {"query": "Great Wall"})
     message = str(caught.value)

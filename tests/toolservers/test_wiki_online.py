@@ -1,13 +1,12 @@
-"""The Wikipedia tool server in online mode against recorded MediaWiki responses (in-process: respx cannot
-reach into a subprocess). Every tool is called once; dated reads go through the revision before the date."""
+"""The Wikipedia tool server in online mode against recorded MediaWiki responses served on loopback
+(in-process, so that its base URL points there). Every tool is called once; dated reads go through the
+revision before the date."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import httpx
 import pytest
-import respx
 from mcp.server.mcpserver.exceptions import ToolError
 
 from factdebate.toolservers.wiki_html import html_sections
@@ -16,30 +15,31 @@ from factdebate.toolservers.wikipedia_server import build_wikipedia_server
 from tests.http_support import fixture, no_sleep  # noqa: F401  (autouse fixture)
 from tests.memory.conftest import words_encode
 from tests.paths import FIXTURES
+from tests.recorded_http import Answer, Call, RecordedServer, Route, answer
 
 FIXTURES = FIXTURES / "http"
-API = "https://en.wikipedia.org/w/api.php"
+API = "/w/api.php"
 
 
-def answer(request: httpx.Request) -> httpx.Response:
+def action_api(call: Call) -> Answer:
     """The Action API by its parameters, as the real one dispatches them."""
-    params = request.url.params
+    params = call.params
     if params.get("list") == "search":
-        return httpx.Response(200, json=fixture("wikipedia_search.json"))
+        return answer(json=fixture("wikipedia_search.json"))
     if params.get("prop") == "revisions":
         name = "wikipedia_revisions_none.json" if params["titles"] == "Some New Article" else \
             "wikipedia_revisions_before.json"
-        return httpx.Response(200, json=fixture(name))
+        return answer(json=fixture(name))
     if params.get("action") == "parse":
         if params.get("page") == "No Such Page":
-            return httpx.Response(200, json=fixture("wikipedia_parse_missing.json"))
-        return httpx.Response(200, json=fixture("wikipedia_parse_great_wall.json"))
-    return httpx.Response(400, json={"error": {"code": "badparams", "info": "unexpected request"}})
+            return answer(json=fixture("wikipedia_parse_missing.json"))
+        return answer(json=fixture("wikipedia_parse_great_wall.json"))
+    return answer(400, json={"error": {"code": "badparams", "info": "unexpected request"}})
 
 
 @pytest.fixture
-def api(respx_mock: respx.MockRouter) -> respx.Route:
-    return respx_mock.get(API).mock(side_effect=answer)
+def api(recorded: RecordedServer) -> Route:
+    return recorded.get(API, action_api)
 
 
 def data(result: Any) -> Any:
@@ -56,27 +56,27 @@ def test_html_becomes_clean_sections() -> None:
     assert "Yang Liwei" in sections[2].text and "Navigation" not in sections[2].text
 
 
-async def test_every_wikipedia_tool_online(api: respx.Route) -> None:
-    server = build_wikipedia_server(OnlineWikipedia(base_delay=0), encode=words_encode)
+async def test_every_wikipedia_tool_online(recorded: RecordedServer, api: Route) -> None:
+    server = build_wikipedia_server(OnlineWikipedia(base_url=recorded.url, base_delay=0), encode=words_encode)
 
     found = data(await server.call_tool("search_wikipedia", {"query": "Great Wall visible from space", "k": 2}))
-    params = api.calls.last.request.url.params
+    params = api.last.params
     assert (params["list"], params["srlimit"], params["format"]) == ("search", "2", "json")
     assert found["results"][0]["title"] == "Great Wall of China" and found["results"][0]["text"]
-    assert api.calls.last.request.headers["User-Agent"].startswith("factdebate/")
+    assert api.last.headers["User-Agent"].startswith("factdebate/")
 
     summary = data(await server.call_tool("get_summary", {"title": "Great Wall of China"}))
-    params = api.calls.last.request.url.params
+    params = api.last.params
     assert (params["action"], params["page"], params["redirects"]) == ("parse", "Great Wall of China", "1")
     assert summary["summary"].startswith("The Great Wall of China") and summary["notes"] == []
-    assert summary["source"] == "https://en.wikipedia.org/wiki/Great_Wall_of_China"
+    assert summary["source"] == f"{recorded.url}/wiki/Great_Wall_of_China"
 
     article = data(await server.call_tool("get_article", {"title": "Great Wall of China",
                                                           "search_before": "2010-01-01"}))
-    revisions, parse = (call.request.url.params for call in api.calls[-2:])
+    revisions, parse = (call.params for call in api.calls[-2:])
     assert revisions["rvstart"] == "2010-01-01T00:00:00Z" and revisions["rvdir"] == "older"
     assert parse["oldid"] == "334000111" and "page" not in parse
-    assert article["source"] == "https://en.wikipedia.org/w/index.php?oldid=334000111"
+    assert article["source"] == f"{recorded.url}/w/index.php?oldid=334000111"
     assert article["revision"] == "334000111 saved 2009-12-30T18:22:05Z"
     assert "History\nThe Ming dynasty" in article["text"]
 
@@ -85,7 +85,7 @@ async def test_every_wikipedia_tool_online(api: respx.Route) -> None:
 
     related = data(await server.call_tool("get_related_topics", {"title": "Great Wall of China", "k": 2,
                                                                  "search_before": "2010-01-01"}))
-    assert api.calls.last.request.url.params["srsearch"] == "morelike:Great Wall of China"
+    assert api.last.params["srsearch"] == "morelike:Great Wall of China"
     assert all(r["text"] == "" for r in related["related"])  # today's snippets withheld for a dated call
     assert "NOT applied" in related["notes"][0]
 
@@ -98,8 +98,8 @@ async def test_every_wikipedia_tool_online(api: respx.Route) -> None:
     assert any("Yang Liwei" in fact for fact in facts["facts"])
 
 
-async def test_missing_pages_are_tool_errors(api: respx.Route) -> None:
-    server = build_wikipedia_server(OnlineWikipedia(base_delay=0), encode=words_encode)
+async def test_missing_pages_are_tool_errors(recorded: RecordedServer, api: Route) -> None:
+    server = build_wikipedia_server(OnlineWikipedia(base_url=recorded.url, base_delay=0), encode=words_encode)
     with pytest.raises(ToolError, match="no such page"):
         await server.call_tool("get_summary", {"title": "No Such Page"})
     with pytest.raises(ToolError, match="did not exist before 2005-01-01"):

@@ -9,8 +9,6 @@ import re
 import xml.etree.ElementTree as ET
 from datetime import date
 
-import httpx
-
 from factdebate.core.types import Document
 from factdebate.tools.http import client_scope, request_text, traced_search
 from factdebate.tools.http_search import HttpSearchTool
@@ -72,8 +70,8 @@ class ArxivTool(HttpSearchTool):
     default_url = ARXIV_DEFAULT_URL
 
     def __init__(self, *, base_url: str | None = None, timeout: float = 30.0,
-                 client: httpx.AsyncClient | None = None, attempts: int = 4, base_delay: float = 1.0) -> None:
-        super().__init__(base_url=base_url, timeout=timeout, client=client, attempts=attempts, base_delay=base_delay)
+                 attempts: int = 4, base_delay: float = 1.0) -> None:
+        super().__init__(base_url=base_url, timeout=timeout, attempts=attempts, base_delay=base_delay)
 
     async def search(self, query: str, k: int) -> list[Document]:
         return await self.search_filtered(query, k)
@@ -84,7 +82,7 @@ class ArxivTool(HttpSearchTool):
     async def _search_before(self, query: str, k: int, before: date | None) -> list[Document]:
         if k <= 0 or not _terms(query):
             return []
-        async with client_scope(self._client, self.timeout) as client:
+        async with client_scope(self.timeout) as client:
             for join in ("AND", "OR"):
                 params: dict[str, str | int] = {"search_query": search_query(query, join, before), "start": 0,
                           "max_results": min(k, ARXIV_MAX_RESULTS), "sortBy": "relevance"}

@@ -42,7 +42,7 @@ async def tavily(tool: TavilyTool, query: str, k: int, leak: Leakage) -> Found:
         body["end_date"] = _day_before(leak.before)  # Tavily's end_date is inclusive
         notes.append(f"search_before applied by Tavily (end_date {body['end_date']}); Tavily dates a page by its "
                      "publication or update date as it knows it, so undated pages can still appear")
-    async with client_scope(tool._client, tool.timeout) as client:
+    async with client_scope(tool.timeout) as client:
         payload = await request_json(client, "POST", f"{tool.base_url}/search", json=body,
                                      headers={"Authorization": f"Bearer {tool._key}"},
                                      attempts=tool.attempts, base_delay=tool.base_delay, timeout=tool.timeout)
@@ -78,7 +78,7 @@ async def openalex(tool: OpenAlexTool, query: str, k: int, leak: Leakage) -> Fou
     params: dict[str, str | int | None] = {"search": query, "per-page": min(k, OPENALEX_MAX_PER_PAGE),
                                            "filter": ",".join(filters), "mailto": tool.mailto,
                                            "api_key": tool._key}
-    async with client_scope(tool._client, tool.timeout) as client:
+    async with client_scope(tool.timeout) as client:
         payload = await request_json(client, "GET", f"{tool.base_url}/works", params=params,
                                      attempts=tool.attempts, base_delay=tool.base_delay, timeout=tool.timeout)
     return drop_excluded(parse_works(payload), leak, notes)[:k], notes
@@ -93,7 +93,7 @@ async def pubmed(tool: PubMedTool, query: str, k: int, leak: Leakage) -> Found:
         # E-utilities wants both ends of a date range; 1800 predates everything indexed.
         params.update(datetype="pdat", mindate="1800/01/01", maxdate=_day_before(leak.before).replace("-", "/"))
         notes.append(f"search_before applied by PubMed (publication date up to {params['maxdate']})")
-    async with client_scope(tool._client, tool.timeout) as client:
+    async with client_scope(tool.timeout) as client:
         payload = await request_json(client, "GET", f"{tool.base_url}/esearch.fcgi", params=params,
                                      attempts=tool.attempts, base_delay=tool.base_delay, timeout=tool.timeout)
         pmids = parse_esearch(payload)[:k]

@@ -1,6 +1,7 @@
 """Shared HTTP plumbing for the web search tools: bounded retries, readable errors, trace events.
 
-Every remote tool goes through :func:`request_json` / :func:`request_text`, and no error message carries a key."""
+Every remote tool goes through :func:`request_json` / :func:`request_text` on the package's one HTTP client
+(util/http_client.py, by way of util/bounded_get.py), and no error message carries a key."""
 
 from __future__ import annotations
 
@@ -13,9 +14,8 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
-import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from factdebate.core.errors import EndpointUnavailableError
@@ -23,12 +23,12 @@ from factdebate.core.events import WebSearch
 from factdebate.core.runtime import emit
 from factdebate.core.types import Document
 from factdebate.util.bounded_body import MIB, AnswerTooLarge, AnswerTooSlow
-from factdebate.util.bounded_get import Fetched, fetch
+from factdebate.util.bounded_get import Clients, Fetched, TooManyRedirects, fetch
 from factdebate.util.errors import FactDebateError
+from factdebate.util.http_client import UnsendableHeader
 from factdebate.util.scrub import request_secrets, without
 
 MAX_ANSWER_BYTES = 8 * MIB  # a page of search results, an arXiv or PubMed answer: well under 1 MiB
-DEFAULT_ANSWER_S = 30.0  # a client with no read timeout of its own
 
 # Indirection so tests can observe (and skip) the waits without patching asyncio globally.
 _sleep = asyncio.sleep
@@ -95,8 +95,28 @@ def _retryable_status(status: int) -> bool:
     return status in (408, 429) or status >= 500
 
 
+def _param(value: str | int | float | bool) -> str:
+    """A query value as it is written: ``true``/``false`` for a flag (as httpx and the engines' own
+    clients write them), else its text."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def with_params(url: str, params: Params | None) -> str:
+    """``url`` with ``params`` added to its query (a ``None`` value left out), form-encoded."""
+    pairs = [(name, _param(value)) for name, value in (params or {}).items() if value is not None]
+    if not pairs:
+        return url
+    parts = urlsplit(url)
+    query = "&".join(part for part in (parts.query, urlencode(pairs)) if part)
+    return urlunsplit(parts._replace(query=query))
+
+
+def _named(exc: BaseException, secrets: Sequence[str]) -> str:
+    return without(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, secrets)
+
+
 async def _send(
-    client: httpx.AsyncClient,
+    client: Clients,
     method: str,
     url: str,
     *,
@@ -111,29 +131,31 @@ async def _send(
     shown = public_url(url)
     secrets = request_secrets(params, headers, json if isinstance(json, Mapping) else None)
     attempts = max(1, attempts)
-    clean_params = {k: v for k, v in (params or {}).items() if v is not None}
-    # Each try's whole answer, head to last byte, within the request's timeout (httpx's bounds each read alone).
-    seconds = timeout if timeout is not None else (client.timeout.read or DEFAULT_ANSWER_S)
+    target = with_params(url, params)
+    sent = dict(headers or {})
+    # Sent as httpx's ``json=`` sent it: compact UTF-8, no NaN (no JSON reader takes it).
+    body = None if json is None else \
+        jsonlib.dumps(json, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    # Each try's whole answer, head to last byte, within the request's timeout (a read timeout bounds each
+    # read alone).
+    seconds = timeout if timeout is not None else client.timeout
     tried = 0
 
     async def one_try() -> Fetched:
         nonlocal tried
         tried += 1
         try:
-            request = client.build_request(
-                method, url, params=clean_params or None, json=json, headers=dict(headers or {}),
-                timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
-            )
-            response = await fetch(client, request, limit=MAX_ANSWER_BYTES, seconds=seconds, what="its answer",
-                                   follow_redirects=True)
+            response = await fetch(client, method.upper(), target, body=body, headers=sent, limit=MAX_ANSWER_BYTES,
+                                   seconds=seconds, what="its answer", follow_redirects=True)
         except (AnswerTooLarge, AnswerTooSlow) as exc:  # the same again would cost as much: not retried
             raise FactDebateError(f"{method.upper()} {shown}: {exc}, so it was not read") from None
-        except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-            raise _Again(without(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, secrets)) from None
-        except httpx.TransportError as exc:
-            # Bad scheme, proxy misconfiguration...: retrying cannot help.
-            raise EndpointUnavailableError(
-                shown, tried, without(f"{type(exc).__name__}: {exc}", secrets)) from None
+        except TooManyRedirects as exc:
+            raise FactDebateError(f"{method.upper()} {shown}: {exc}") from None
+        except (ValueError, UnsendableHeader) as exc:
+            # A URL that is not http(s), a header no request may carry: retrying cannot help.
+            raise EndpointUnavailableError(shown, tried, _named(exc, secrets)) from None
+        except OSError as exc:  # timeouts, refused or broken connections, answers that are not HTTP
+            raise _Again(_named(exc, secrets)) from None
         status = response.status_code
         if status < 400:
             return response
@@ -154,8 +176,9 @@ async def _send(
         after = failed.retry_after if isinstance(failed, _Again) else None
         return min(max_delay, after) if after is not None else _backoff(state.attempt_number, base_delay, max_delay)
 
-    # The policy: timeouts, connection errors, 408, 429 and 5xx are tried again, ``attempts`` tries in all;
-    # anything else ends the request at once. The sleep is looked up per wait (tests make it instant).
+    # The policy: a connection not opened in time, connection errors, 408, 429 and 5xx are tried again,
+    # ``attempts`` tries in all; anything else ends the request at once, an answer past its size or its
+    # deadline too. The sleep is looked up per wait (tests make it instant).
     policy = AsyncRetrying(retry=retry_if_exception_type(_Again), stop=stop_after_attempt(attempts), wait=wait,
                            sleep=lambda seconds: _sleep(seconds), reraise=True)
     try:
@@ -165,7 +188,7 @@ async def _send(
 
 
 async def request_json(
-    client: httpx.AsyncClient,
+    client: Clients,
     method: str,
     url: str,
     *,
@@ -177,9 +200,10 @@ async def request_json(
     max_delay: float = 20.0,
     timeout: float | None = None,
 ) -> Any:
-    """Send a request with retries (408/429/5xx, timeouts, connection errors: ``Retry-After`` or jittered
-    backoff, capped at ``max_delay``) and decode its JSON body. Raises :class:`EndpointUnavailableError` or
-    :class:`FactDebateError`."""
+    """Send a request with retries (408/429/5xx, connection errors and timeouts: ``Retry-After`` or jittered
+    backoff, capped at ``max_delay``) and decode its JSON body; redirects are followed. Each try's whole answer
+    is held to 8 MiB and to ``timeout`` seconds (the scope's when None): past either it is not tried again.
+    Raises :class:`EndpointUnavailableError` or :class:`FactDebateError`."""
     response = await _send(client, method, url, params=params, json=json, headers=headers,
                            attempts=attempts, base_delay=base_delay, max_delay=max_delay, timeout=timeout)
     try:
@@ -192,7 +216,7 @@ async def request_json(
 
 
 async def request_text(
-    client: httpx.AsyncClient,
+    client: Clients,
     method: str,
     url: str,
     *,
@@ -211,13 +235,14 @@ async def request_text(
 
 
 @contextlib.asynccontextmanager
-async def client_scope(client: httpx.AsyncClient | None, timeout: float) -> AsyncIterator[httpx.AsyncClient]:
-    """Yield the caller's shared client, or a private one (a connection belongs to its event loop)."""
-    if client is not None:
-        yield client
-        return
-    async with httpx.AsyncClient(timeout=timeout) as own:
-        yield own
+async def client_scope(timeout: float) -> AsyncIterator[Clients]:
+    """The clients of one search, ``timeout`` on opening a connection and on each read, let go when it ends
+    (util/bounded_get.py): its requests share kept connections."""
+    clients = Clients(timeout)
+    try:
+        yield clients
+    finally:
+        await clients.aclose()
 
 
 def emit_tool_call(tool: str, query: str, k: int, started: float, docs: list[Document] | None,

@@ -3,8 +3,6 @@ a subclass writes only ``_fetch``."""
 
 from __future__ import annotations
 
-import httpx
-
 from factdebate.core.types import Document
 from factdebate.tools.http import traced_search
 from factdebate.util.scrub import remember_endpoints, remember_secrets
@@ -14,8 +12,8 @@ class HttpSearchTool:
     name = "http"
     default_url = ""
 
-    def __init__(self, *, base_url: str | None = None, timeout: float = 30.0, client: httpx.AsyncClient | None = None,
-                 attempts: int = 4, base_delay: float = 0.5, api_key: str | None = None) -> None:
+    def __init__(self, *, base_url: str | None = None, timeout: float = 30.0, attempts: int = 4,
+                 base_delay: float = 0.5, api_key: str | None = None) -> None:
         self.base_url = (base_url or self.default_url).rstrip("/")
         self.timeout = timeout
         self.attempts = attempts
@@ -23,7 +21,6 @@ class HttpSearchTool:
         self._key = api_key or None
         remember_endpoints([self.base_url])  # what no caller may read of the engine (util/scrub.py)
         remember_secrets([api_key] if api_key else [])
-        self._client = client
 
     def __repr__(self) -> str:  # never show the key
         return f"{type(self).__name__}(base_url={self.base_url!r})"

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import httpx
-
 from factdebate.core.types import Document
 from factdebate.tools.http import client_scope, dumps_compact, request_json
 from factdebate.tools.http_search import HttpSearchTool
@@ -33,10 +31,10 @@ class OpenAlexTool(HttpSearchTool):
     default_url = OPENALEX_DEFAULT_URL
 
     def __init__(self, api_key: str | None = None, *, base_url: str | None = None, timeout: float = 30.0,
-                 client: httpx.AsyncClient | None = None, attempts: int = 4, base_delay: float = 0.5,
+                 attempts: int = 4, base_delay: float = 0.5,
                  mailto: str | None = None) -> None:
         # Both optional: OpenAlex is open; a mailto gets the faster "polite pool", a key the premium limits.
-        super().__init__(base_url=base_url, timeout=timeout, client=client, attempts=attempts,
+        super().__init__(base_url=base_url, timeout=timeout, attempts=attempts,
                          base_delay=base_delay, api_key=api_key or os.environ.get("OPENALEX_API_KEY"))
         self.mailto = mailto or os.environ.get("OPENALEX_MAILTO") or None
 
@@ -48,7 +46,7 @@ class OpenAlexTool(HttpSearchTool):
             "mailto": self.mailto,
             "api_key": self._key,
         }
-        async with client_scope(self._client, self.timeout) as client:
+        async with client_scope(self.timeout) as client:
             payload = await request_json(
                 client, "GET", f"{self.base_url}/works", params=params,
                 attempts=self.attempts, base_delay=self.base_delay, timeout=self.timeout,

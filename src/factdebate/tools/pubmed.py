@@ -8,8 +8,6 @@ import os
 import xml.etree.ElementTree as ET
 from typing import Any
 
-import httpx
-
 from factdebate.core.types import Document
 from factdebate.tools.http import client_scope, dumps_compact, request_json, request_text
 from factdebate.tools.http_search import HttpSearchTool
@@ -64,13 +62,13 @@ class PubMedTool(HttpSearchTool):
     default_url = EUTILS_DEFAULT_URL
 
     def __init__(self, api_key: str | None = None, *, base_url: str | None = None, timeout: float = 30.0,
-                 client: httpx.AsyncClient | None = None, attempts: int = 4, base_delay: float = 0.5) -> None:
+                 attempts: int = 4, base_delay: float = 0.5) -> None:
         # Optional: a key raises NCBI's limit from 3 to 10 requests per second.
-        super().__init__(base_url=base_url, timeout=timeout, client=client, attempts=attempts,
+        super().__init__(base_url=base_url, timeout=timeout, attempts=attempts,
                          base_delay=base_delay, api_key=api_key or os.environ.get("NCBI_API_KEY"))
 
     async def _fetch(self, query: str, k: int) -> list[Document]:
-        async with client_scope(self._client, self.timeout) as client:
+        async with client_scope(self.timeout) as client:
             payload = await request_json(
                 client, "GET", f"{self.base_url}/esearch.fcgi",
                 params={"db": "pubmed", "term": query, "retmax": min(k, PUBMED_MAX_RESULTS),

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import httpx
-
 from factdebate.core.errors import MissingKeyError
 from factdebate.core.types import Document
 from factdebate.tools.http import client_scope, dumps_compact, request_json
@@ -23,13 +21,13 @@ class TavilyTool(HttpSearchTool):
     default_url = TAVILY_DEFAULT_URL
 
     def __init__(self, api_key: str | None = None, *, base_url: str | None = None, timeout: float = 30.0,
-                 client: httpx.AsyncClient | None = None, attempts: int = 4, base_delay: float = 0.5,
+                 attempts: int = 4, base_delay: float = 0.5,
                  search_depth: str = "basic") -> None:
         key = api_key or os.environ.get("TAVILY_API_KEY")
         if not key:
             # Fail when the tool is configured, not halfway through a debate.
             raise MissingKeyError("TAVILY_API_KEY", "the tavily search tool")
-        super().__init__(base_url=base_url, timeout=timeout, client=client, attempts=attempts,
+        super().__init__(base_url=base_url, timeout=timeout, attempts=attempts,
                          base_delay=base_delay, api_key=key)
         self.search_depth = search_depth
 
@@ -40,7 +38,7 @@ class TavilyTool(HttpSearchTool):
             "search_depth": self.search_depth,
             "include_answer": False,
         }
-        async with client_scope(self._client, self.timeout) as client:
+        async with client_scope(self.timeout) as client:
             payload = await request_json(
                 client, "POST", f"{self.base_url}/search", json=body,
                 headers={"Authorization": f"Bearer {self._key}"},

@@ -11,17 +11,18 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-import httpx
+import aiohttp
 
 from factdebate.core.types import Document
 from factdebate.tools.http import client_scope, dumps_compact, request_json
 from factdebate.tools.http_search import HttpSearchTool
+from factdebate.util.bounded_get import Clients
 from factdebate.util.errors import FactDebateError
 from factdebate.util.version import __version__
 
 # Wikimedia's User-Agent policy asks for a tool name and version plus contact details; deployments should
 # pass ``user_agent=`` (or set FACTDEBATE_USER_AGENT) with their own URL or e-mail address.
-DEFAULT_USER_AGENT = f"factdebate/{__version__} (claim-verification research tool) httpx/{httpx.__version__}"
+DEFAULT_USER_AGENT = f"factdebate/{__version__} (claim-verification research tool) aiohttp/{aiohttp.__version__}"
 WIKIPEDIA_MAX_RESULTS = 50  # srlimit cap for ordinary (non-bot) clients
 _TAG = re.compile(r"<[^>]+>")
 
@@ -40,9 +41,9 @@ class WikipediaTool(HttpSearchTool):
     name = "wikipedia"
 
     def __init__(self, lang: str = "en", *, base_url: str | None = None, timeout: float = 20.0,
-                 client: httpx.AsyncClient | None = None, attempts: int = 4, base_delay: float = 0.5,
+                 attempts: int = 4, base_delay: float = 0.5,
                  user_agent: str | None = None, max_parallel: int = 8) -> None:
-        super().__init__(base_url=base_url or f"https://{lang}.wikipedia.org", timeout=timeout, client=client,
+        super().__init__(base_url=base_url or f"https://{lang}.wikipedia.org", timeout=timeout,
                          attempts=attempts, base_delay=base_delay)
         self.lang = lang
         agent = user_agent or os.environ.get("FACTDEBATE_USER_AGENT") or DEFAULT_USER_AGENT
@@ -59,7 +60,7 @@ class WikipediaTool(HttpSearchTool):
             "format": "json",
             "formatversion": 2,
         }
-        async with client_scope(self._client, self.timeout) as client:
+        async with client_scope(self.timeout) as client:
             payload = await request_json(
                 client, "GET", f"{self.base_url}/w/api.php", params=params, headers=self.headers,
                 attempts=self.attempts, base_delay=self.base_delay, timeout=self.timeout,
@@ -73,7 +74,7 @@ class WikipediaTool(HttpSearchTool):
 
             return list(await asyncio.gather(*(fetch(hit) for hit in hits)))
 
-    async def _summary(self, client: httpx.AsyncClient, hit: dict[str, Any]) -> Document:
+    async def _summary(self, client: Clients, hit: dict[str, Any]) -> Document:
         title = str(hit["title"])
         rank_score = float(hit["_score"])
         try:

@@ -24,7 +24,7 @@ class OnlineWikipedia:
 
     async def _api(self, params: dict[str, str | int]) -> Any:
         w = self.wiki
-        async with client_scope(w._client, w.timeout) as client:
+        async with client_scope(w.timeout) as client:
             payload = await request_json(client, "GET", f"{w.base_url}/w/api.php",
                                          params={**params, "format": "json", "formatversion": 2},
                                          headers=w.headers, attempts=w.attempts, base_delay=w.base_delay,

@@ -133,37 +133,6 @@ class Deadline:
         return left
 
 
-async def read_async(raw: AsyncIterator[bytes], encoding: str, limit: int, deadline: Deadline) -> bytes:
-    """A body from ``raw`` (still encoded) decoded and joined, within ``limit`` bytes and ``deadline``."""
-    import asyncio
-
-    decoder = Decoder(encoding, limit, deadline.what)
-    parts: list[bytes] = []
-    iterator = raw.__aiter__()
-    while True:
-        try:
-            async with asyncio.timeout(deadline.left()):
-                data = await iterator.__anext__()
-        except StopAsyncIteration:
-            break
-        except TimeoutError as exc:
-            raise AnswerTooSlow(deadline.what, deadline.seconds) from exc
-        parts.append(decoder.decode(data))
-    parts.append(decoder.flush())
-    return b"".join(parts)
-
-
-def declared_too_large(length: str | None, limit: int, what: str) -> None:
-    """Raise :class:`AnswerTooLarge` at once when ``Content-Length`` says the body is over the limit."""
-    if length is None:
-        return
-    text = length.strip()
-    if not (text.isascii() and text.isdigit()):  # "-1", "1e3", "12, 13": not a length HTTP allows
-        raise ConnectionError(f"a Content-Length that is not a whole number: {text[:40]!r}")
-    if int(text) > limit:
-        raise AnswerTooLarge(what, limit)
-
-
 async def lines_async(pieces: AsyncIterator[bytes], line_limit: int, what: str) -> AsyncIterator[str]:
     """The lines of a body arriving as ``pieces`` (decoded), each at most ``line_limit`` bytes, as UTF-8 text."""
     splitter = Lines(line_limit, what)

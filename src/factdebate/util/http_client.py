@@ -98,7 +98,7 @@ def _tls_context(cafile: str | None, capath: str | None) -> ssl.SSLContext:
             import certifi
 
             cafile = certifi.where()
-        except ImportError:  # pragma: no cover - httpx and aiohttp's users bring certifi
+        except ImportError:  # pragma: no cover - a dependency: only a broken install lacks it
             pass
     return ssl.create_default_context(cafile=cafile, capath=capath)
 

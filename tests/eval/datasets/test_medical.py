@@ -6,9 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import httpx
-import respx
-
 from factdebate.core.types import Document
 from factdebate.eval.report.summary import latest_records
 from factdebate.eval.runner import execute, make_plan
@@ -20,6 +17,7 @@ from factdebate.tools.scholar import ScholarPipeline, parse_keywords
 from tests.eval.support import resources_for
 from tests.helpers import StaticTool
 from tests.paths import FIXTURES
+from tests.recorded_http import RecordedServer, answer
 
 ABSTRACTS = [Document(id=f"W{i}", title=f"Paper {i}", text=f"Long abstract {i}. " * 40) for i in range(5)]
 
@@ -54,18 +52,17 @@ async def test_pipeline_falls_back_to_the_query_when_no_keywords() -> None:
     assert inner.queries == ["aspirin stroke"] and docs[0].text == ABSTRACTS[0].text
 
 
-async def test_pipeline_over_the_real_openalex_client_on_a_recorded_response(
-        respx_mock: respx.MockRouter) -> None:
+async def test_pipeline_over_the_real_openalex_client_on_a_recorded_response(recorded: RecordedServer) -> None:
     fixture = FIXTURES / "http" / "openalex_works.json"
-    route = respx_mock.get("https://api.openalex.org/works").mock(
-        return_value=httpx.Response(200, json=json.loads(fixture.read_text())))
+    route = recorded.get("/works", answer(json=json.loads(fixture.read_text())))
 
     def reply(call: CallInfo, messages: list[Message], params: GenParams) -> str:
         return "vitamin C, common cold" if call.prompt == "medical_keywords" else "Short summary."
 
     resources, _, _ = resources_for(reply)
-    docs = await ScholarPipeline(OpenAlexTool(base_delay=0), resources.debater).search("Does vitamin C help?", 5)
-    params = dict(route.calls.last.request.url.params)
+    engine = OpenAlexTool(base_url=recorded.url, base_delay=0)
+    docs = await ScholarPipeline(engine, resources.debater).search("Does vitamin C help?", 5)
+    params = route.last.params
     assert params["search"] == "vitamin C common cold" and params["per-page"] == "3"
     assert [d.title for d in docs] == ["Vitamin C for preventing and treating the common cold",
                                        "Zinc lozenges and the duration of common cold symptoms"]

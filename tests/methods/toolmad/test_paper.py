@@ -6,9 +6,7 @@ from __future__ import annotations
 from io import StringIO
 from typing import Any
 
-import httpx
 import pytest
-import respx
 from rich.console import Console
 
 from factdebate.cli.render import render_verdict
@@ -19,10 +17,11 @@ from factdebate.run.build import build_resources, make_tool
 from factdebate.run.claim import run_claim
 from factdebate.settings.load import load_settings
 from factdebate.settings.model import Settings
+from factdebate.tools.tavily import TavilyTool
 from tests.helpers import CLAIM, BagOfWordsEncoder, StaticTool, debate_script, make_resources
 from tests.http_support import fixture, no_sleep  # noqa: F401  (autouse fixture)
+from tests.recorded_http import RecordedServer, answer
 
-TAVILY = "https://api.tavily.com/search"
 AGREE = {("rag", 1): "SUPPORTS", ("search", 1): "SUPPORTS"}
 # The paper's main setting: its backbone, its tools (Tavily), T = 3, k = 3, the judge reads whole documents.
 PAPER = {"llm": {"debater": "openai:gpt-4o-mini"}, "retrieval": {"search": "tavily"},
@@ -37,10 +36,11 @@ def deviations(**sections: Any) -> list[str]:
     return keys(Method.named("tool-mad").paper_deviations(settings(**{**PAPER, **sections})))
 
 
-async def test_with_a_tavily_key_the_search_agent_reads_the_web_by_default(respx_mock: respx.MockRouter,
+async def test_with_a_tavily_key_the_search_agent_reads_the_web_by_default(recorded: RecordedServer,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
-    route = respx_mock.post(TAVILY).mock(return_value=httpx.Response(200, json=fixture("tavily_search.json")))
+    monkeypatch.setattr(TavilyTool, "default_url", recorded.url)  # the engine the settings build, served here
+    route = recorded.post("/search", answer(json=fixture("tavily_search.json")))
     chosen = load_settings(overrides={"llm": {"cache": False}, "methods": {"tool-mad": {"speculate": False}}},
                            environ={})  # nothing says which engine
     rag = StaticTool("rag")
