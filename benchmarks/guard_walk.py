@@ -7,7 +7,8 @@ Counted: every new call of a function of a ``factdebate`` module made from a fun
 module that made it, the nearest ``factdebate`` frame below it, when there is one). Printed: the calls made by
 the door (callers in ``factdebate.server``) and by everything, the modules they reach, and how often control
 enters each of the server's guard modules from another module (its re-entries: the entries after the
-first). A first request is sent before the measured one, so nothing loads lazily in the walk.
+first), and the calls from the library (any other ``factdebate`` module) into the service. A first request is
+sent before the measured one, so nothing loads lazily in the walk.
 
     PYTHONPATH=. python benchmarks/guard_walk.py   # (it starts the tests' scripted service)
 """
@@ -27,6 +28,7 @@ from typing import Any
 import httpx
 
 FACE = "factdebate.server.guard"  # the guard's HTTP face: the server/guard/ package
+SERVICE = "factdebate.server"  # the service; every other factdebate module is the library's (or util's)
 
 
 def _module(frame: FrameType | None) -> str | None:
@@ -101,7 +103,7 @@ def measure(tmp: Path) -> Walk:
             answer.raise_for_status()
     finally:
         sys.setprofile(None)
-        threading.setprofile(None)  # type: ignore[arg-type]
+        threading.setprofile(None)
         server.__exit__()
         upstream.__exit__()
     return walk
@@ -121,6 +123,11 @@ def report(walk: Walk) -> None:
     print("calls made by the guard's server modules, by callee:")
     for module, count in Counter(b for _, b in face).most_common():
         print(f"  {count:3d}  {module}")
+    # the library calling into the service: what a door hands it (its host, a sink, a watcher) called back
+    called_back = Counter((a, b) for a, b in walk.calls if not a.startswith(SERVICE) and b.startswith(SERVICE))
+    print(f"calls from the library into the service ({SERVICE}*): {sum(called_back.values())}")
+    for (caller, callee), count in called_back.most_common():
+        print(f"  {count:3d}  {caller} -> {callee}")
 
 
 def main() -> None:

@@ -18,11 +18,12 @@ The check (guard_engine/), one call for every door:
   its check, with the answer's label and verdict it makes).
 - ``Host`` (what a door gives the call: its ``admit`` gives any object with ``overloaded``, ``charge`` and
   ``release``; resources, keeping; ``Host.author``: the model that wrote the reply, which the library asks for a
-  revision under ``rewrite`` with the messages it adds; its ``begin`` sets up and admits a streamed reply's
-  check).
-- ``Begun`` (a check set up and admitted: its result of a reply the service had no room to check, and its
-  ``finish``, which hides and keeps a result); ``GuardedStream``: a begun reply's check while it streams
-  (``GuardedStream.of``), its policy on the text, and the result of a reply that streamed no text.
+  revision under ``rewrite`` with the messages it adds; its ``begin`` sets up and admits the check of a reply
+  still to come, the chat proxy's).
+- ``Begun`` (a check set up and admitted: its ``session``, the host's resources for its replies; its ``check``
+  of one reply; its result of a reply the service had no room to check; and its ``finish``, which hides and
+  keeps a result); ``GuardedStream``: a begun reply's check while it streams (``GuardedStream.of``), its policy
+  on the text, and the result of a reply that streamed no text.
 - ``GuardOptions``: what a caller asks (``GuardOptions.resolve``: the same within the operator's settings, whose
   policy, tier, deadline and ``passages()`` a door reads; ``GuardOptions.deadline_within``: a check's deadline;
   ``GuardOptions.MAX_EVIDENCE_ITEMS`` and ``GuardOptions.CONVERSATION_ID_PATTERN``: a request's bounds).

@@ -1,9 +1,12 @@
 """The one call behind every door of the guard, so that every door checks a reply the same way.
 
-A door (the chat proxy, ``/v1/guard/check``, LiteLLM's guardrail route, MCP, the Python API) reads its input
-into a :class:`CheckCall` and the reply or replies, makes this call with its :class:`Host`
+A door (``/v1/guard/check``, LiteLLM's guardrail route, MCP, the Python API) reads its input into a
+:class:`CheckCall` and the reply or replies, makes this call with its :class:`Host`
 (:meth:`CheckCall.check_replies`), and writes the answer; without a tier, check-response's doors make
-:meth:`CheckCall.check_response`, the same call over the full method.
+:meth:`CheckCall.check_response`, the same call over the full method. The chat proxy, whose reply comes from its
+upstream once the check is admitted, makes the call's steps itself, in order: :meth:`Host.begin`, its upstream's
+answer, :meth:`Begun.session` and :meth:`Begun.check` for each reply, :meth:`Begun.finish` (a stream checks
+through ``GuardedStream`` between the first and the last); the library never calls back into the door.
 Everything else happens here, once: the conversation's tool results become evidence, settings and options are
 resolved, the check is admitted, the reviser is the host's, the model cache is scoped to the caller, each
 result is hidden (no operator address: :func:`hidden_result`) and kept, and the charge settled.
@@ -18,7 +21,7 @@ import contextlib
 import gc
 import logging
 import threading
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -41,6 +44,7 @@ from factdebate.util.clock import not_counted
 from factdebate.util.errors import FactDebateError
 from factdebate.util.observe import watched
 from factdebate.util.scrub import hide_endpoints
+from factdebate.util.tasks import gather_all
 
 log = logging.getLogger("factdebate.guard_engine")
 # A conversation of more messages is read in a worker thread: read on the event loop, it held every request.
@@ -57,31 +61,15 @@ class CheckCall:
     options: GuardOptions = field(default_factory=GuardOptions)
     question: str | None = None
 
-    async def check_replies(self, replies: Replies, host: Host) -> list[GuardResult]:
+    async def check_replies(self, replies: Sequence[Reply], host: Host) -> list[GuardResult]:
         """The one call: every reply checked within one admission, each with its own deadline and result (the
-        first kept under the request's id). ``replies`` may be a coroutine function (the chat proxy's upstream),
-        asked once admitted; its time is not the check's and its failure is raised as it came, charged nothing."""
+        first kept under the request's id)."""
         begun = await host.begin(self)
         claims = 0
         try:
-            if callable(replies):
-                with not_counted():  # the upstream's time is not the check's (util/clock.py)
-                    replies = await replies(begun)
-            async with contextlib.AsyncExitStack() as stack:
-                # a session's resources are opened only for a reply with something to check (not a tool call alone)
-                needed = begun.admission.overloaded is None and any(reply.text.strip() or not reply.message
-                                                                     for reply in replies)
-                resources, sinks = (await stack.enter_async_context(host.session(begun.settings)) if needed
-                                    else (None, []))
-                tasks = [asyncio.ensure_future(check_one(begun, reply, resources, sinks, first=number == 0))
-                         for number, reply in enumerate(replies)]
-                try:
-                    results = list(await asyncio.gather(*tasks))
-                except FactDebateError as exc:
-                    for task in tasks:
-                        task.cancel()
-                    await asyncio.gather(*tasks, return_exceptions=True)
-                    raise failed(exc) from None
+            async with begun.session(replies) as (resources, sinks):
+                results = await gather_all(*(check_one(begun, reply, resources, sinks, first=number == 0)
+                                             for number, reply in enumerate(replies)))  # one failing ends all
             claims = sum(len(result.claims) for result in results)
             return results
         finally:
@@ -207,7 +195,8 @@ class Host:
 
     async def begin(self, call: CheckCall) -> Begun:
         """``call``'s options, settings and admission, in that order, so that a refused request paid only for its
-        reading (a door that streams begins before it asks its upstream; the one call begins itself)."""
+        reading (the chat proxy, plain and streamed, begins before it asks its upstream; the one call begins
+        itself)."""
         long = len(call.messages) > LONG_CONVERSATION  # its per-message reading in a worker thread, not on the loop
         options = (await asyncio.to_thread(collector_paused, with_conversation, call.options, call.messages) if long
                    else with_conversation(call.options, call.messages))
@@ -275,6 +264,37 @@ class Begun:
         assert self.admission.overloaded is not None
         return overloaded_result(text, self.resolved, self.admission.overloaded, passed)
 
+    def session(self, replies: Sequence[Reply]) -> AbstractAsyncContextManager[tuple[Resources | None,
+                                                                                   list[EventSink]]]:
+        """The host's resources for checking ``replies``, open while they are checked, with the session's own
+        sinks: opened only for a reply with something to check (not a tool call alone) and a check the host had
+        room for; otherwise none."""
+        if self.admission.overloaded is None and any(reply.text.strip() or not reply.message for reply in replies):
+            return self.host.session(self.settings)
+        return contextlib.nullcontext((None, []))
+
+    async def check(self, reply: Reply, resources: Resources | None,
+                    sinks: Sequence[EventSink] = ()) -> GuardResult:
+        """One reply's check within this admission (``resources`` from :meth:`session`), its result as the check
+        wrote it: :meth:`finish` hides and keeps it. A reply without text passes as it came (its tool calls
+        said), one the host had no room for passes unchecked; a failed check raises without the operator's
+        address in its message."""
+        if reply.message and not reply.text.strip():
+            return no_text_result(self.resolved, reply.passed, called=reply.called)
+        if self.admission.overloaded is not None:
+            return self.overloaded_result(reply.text, reply.passed)
+        assert resources is not None
+        try:
+            with watched("guard_check", tier=self.resolved.tier, policy=self.resolved.policy):  # traces (observe.py)
+                result = await check_text(reply.text, self.settings, resources, options=self.resolved,
+                                          question=self.question, sinks=list(sinks) or None,
+                                          reviser=self.reviser, caller=self.host.caller, messages=self.messages)
+        except FactDebateError as exc:
+            raise failed(exc) from None
+        if reply.passed:
+            result = result.model_copy(update={"passed_through": [*result.passed_through, *reply.passed]})
+        return result
+
     async def finish(self, result: GuardResult, calls: Any, first: bool) -> GuardResult:
         """A result as the caller gets it: hidden, then kept by the host."""
         return await self.host.keep(hidden_result(result), calls, first, self.conversation_id)
@@ -312,24 +332,7 @@ async def check_one(begun: Begun, reply: Reply, resources: Resources | None, ses
                     first: bool = True) -> GuardResult:
     """One reply's check within an admitted call, hidden and kept."""
     sinks, calls = begun.host.sinks()
-    sinks = [*session_sinks, *sinks]
-    if reply.message and not reply.text.strip():
-        result = no_text_result(begun.resolved, reply.passed, called=reply.called)
-    elif begun.admission.overloaded is not None:
-        result = begun.overloaded_result(reply.text, reply.passed)
-    else:
-        assert resources is not None
-        with watched("guard_check", tier=begun.resolved.tier, policy=begun.resolved.policy):  # traces (observe.py)
-            result = await check_text(reply.text, begun.settings, resources, options=begun.resolved,
-                                      question=begun.question, sinks=sinks or None,
-                                      reviser=begun.reviser, caller=begun.host.caller,
-                                      messages=begun.messages)
-        if reply.passed:
-            result = result.model_copy(update={"passed_through": [*result.passed_through, *reply.passed]})
-    return await begun.finish(result, calls, first)
-
-
-Replies = Sequence[Reply] | Callable[[Begun], Awaitable[Sequence[Reply]]]
+    return await begun.finish(await begun.check(reply, resources, [*session_sinks, *sinks]), calls, first)
 
 
 def hidden_verdict(verdict: ResponseVerdict) -> ResponseVerdict:

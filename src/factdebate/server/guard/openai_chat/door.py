@@ -15,14 +15,14 @@ Every reply carries the request's check id (server/guard/check_id.py), errors in
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 
-from factdebate.engine import Begun, Reply
+from factdebate.engine import Begun, GuardResult, Reply
 from factdebate.server.guard.chat_request import ChatRequest
-from factdebate.server.guard.host import ChatDoor, door_error, prepare_stream, read_chat
+from factdebate.server.guard.host import ChatDoor, ServiceHost, door_error, prepare_stream, read_chat
 from factdebate.server.guard.openai_chat.answer import answer_headers, answer_replies, apply_to_answer
 from factdebate.server.guard.openai_chat.stream import stream_reply
 from factdebate.server.guard.prepare import (
@@ -35,6 +35,7 @@ from factdebate.server.guard.prepare import (
 from factdebate.server.guard.request import body_schema
 from factdebate.server.service import Service, ServiceDep, caller
 from factdebate.server.strict_json import SafeJSONResponse, body_nests_deeply
+from factdebate.util.tasks import gather_all
 
 router = APIRouter(prefix="/v1")
 log = logging.getLogger("factdebate.server")
@@ -80,26 +81,40 @@ async def _reply(request: Request, service: Service, who: str) -> Response:
 
 
 async def _plain_reply(door: ChatDoor) -> Response:
-    """The one call with the upstream's answer as its replies, asked once the check is admitted (which choices
-    are checked, n capped by guard.max_choices, and what of them passes: server/guard/openai_chat/answer.py), then each
-    result's policy written into its choice."""
-    answer: dict[str, Any] = {}
-    block_finish: list[str] = []
-    body, upstream = door.body, door.upstream
-
-    async def replies(begun: Begun) -> list[Reply]:
-        block_finish.append(begun.settings.guard.block_finish_reason)
-        answer.update(await upstream.complete(body.upstream_body(begun.settings.guard.max_tokens)))
-        return answer_replies(answer, body.n or 1)
-
-    results = await door.call.check_replies(replies, door.host)
-    apply_to_answer(answer, results, block_finish[0])
+    """The plain answer, in a straight line: the check begun (options, settings, admission: a refused request
+    never asks the upstream), the upstream's answer, its replies checked (which choices are checked, n capped by
+    guard.max_choices, and what of them passes: server/guard/openai_chat/answer.py) and each finished, then each
+    result's policy written into its choice. The upstream's time is not the check's; its failure is raised as
+    it came, charged as a check of no claims."""
+    begun = await door.host.begin(door.call)
+    claims = 0
+    try:
+        with begun.not_counted():  # the upstream's time is not the check's (a deadline counts the check alone)
+            answer = await door.upstream.complete(door.body.upstream_body(begun.settings.guard.max_tokens))
+        results = await _checked(door.host, begun, answer_replies(answer, door.body.n or 1))
+        claims = sum(len(result.claims) for result in results)
+    finally:
+        begun.admission.charge(claims)
+        begun.admission.release()
+    apply_to_answer(answer, results, begun.settings.guard.block_finish_reason)
     headers = answer_headers(results[0]) | ({GUARD_CHECK_ID_HEADER: results[0].check_id}
                                             if results[0].check_id else {})
     try:
         return JSONResponse(answer, headers=headers)
     except ValueError:  # text no UTF-8 reply can carry (a lone surrogate in the upstream's answer): replaced
         return SafeJSONResponse(answer, headers=headers)
+
+
+async def _checked(host: ServiceHost, begun: Begun, replies: list[Reply]) -> list[GuardResult]:
+    """Every reply checked at once within the one admission (a failed one ends the others), each finished:
+    hidden, and kept with its model calls, the first under the request's id."""
+    async with begun.session(replies) as (resources, session_sinks):
+
+        async def one(reply: Reply, first: bool) -> GuardResult:
+            sinks, calls = host.sinks()
+            return await begun.finish(await begun.check(reply, resources, [*session_sinks, *sinks]), calls, first)
+
+        return await gather_all(*(one(reply, number == 0) for number, reply in enumerate(replies)))
 
 
 RESPONSES_API = ("this service's guard speaks OpenAI's Chat Completions (POST /v1/chat/completions), not the "
