@@ -55,3 +55,24 @@ def test_a_sentence_checked_in_part_is_one_the_claims_come_from_and_is_named_apa
                          unchecked("partly checked", True)]
     assert coverage_line(verdict) == ("2 claims from 2 of 4 sentences; 2 not checked: 1 greeting, 1 claim limit; "
                                       "2 partly checked: 1 claim limit, 1 a part left out")
+
+
+def test_a_guard_check_read_as_a_response_counts_the_sentence_of_a_claim_left_undecided() -> None:
+    """A guard check whose deadline left the second sentence's claim undecided, read as a response's verdict:
+    the claims come from both sentences ("from 2 of 2", never "from 1 of 2"), and the undecided one is still
+    named as not checked; the terminal prints that line."""
+    from factdebate.core.types import Label, Span
+    from factdebate.guard_engine.response_view import response_verdict
+    from factdebate.guard_engine.types import GuardClaim, GuardResult
+
+    text = "The tower is in Paris. It was repainted in 1900."
+    decided = GuardClaim(index=0, claim="The tower is in Paris.", span=Span(start=0, end=22), label=Label.SUPPORTS,
+                         status="checked")
+    undecided = GuardClaim(index=1, claim="The tower was repainted in 1900.", span=Span(start=23, end=48),
+                           status="unchecked", reason="not decided within the deadline")
+    verdict = response_verdict(GuardResult(original_text=text, text=text, sentences=2, claims=[decided, undecided]))
+    line = "2 claims from 2 of 2 sentences; 1 not checked: not decided within the deadline"
+    assert coverage_line(verdict) == line
+    out = io.StringIO()
+    render_response(verdict, Console(file=out, width=200))
+    assert line in out.getvalue()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from factdebate.core.claim_context import THIRD_LABEL_ANSWER
-from factdebate.core.types import Label, ResponseVerdict, UncheckedSentence
+from factdebate.core.types import Label, ResponseVerdict, Span, UncheckedSentence
 
 # How each rule (a response verdict's ``decided_by``) reads, for the terminal and the web page (GET /v1/views).
 RULES: dict[str, str] = {
@@ -54,17 +54,26 @@ def _tally(unchecked: Sequence[UncheckedSentence]) -> str:
         f"{count} {reason}" for reason, count in sorted(why.items(), key=lambda item: -item[1]))
 
 
+def _holds_a_claim(sentence: UncheckedSentence, places: Sequence[Span]) -> bool:
+    return any(place.start < sentence.span.end and sentence.span.start < place.end for place in places)
+
+
 def coverage_line(verdict: ResponseVerdict) -> str | None:
     """How much of the response its claims checked ("12 claims from 12 of 160 sentences; 148 not checked: 147
     claim limit, 1 greeting"); None when its sentences were not read. A sentence its claims check only in part
     is one the claims come from, named apart, never as checked ("2 claims from 2 of 2 sentences; 1 partly
-    checked: claim limit")."""
+    checked: claim limit"); so is one that holds a claim left unchecked (a guard's check read as a response's
+    lists the sentence of a claim its deadline left undecided: "2 claims from 2 of 2 sentences; 1 not checked:
+    deadline")."""
     if verdict.sentences is None:
         return None
     claims, total = len(verdict.extraction.claims), verdict.sentences
+    places = [check.span for check in verdict.claims if check.span is not None]
     whole = [sentence for sentence in verdict.unchecked if not sentence.partly]
     partly = [sentence for sentence in verdict.unchecked if sentence.partly]
-    line = (f"{claims} claim{'' if claims == 1 else 's'} from {total - len(whole)} of {total} "
+    # The sentences the claims come from: all but those listed whole that hold none of them.
+    source = total - sum(not _holds_a_claim(sentence, places) for sentence in whole)
+    line = (f"{claims} claim{'' if claims == 1 else 's'} from {source} of {total} "
             f"sentence{'' if total == 1 else 's'}; ")
     if not verdict.unchecked:
         return line + "every sentence checked"
