@@ -165,7 +165,7 @@ RULES: dict[str, Rule] = {
     "-H 'Content-Type: application/x-ndjson' --data-binary @claims.jsonl": Route(SERVER),
     'curl -s localhost:8000/v1/batches/<id>?results=false -H "Authorization: Bearer $KEY"': Route(SERVER),
     # docs/ways/ and docs/start/: the quick starts (the shared lines are README's and guard's above)
-    "factdebate check-response --file answer.md --fail-on refuted --feedback fixes.txt": Run(),
+    "factdebate check-response --file answer.md --fail-on refuted --feedback fixes.txt --deadline 1800": Run(),
     "scripts/setup-gateways.sh litellm": Skip(GATEWAYS),
     "scripts/setup-gateways.sh nemo": Skip(GATEWAYS),
     "sudo apt-get install libsndfile1": Skip("a Debian package: scripts/ci-system-deps.sh installs it for make test"),
@@ -245,8 +245,8 @@ RULES: dict[str, Rule] = {
     'PROMPT="$TASK"': Skip(LOOP),
     "for attempt in 1 2 3 4 5; do": Skip(LOOP),
     'my-agent --task "$PROMPT" > answer.md': Skip(LOOP),
-    "factdebate check-response --file answer.md --fail-on refuted,unchecked --feedback fixes.txt": Parse(
-        "a file the reader's agent wrote; tests/response_level/test_loop.py runs it inside the whole loop"),
+    "factdebate check-response --file answer.md --fail-on refuted,unchecked --feedback fixes.txt --deadline 1800":
+        Parse("a file the reader's agent wrote; tests/response_level/test_loop.py runs it inside the whole loop"),
     "status=$?": Skip(LOOP),
     "case $status in": Skip(LOOP),
     '0) echo "every claim holds"; exit 0 ;;': Skip(LOOP),

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -25,7 +26,8 @@ from factdebate.cli.options import (
     with_option_flags,
     with_trace_text,
 )
-from factdebate.core.types import ResponseVerdict
+from factdebate.cli.response_progress import ResponseProgress
+from factdebate.core.types import Label, ResponseVerdict
 from factdebate.response_level.aggregate import RULES, coverage_line
 from factdebate.util.errors import FactDebateError, InputError
 from factdebate.util.input_files import STDIN, read_bounded
@@ -38,6 +40,7 @@ if TYPE_CHECKING:  # the command's imports stay lazy: `--help` reads none of the
 
 Opt = typer.Option
 RESPONSE_LIMIT = "response.max_response_chars"
+T = TypeVar("T")
 
 
 def read_response(text: str | None, file: Path | None, max_chars: int) -> str:
@@ -135,6 +138,10 @@ def register_check_response(app: typer.Typer) -> None:
             "--feedback", metavar="FILE",
             help="Write the refuted claims to FILE, each with a correction and quotes from its evidence, as a note "
                  "to hand back to the agent; an empty file when none is refuted.")] = None,
+        deadline: Annotated[float | None, Opt(
+            "--deadline", metavar="SECONDS",
+            help="Stop the check SECONDS after the command started: one line on stderr says what it had decided, "
+                 "and it exits 3 under --fail-on (1 otherwise) with no verdict.")] = None,
         as_json: JsonFlag = False,
         trace: TraceFlag = None,
         trace_text: TraceTextFlag = False,
@@ -148,7 +155,11 @@ def register_check_response(app: typer.Typer) -> None:
         from factdebate.core.runtime import trace_file
         from factdebate.settings.load import settings_from
 
+        # What stderr says as the check goes, and where --deadline is counted from: the command's start.
+        err = Console(stderr=True, soft_wrap=True)
+        progress = ResponseProgress(lambda line: err.print(line, markup=False, highlight=False))
         kinds = parse_fail_on(fail_on)  # a misspelt kind stops here, before anything is read or run
+        _check_deadline(deadline)
         settings = settings_from(options, config)
         response = read_response(text, file, settings.response.max_response_chars)
         if feedback is not None:
@@ -156,16 +167,56 @@ def register_check_response(app: typer.Typer) -> None:
         warn_unread(options, settings.method, "check-response", scopes=("response",))
         transcript = with_trace_text(trace, trace_text)
         _, asked = settings.response.checked_answer(response, question)
-        err = Console(stderr=True, soft_wrap=True)
         with trace_file(trace) as traced, transcript:
-            verdict, note = _checked(settings, response, asked, feedback is not None, kinds, err, traced)
+            verdict, note = _checked(settings, response, asked, feedback is not None, kinds, err,
+                                     [progress, *traced], _Deadline(deadline, progress))
         if feedback is not None and note:
             notes.write(feedback, note)
         _report(verdict, settings, as_json, kinds, err)
 
 
+def _check_deadline(deadline: float | None) -> None:
+    if deadline is not None and not (math.isfinite(deadline) and deadline > 0):
+        raise InputError(f"--deadline {deadline:g}: give the seconds the check may take, a number above 0")
+
+
+class _Deadline:
+    """``--deadline``: the check's work cut off that many seconds after the command started (None: never)."""
+
+    def __init__(self, seconds: float | None, progress: ResponseProgress) -> None:
+        self.seconds, self.progress = seconds, progress
+
+    async def within(self, work: Awaitable[T]) -> T:
+        """``work``, while the progress lines tick; past the deadline, cancelled (an in-process model stops at
+        its next token) and :class:`~factdebate.cli.response_progress.DeadlinePassed` raised."""
+        ticker = asyncio.create_task(self.progress.tick())
+        try:
+            return await (work if self.seconds is None else self._cut_at_deadline(work, self.seconds))
+        finally:
+            ticker.cancel()
+
+    async def _cut_at_deadline(self, work: Awaitable[T], seconds: float) -> T:
+        task = asyncio.current_task()
+        assert task is not None  # run by asyncio.run
+
+        def expire() -> None:
+            # Said before the cancellation reaches the claims, so that none reads as a check that failed.
+            self.progress.stopped = True
+            task.cancel()
+
+        timer = asyncio.get_running_loop().call_later(max(0.0, seconds - self.progress.elapsed()), expire)
+        try:
+            return await work
+        except asyncio.CancelledError:
+            if not self.progress.stopped or task.uncancel() > 0:  # another's cancellation (Ctrl-C) goes on
+                raise
+            raise self.progress.cut_short(seconds) from None
+        finally:
+            timer.cancel()
+
+
 def _checked(settings: Settings, response: str, question: str | None, with_feedback: bool, kinds: frozenset[str],
-             err: Console, traced: list[EventSink]) -> tuple[ResponseVerdict, str | None]:
+             err: Console, traced: list[EventSink], deadline: _Deadline) -> tuple[ResponseVerdict, str | None]:
     """The response's verdict and, ``with_feedback``, the note of corrections for its refuted claims."""
     from factdebate.cli import feedback as notes
     from factdebate.guard_engine.call import CheckCall, LocalHost
@@ -197,11 +248,15 @@ def _checked(settings: Settings, response: str, question: str | None, with_feedb
                 if not with_feedback:
                     return verdict, None
                 status.update("writing corrections for the refuted claims…")
+                refuted = sum(check.label == Label.REFUTES for check in verdict.claims)
+                if refuted:
+                    deadline.progress.step = "writing corrections"
+                    deadline.progress.say(f"writing corrections for {refuted} refuted claim(s)")
                 fixes = await notes.counted_fixes(verdict, resources.llm("debater"))
                 return verdict, notes.note(fixes)
 
     try:
-        return asyncio.run(go())
+        return asyncio.run(deadline.within(go()))
     except FactDebateError as exc:
         if not kinds or exits.code_for(exc) == exits.USAGE:
             raise
