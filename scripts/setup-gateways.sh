@@ -2,8 +2,9 @@
 # Builds each gateway's own environment, .venv-NAME, from its lock requirements/gateways/NAME.txt (LiteLLM's
 # proxy server, NeMo Guardrails): the tests start them as separate services in front of the guard, as teams
 # deploy them. Like .venv's step 1 in scripts/setup.sh: every file checked against the lock's sha256, no
-# resolving, whatever no lock holds removed; skipped when the environment already matches its lock
-# (scripts/check_env.py --alone). scripts/setup.sh --dev runs this in the background, beside its own install.
+# resolving, whatever no lock holds removed; skipped, saying so and where, when the environment already matches
+# its lock (scripts/check_env.py --alone). scripts/setup.sh --dev runs this in the background, beside its own
+# install.
 #   scripts/setup-gateways.sh [NAME...]   (default: every requirements/gateways/*.txt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,8 @@ for name in "${names[@]}"; do
   [ -f "$lock" ] || { echo "no lock $lock" >&2; exit 2; }
   [ -x "$venv/bin/python" ] || "$PY" -m venv "$venv"
   check="$venv/bin/python scripts/check_env.py $lock --alone"
-  $check --quiet && continue
+  # Said, not silent: a run that changes nothing still tells which environments it checked, and where.
+  if $check --quiet; then echo "$name: up to date in $PWD/$venv (it holds $lock)"; continue; fi
   pip="$venv/bin/python -m pip --disable-pip-version-check -q"
   # --no-compile: a gateway's modules are compiled when a test first starts it (scripts/test.sh lets Python
   # write bytecode), only those it imports: about 25 CPU-s less here than pip compiling every module.

@@ -5,12 +5,16 @@ else (scripts/check_env.py --alone)."""
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from tests.paths import ROOT
 from tests.test_lock import check_env
 
 GATEWAYS = Path(__file__).resolve().parent.parent / "requirements" / "gateways"
@@ -43,3 +47,20 @@ def test_alone_wants_the_lock_and_nothing_else(monkeypatch: pytest.MonkeyPatch, 
     assert "httpx: 0.27 installed, the lock has 0.28" in message and "numpy: 2.0 installed, not in the lock" in message
     module.main([str(lock), "--alone", "--extraneous"])
     assert capsys.readouterr().out.split() == ["numpy"]
+
+
+def test_setup_says_each_gateway_that_is_up_to_date_and_where(tmp_path: Path) -> None:
+    """A run that installs nothing names each gateway environment it checked and where it is, rather than
+    printing nothing. The script and its check run from a copy whose one lock is empty, in an environment
+    made without pip, so nothing is fetched."""
+    (tmp_path / "scripts").mkdir()
+    for script in ("setup-gateways.sh", "check_env.py"):
+        shutil.copy2(ROOT / "scripts" / script, tmp_path / "scripts" / script)
+    (tmp_path / "requirements" / "gateways").mkdir(parents=True)
+    (tmp_path / "requirements" / "gateways" / "gate.txt").write_text("# nothing locked\n", encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / ".venv-gate")], check=True)
+    done = subprocess.run(["bash", str(tmp_path / "scripts" / "setup-gateways.sh")], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    where = tmp_path.resolve() / ".venv-gate"
+    assert done.stdout == f"gate: up to date in {where} (it holds requirements/gateways/gate.txt)\n"
