@@ -177,6 +177,7 @@ RULES: dict[str, Rule] = {
     "application/json' -d '{\"model\": \"gpt-4o-mini-checked\", \"messages\": [{\"role\": \"user\", \"content\": "
     "\"Tell me about the Eiffel Tower.\"}]}'": Skip(
         "a request to LiteLLM's proxy: tests/guard/conformance/test_gateways.py asks it for both models"),
+    "export OPENAI_BASE_URL=http://127.0.0.1:8080/v1": Export(),
     ".venv-nemo/bin/nemoguardrails chat --config docs/guard/nemo": Skip(
         "NeMo's interactive chat: tests/guard/conformance/test_gateways.py runs LLMRails on that folder"),
     "openclaw gateway run": Skip(OPENCLAW),
@@ -341,6 +342,9 @@ PYTHON: dict[str, Rule] = {
                             "benchmarks/client_snippets.py installs it and runs that file against factdebate serve"),
     "docs/ways/nemo.md: import os": Copy("docs/guard/nemo/actions.py", "NeMo Guardrails' action: nemoguardrails is "
                                      "not installable here; tests/server/guard/test_guard_nemo.py runs that file"),
+    'docs/ways/nemo.md: """NeMo runs init() before it builds its models, and reads no OPENAI_BASE_URL itself: here '
+    'it does."""': Copy("docs/guard/nemo/config.py", "NeMo Guardrails' config hook: tests/guard/conformance/"
+                        "test_gateways.py runs that folder in NeMo's LLMRails with OPENAI_BASE_URL set"),
     "docs/methods/mermaid-tools.md: from factdebate.memory import EvidenceMemory, Evidence, MemorySettings, "
     "open_memory": PyImports("a method's use of the memory, between its steps"),
     "docs/methods/response-level.md: import factdebate as fd": PyRun(),
