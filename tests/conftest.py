@@ -19,7 +19,6 @@ from hypothesis import settings
 
 from tests.parallel import SHARED_FIXTURES, build_once, run_folder, xdist_group_for
 from tests.recorded_http import recorded  # noqa: F401  (the recorded answers of the search tools' tests)
-from tests.recorded_http import recorded  # noqa: F401  (the recorded answers of the search tools' tests)
 from tests.tiers import is_full_only
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
