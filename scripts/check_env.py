@@ -7,7 +7,7 @@
     .venv-litellm/bin/python scripts/check_env.py requirements/gateways/litellm.txt --alone  # a gateway's venv
 
 In the environment it expects every pin of the lock at its version, the model and data packages at the versions
-``src/factdebate/util/data_packages.py`` pins, factdebate itself installed editable from this checkout, and
+``src/factdebate/hub/data_packages.py`` pins, factdebate itself installed editable from this checkout, and
 nothing else but pip (packages of the other lock files are let be: a `make test` environment serves the demo).
 With ``--alone`` (a gateway's environment, requirements/gateways/) it expects the lock's pins and nothing else:
 no data packages, no factdebate, no other lock's packages.
@@ -50,7 +50,7 @@ def pins(lock: Path) -> dict[str, str]:
 
 def data_pins() -> dict[str, str]:
     """The model and data packages' pins, read from the module without importing factdebate (not installed yet)."""
-    spec = importlib.util.spec_from_file_location("data_packages", ROOT / "src/factdebate/util/data_packages.py")
+    spec = importlib.util.spec_from_file_location("data_packages", ROOT / "src/factdebate/hub/data_packages.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while the class is made

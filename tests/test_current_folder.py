@@ -20,10 +20,10 @@ import httpx
 import pytest
 
 from factdebate.cli.main import run
+from factdebate.hub.data_packages import PACKAGES, DataPackage
 from factdebate.run.batch import read_claims, run_batch
 from factdebate.scale.pool import RayPool
 from factdebate.settings.load import load_settings
-from factdebate.util.data_packages import PACKAGES, DataPackage
 from tests.scale.conftest import local_ray
 from tests.scale.support import records, static_resources, write_claims
 from tests.server.conftest import free_port

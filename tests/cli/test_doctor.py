@@ -119,7 +119,7 @@ def test_doctor_says_how_many_requests_a_llama_server_is_sent_at_once(monkeypatc
 def test_a_llama_cpp_built_for_this_cpu_only_is_a_warning_naming_setup(
         monkeypatch: pytest.MonkeyPatch, build: str, status: str, words: str) -> None:
     """Pip's own build of llama-cpp-python uses -march=native."""
-    from factdebate.util import llama_build
+    from factdebate.llm import llama_build
 
     monkeypatch.setattr(llama_build, "installed_build",
                         lambda: llama_build.Build(build, "AVX512" if build == "native" else ""))  # type: ignore[arg-type]

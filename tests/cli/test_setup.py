@@ -13,9 +13,9 @@ from rich.console import Console
 from factdebate.cli import doctor
 from factdebate.cli.render import embedded_model_note, print_embedded_note
 from factdebate.cli.setup import pip_command
+from factdebate.hub import data_packages
+from factdebate.hub.data_packages import PACKAGES, DataPackage
 from factdebate.settings.load import load_settings
-from factdebate.util import data_packages
-from factdebate.util.data_packages import PACKAGES, DataPackage
 from tests.cli.test_main import run
 from tests.paths import ROOT
 
@@ -122,7 +122,7 @@ def test_setup_rebuilds_a_llama_cpp_compiled_for_this_cpu_only_with_the_setup_sc
     import subprocess
 
     from factdebate.cli import setup as setup_module
-    from factdebate.util import llama_build
+    from factdebate.llm import llama_build
 
     builds = iter([llama_build.Build("native", "AVX512, AVX_VNNI"), llama_build.Build("portable")])
     monkeypatch.setattr(llama_build, "installed_build", lambda: next(builds))
@@ -146,14 +146,14 @@ def test_setup_rebuilds_a_llama_cpp_compiled_for_this_cpu_only_with_the_setup_sc
 
 
 def test_the_rebuild_uses_the_setup_scripts_flags_and_the_locks_pin() -> None:
-    from factdebate.util import llama_build
+    from factdebate.llm import llama_build
 
     script = (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")
     assert f'CMAKE_ARGS="{llama_build.PORTABLE_CMAKE_ARGS} $LEAN"' in script
-    assert f"src/factdebate/util/{llama_build.LEAN_HOOK}" in script
+    assert f"src/factdebate/llm/{llama_build.LEAN_HOOK}" in script
     # The hook is shipped with the package, and what it sets is llama.cpp's own option
-    assert "set(LLAMA_BUILD_COMMON OFF" in (ROOT / "src/factdebate/util" / llama_build.LEAN_HOOK).read_text()
-    assert "util/*.cmake" in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert "set(LLAMA_BUILD_COMMON OFF" in (ROOT / "src/factdebate/llm" / llama_build.LEAN_HOOK).read_text()
+    assert "llm/*.cmake" in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     install_test = (ROOT / "tests" / "install" / "test_wheel_install.py").read_text(encoding="utf-8")
     assert f'PORTABLE = "{llama_build.PORTABLE_CMAKE_ARGS}"' in install_test
     lock = (ROOT / "requirements" / "all.txt").read_text(encoding="utf-8")
@@ -165,7 +165,7 @@ def test_the_setup_scripts_build_is_told_portable_and_a_native_one_apart() -> No
     import importlib.util
     import platform
 
-    from factdebate.util import llama_build
+    from factdebate.llm import llama_build
 
     native = ("CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX_VNNI = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | "
               "AVX512 = 1 | AVX512_VBMI = 1 | AVX512_VNNI = 1 | AVX512_BF16 = 0 | LLAMAFILE = 1 | OPENMP = 1 |")

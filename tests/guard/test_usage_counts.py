@@ -1,6 +1,6 @@
 """``usage`` as the wire saw it: every model call sent counts, one the deadline cut before its answer too, and
 answers taken from the model cache are counted apart (``cached_calls``), never as calls sent. A check's clock
-starts at the request's arrival when there is one (util/clock.py)."""
+starts at the request's arrival when there is one (guard_engine/clock.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 
 from factdebate.guard_engine import GuardOptions, check_text
+from factdebate.guard_engine.clock import not_counted, request_clock
 from factdebate.run.build import build_resources
 from factdebate.settings.load import load_settings
-from factdebate.util.clock import not_counted, request_clock
 from tests.guard.support import REPLY, SlowBackend, run_check, script
 from tests.helpers import BagOfWordsEncoder, StaticTool
 

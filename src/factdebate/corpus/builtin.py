@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from factdebate.core.types import Document
-from factdebate.util.data_packages import install_hint
+from factdebate.hub.data_packages import install_hint
 from factdebate.util.errors import ConfigError, InputError
 
 BUILTIN_CORPUS = "builtin"

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from factdebate.core.runtime import model_loading
-from factdebate.util.data_packages import install_hint
+from factdebate.hub.data_packages import install_hint
 from factdebate.util.errors import ConfigError, MissingDependencyError
 
 MODEL_NAME = "all-MiniLM-L6-v2"

@@ -1,13 +1,10 @@
-"""The library as the service sees it: every name ``factdebate.server`` imports, from one module (import-linter
-contracts in pyproject.toml hold the service to it and keep the library from importing it). Each name is the
-library's own object, imported from its module when first read, so a module of the service loads only what it
-uses (the MCP server answers its handshake before the check engine is imported). ``factdebate.util``, the
-domain-free foundation beneath the library, is the service's too, which imports its names from util itself:
-the pooled HTTP client, bounded bodies and files, a settings file read bounded, the scrub of secrets and
-addresses, the data folder, the errors a user can act on (the base, whose ``http_status`` says how a service
-answers it, and the generic ones: bad settings, bad input, a missing package), text and strict JSON made safe,
-what measures work for metrics and traces, the notes of storage that could not write, a request's clock, the
-package's version.
+"""The library as the service sees it: every name ``factdebate.server`` imports of the library, from one module
+(import-linter contracts in pyproject.toml hold the service to it and keep the library from importing it). Each
+name is the library's own object, imported from its module when first read, so a module of the service loads only
+what it uses (the MCP server answers its handshake before the check engine is imported). Beneath the library lies
+``factdebate.util``, helpers without policy (no check, method, model or clock rule of the library lives there);
+the service imports of it only the names :data:`FROM_UTIL` lists, said at the end.
+
 What the service reads of a library object it only receives, it declares itself as a ``typing.Protocol``.
 
 The check (guard_engine/), one call for every door:
@@ -31,6 +28,8 @@ The check (guard_engine/), one call for every door:
   with a claim's and an answer's request (``GivenEvidence.applied``: settings serving them, and the passages).
 - ``GuardResult``: a check's result (``with_caution``: a copy with one more caution), each claim with the stance
   of each quote it rests on (``stance``).
+- ``request_clock``: a request's clock (guard_engine/clock.py): the checks made inside count their deadline and
+  their seconds from the request's arrival, less the wait a door leaves out (``Begun.not_counted``).
 
 Claims and answers (run/, core/):
 
@@ -47,6 +46,10 @@ Claims and answers (run/, core/):
 - ``EventSink`` (a run's events: a sink that names the events it reads in a frozenset ``events`` gets only
   those; one whose ``transcript`` is a number of characters gets the text of each model call, cut there).
 - ``ClaimItem``: a batch's item (``ClaimItem.from_lines``: a batch's items, from uploaded JSON lines).
+- ``CallOwner`` and ``own_calls`` (llm/call_owner.py): whose model calls these are, a check's admitted key (a
+  hash of it). ``own_calls`` makes the calls of the rest of the request that owner's; the queues of the model
+  servers serve owners in turn and add up the seconds each owner's calls held their slots (``held_s``), which
+  admission learns a key's cost from.
 
 Settings and what the library offers:
 
@@ -60,21 +63,43 @@ Settings and what the library offers:
   (``MethodView.page_words``: the library's words the page shows beside any verdict: the labels' other
   spellings, how an answer's label was decided, the form's sections, the embedded model's caution).
 - ``RetrievalTool``: a retrieval tool's name (``search_evidence``'s parameter, which no request of the HTTP API has).
-- ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in the schema)."""
+- ``CorpusName`` (a corpus name in a model: checked by the library's rule, its pattern in the schema).
+
+What the service imports of ``factdebate.util`` (:data:`FROM_UTIL`, by module; tests/test_engine.py holds the
+service to it, and an import-linter contract forbids it util's other modules):
+
+- ``errors``: ``FactDebateError``, the base of the errors a user can act on (its ``http_status`` says how a
+  service answers it), and the generic ``ConfigError`` (bad settings), ``InputError`` (bad input) and
+  ``MissingDependencyError`` (a package to install).
+- ``scrub``: what the operator holds kept from callers: ``hide_endpoints``, ``redact_value``, ``scrub_known``,
+  ``remember_settings`` (the settings' secrets and endpoints held), and over a stream ``ScrubWindow``,
+  ``SeenHalves`` and ``held_halves`` (a key written in two halves).
+- ``http_client``: the pooled HTTP client (``Client``) and its answer (``Reply``), which the upstream shares
+  with the checker's model calls; ``bounded_body``: an answer's bounds (``AnswerTooLarge``,
+  ``AnswerPastLimit``) and their words (``size_words``).
+- ``textsafe``: text and strict JSON made safe (``checked_tree``, ``dumps_record``).
+- ``observe``: what measures work for metrics and traces (``Watcher``).
+- ``storage_full``: the notes of storage that could not write lately (``STORAGE``).
+- ``yaml_file``: a settings file read bounded (``YamlFile``).
+- ``paths``: the data folder (``data_dir``); ``cores``: the CPUs this process may use (``usable_cores``);
+  ``tasks``: work that ends together (``gather_all``); ``version``: the package's (``__version__``)."""
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports each name's module on first use
     from factdebate.core.runtime import EventSink
     from factdebate.core.types import Document, Label, ResponseVerdict, Verdict
     from factdebate.corpus.names import CorpusName
     from factdebate.guard_engine.call import Begun, CheckCall, Host, Reply
+    from factdebate.guard_engine.clock import request_clock
     from factdebate.guard_engine.response_check import RecheckedClaim
     from factdebate.guard_engine.stream_policy import GuardedStream
     from factdebate.guard_engine.types import GivenEvidence, GuardOptions, GuardResult
+    from factdebate.llm.call_owner import CallOwner, own_calls
     from factdebate.methods.base import Method
     from factdebate.methods.resources import Resources
     from factdebate.methods.view import MethodView
@@ -86,15 +111,35 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports e
     from factdebate.settings.options import Option
     from factdebate.tools.registry import RetrievalTool
 
-__all__ = ["Begun", "CheckCall", "ClaimItem", "CorpusName", "Document", "EventSink", "GivenEvidence",
+__all__ = ["Begun", "CallOwner", "CheckCall", "ClaimItem", "CorpusName", "Document", "EventSink", "GivenEvidence",
            "GuardOptions", "GuardResult", "GuardedStream", "Host", "Label", "Method", "MethodView", "Option",
            "RecheckedClaim", "Reply", "ResourcePool", "Resources", "ResponseVerdict", "RetrievalTool", "Settings",
-           "Verdict", "run_claim", "settings_from"]
+           "Verdict", "own_calls", "request_clock", "run_claim", "settings_from"]
+
+# The names of factdebate.util the service imports directly, by module: helpers without policy (the docstring
+# says each). Anything the service needs of util beyond these is added here, or reached through a name above
+# where it is the library's policy; tests/test_engine.py holds the service to the list.
+FROM_UTIL: Final[Mapping[str, frozenset[str]]] = {
+    "factdebate.util.bounded_body": frozenset({"AnswerPastLimit", "AnswerTooLarge", "size_words"}),
+    "factdebate.util.cores": frozenset({"usable_cores"}),
+    "factdebate.util.errors": frozenset({"ConfigError", "FactDebateError", "InputError", "MissingDependencyError"}),
+    "factdebate.util.http_client": frozenset({"Client", "Reply"}),
+    "factdebate.util.observe": frozenset({"Watcher"}),
+    "factdebate.util.paths": frozenset({"data_dir"}),
+    "factdebate.util.scrub": frozenset({"ScrubWindow", "SeenHalves", "held_halves", "hide_endpoints", "redact_value",
+                                        "remember_settings", "scrub_known"}),
+    "factdebate.util.storage_full": frozenset({"STORAGE"}),
+    "factdebate.util.tasks": frozenset({"gather_all"}),
+    "factdebate.util.textsafe": frozenset({"checked_tree", "dumps_record"}),
+    "factdebate.util.version": frozenset({"__version__"}),
+    "factdebate.util.yaml_file": frozenset({"YamlFile"}),
+}
 
 # Where each name is defined: the module is imported when the name is first read, so a module of the service
 # loads only what it uses (the MCP server answers its handshake before the engine is imported).
 _WHERE: dict[str, tuple[str, str]] = {
     "Begun": ("factdebate.guard_engine.call", "Begun"),
+    "CallOwner": ("factdebate.llm.call_owner", "CallOwner"),
     "CheckCall": ("factdebate.guard_engine.call", "CheckCall"),
     "ClaimItem": ("factdebate.run.batch", "ClaimItem"),
     "CorpusName": ("factdebate.corpus.names", "CorpusName"),
@@ -117,6 +162,8 @@ _WHERE: dict[str, tuple[str, str]] = {
     "RetrievalTool": ("factdebate.tools.registry", "RetrievalTool"),
     "Settings": ("factdebate.settings.model", "Settings"),
     "Verdict": ("factdebate.core.types", "Verdict"),
+    "own_calls": ("factdebate.llm.call_owner", "own_calls"),
+    "request_clock": ("factdebate.guard_engine.clock", "request_clock"),
     "run_claim": ("factdebate.run.claim", "run_claim"),
     "settings_from": ("factdebate.settings.load", "settings_from"),
 }

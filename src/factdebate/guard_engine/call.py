@@ -30,6 +30,7 @@ from factdebate.core.claim_context import given_evidence
 from factdebate.core.runtime import EventSink
 from factdebate.core.types import Document, ResponseVerdict
 from factdebate.guard_engine.check import check_text
+from factdebate.guard_engine.clock import not_counted
 from factdebate.guard_engine.messages import person_question, text_of
 from factdebate.guard_engine.options import with_conversation
 from factdebate.guard_engine.overload import overloaded_result
@@ -40,7 +41,6 @@ from factdebate.guard_engine.types import Chat, GuardClaim, GuardOptions, GuardR
 from factdebate.llm.calls import cache_scope, caller_scope
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
-from factdebate.util.clock import not_counted
 from factdebate.util.errors import FactDebateError
 from factdebate.util.observe import watched
 from factdebate.util.scrub import hide_endpoints

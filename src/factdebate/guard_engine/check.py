@@ -25,6 +25,7 @@ from typing import Any
 from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
 from factdebate.core.runtime import EventSink, RunRecorder, recording, span
 from factdebate.core.types import Label, Span
+from factdebate.guard_engine.clock import check_started, own_clock
 from factdebate.guard_engine.conversation import Conversation, conversation
 from factdebate.guard_engine.coverage import uncovered
 from factdebate.guard_engine.evidence import evidence_digest, passages
@@ -54,7 +55,6 @@ from factdebate.response_level.offload import read_text
 from factdebate.response_level.spans import TextIndex, boundaries, find_span, sentences
 from factdebate.response_level.worthiness import answers_asked, layout, short_answer
 from factdebate.settings.model import Settings
-from factdebate.util.clock import check_started, own_clock
 from factdebate.util.errors import FactDebateError, InputError
 from factdebate.util.textsafe import unsafe_reason
 
@@ -171,7 +171,7 @@ class Check:
         self.cache_scope = (self.conversation.scope if self.conversation is not None
                             else "caller-" + hashlib.sha256(caller.encode()).hexdigest()[:20] if caller else "")
         self.recorder = RunRecorder(self.sinks, run_id=uuid.uuid4().hex[:12])
-        self.started = check_started()  # on the service: the request's arrival (util/clock.py)
+        self.started = check_started()  # on the service: the request's arrival (guard_engine/clock.py)
         self.progress: list[Progress] = []
         self._claimed: set[str] = set()  # each claim's words, folded: a claim said twice is checked once
         # The sentences of the reply each claim is drawn from, as the extractor said (by its words, folded).

@@ -380,7 +380,7 @@ class StreamingCheck:
             return self._result
         self._finished = True
         check = self._check
-        # usage.seconds as on a plain reply (util/clock.py): less the time the upstream took to write.
+        # usage.seconds as on a plain reply (guard_engine/clock.py): less the time the upstream took to write.
         check.started += time.perf_counter() - self._opened
         deadline = time.perf_counter() + check.options.deadline_s
         text = self._answer.index.text

@@ -321,7 +321,7 @@ class GuardUsage(_Strict):
     model_calls: int = 0  # calls sent to a model, retries and those the deadline cut included
     cached_calls: int = 0  # answers taken from the model cache: nothing sent, not in model_calls
     tool_calls: int = 0
-    seconds: float = 0.0  # from the request's arrival on the service (util/clock.py)
+    seconds: float = 0.0  # from the request's arrival on the service (guard_engine/clock.py)
 
 
 class SkippedSentence(_Strict):

@@ -24,8 +24,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from factdebate.llm.call_owner import call_owner
 from factdebate.llm.server_slots import Slots
-from factdebate.util.call_owner import call_owner
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ class CallQueue:
     admission reads: ``running``, ``waiting``, ``call_s`` (a moving average of a call's seconds; None until one
     ends) and ``busy_s`` (every ended call's seconds, added up).
 
-    The waiting calls are served fairly between their owners (util/call_owner.py: a service's key), as start-time
+    The waiting calls are served fairly between their owners (llm/call_owner.py: a service's key), as start-time
     fair queueing serves flows, in the seconds of the server's time they take: each owner's calls in the order
     they came, the owners in turn. A call's start is the start of the call served last, or the start of its
     owner's newest call (waiting or in flight) plus what one of the owner's calls takes (a moving average of their
@@ -174,7 +174,7 @@ class _Waiter:
 
 
 class _Turn:
-    """One call's turn in a :class:`CallQueue`, taken in its owner's turn (util/call_owner.py)."""
+    """One call's turn in a :class:`CallQueue`, taken in its owner's turn (llm/call_owner.py)."""
 
     def __init__(self, queue: CallQueue, number: int) -> None:
         self.queue, self.number = queue, number

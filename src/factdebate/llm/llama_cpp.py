@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from factdebate.core.runtime import RunRecorder, current_run, model_loading
 from factdebate.core.stopping import raise_if_stopped
+from factdebate.hub.data_packages import install_hint
 from factdebate.hub.offline_model import offline_model
 from factdebate.llm.base import Completion, FatalLLMError, GenParams, Message, ToolCall
 from factdebate.llm.constraints import choice_grammar, tool_call_schema
@@ -25,7 +26,6 @@ from factdebate.llm.json_reply import loads
 from factdebate.llm.llama_states import prefix_cached_llama
 from factdebate.llm.llama_threads import ENV as THREADS_ENV
 from factdebate.llm.llama_threads import LiveThreads, ThreadChoice, threads_from_env
-from factdebate.util.data_packages import install_hint
 from factdebate.util.errors import ConfigError, MissingDependencyError
 from factdebate.util.paths import data_dir
 

@@ -15,7 +15,7 @@
   ``guard.on_overload: pass`` admitted to pass its reply unchecked, said), unless its key holds less than its
   fair share of what that limit admits while another key holds more (``CheckLoad.fair_turn``: the heavy
   key's new requests are the ones shed); then the slot and the claims are taken, and the check's model calls
-  are its key's (util/call_owner.py: they wait in the key's turn in the checker's queue, and what they hold
+  are its key's (llm/call_owner.py: they wait in the key's turn in the checker's queue, and what they hold
   of the checker's slots is what the key's next admissions reckon with).
   One call rather than five (shed, slot, start, end, release): the guard's front asks the service once and
   never reaches into its load, slots and buckets, which keeps the walk of a plain reply short.
@@ -34,13 +34,12 @@ from fastapi import HTTPException
 from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from factdebate.engine import GuardOptions, Settings
+from factdebate.engine import CallOwner, GuardOptions, Settings, own_calls
 from factdebate.server.ops.shedding import Shed
 from factdebate.server.security import RateLimiter
 from factdebate.server.service import Service
 from factdebate.server.state.shared import SharedRateLimiter
 from factdebate.server.streaming import RunFn, debate_stream
-from factdebate.util.call_owner import CallOwner, own_calls
 
 log = logging.getLogger("factdebate.server")
 SAY_SHED_EVERY_S = 10.0

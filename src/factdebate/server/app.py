@@ -20,6 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from factdebate.engine import request_clock
 from factdebate.server.config import ServiceConfig, load_service_config
 from factdebate.server.guard.check_id import CheckIdHeader
 from factdebate.server.guard.litellm import router as litellm_router
@@ -46,7 +47,6 @@ from factdebate.server.scrub_responses import ScrubResponses
 from factdebate.server.service import Builder, Service
 from factdebate.server.state.db import DOWN_RETRY_AFTER_S, StateDatabaseDown
 from factdebate.server.strict_json import TOO_DEEP, SafeJSONResponse, StrictJSONMiddleware, body_nests_deeply, refusal
-from factdebate.util.clock import request_clock
 from factdebate.util.version import __version__
 
 log = logging.getLogger("factdebate.server")
@@ -228,7 +228,7 @@ def _too_deep() -> Response:
 
 
 class RequestArrival:
-    """Each request's checks count their time and their deadline from its arrival (util/clock.py)."""
+    """Each request's checks count their time and their deadline from its arrival (guard_engine/clock.py)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app

@@ -16,13 +16,13 @@ import httpx
 import pytest
 
 from factdebate.llm import in_flight
+from factdebate.llm.call_owner import CallOwner, own_calls
 from factdebate.llm.in_flight import CallQueue
 from factdebate.server.ops import adaptive, shedding
 from factdebate.server.ops.adaptive import BACKOFF, CEILING, CHECKED_FLOOR, KEYS_KEPT, CheckedLimits
 from factdebate.server.ops.checker_slots import SHARE, WINDOW, CheckerSlots
 from factdebate.server.ops.shedding import CheckLoad
 from factdebate.server.service import Service
-from factdebate.util.call_owner import CallOwner, own_calls
 from tests.guard.support import script
 from tests.server.conftest import AUTH, LiveServer
 from tests.server.guard.test_guard_chat import FAST, PARIS, Guard, guard  # noqa: F401 - the fixture

@@ -1,6 +1,6 @@
 """A fresh service loads what the guard's check needs before it says it is ready (server/ops/warmup.py): until then
 ``/v1/health`` is a 503 saying what is loading; scripted models need nothing and are ready at once. A request's
-check counts its deadline and its seconds from the request's arrival (util/clock.py): time the service spent
+check counts its deadline and its seconds from the request's arrival (guard_engine/clock.py): time the service spent
 before the check began is the check's time, said, never hidden."""
 
 from __future__ import annotations

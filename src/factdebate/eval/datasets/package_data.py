@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from factdebate.util.data_packages import install_hint
+from factdebate.hub.data_packages import install_hint
 from factdebate.util.errors import InputError
 
 

@@ -12,7 +12,7 @@ never below :data:`~factdebate.server.ops.adaptive.CHECKED_FLOOR` (a few chats a
 their deadlines cut them, said). Running that many, each check's calls share the slots with the others' for three
 quarters of its deadline; the rest is its own chain (the upstream's reply, one call after another). The call-seconds
 per check are learnt from the checks that end, a moving average over windows of a few checks: for each key, from
-the seconds its own checks' calls held the slots (util/call_owner.py), and for the service, from the server's busy
+the seconds its own checks' calls held the slots (llm/call_owner.py), and for the service, from the server's busy
 seconds over every check ended. A key's admission reckons with its own checks' cost once a window of them has
 ended, so a key whose checks each hold the checker for a minute does not lower what the others are admitted to.
 Until then it reckons with the service's, but never with fewer checks than the server has slots (at least

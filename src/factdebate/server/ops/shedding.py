@@ -286,7 +286,7 @@ class CheckLoad:
               spent: Mapping[object, float] | None = None) -> Callable[[], None]:
         """A check of key ``who`` begins (``past``: admitted by :meth:`fair_turn`); the function returned
         ends it (once) and learns its full-speed seconds, and from ``spent`` (the seconds its calls held each
-        model server's slots, util/call_owner.py, filled while it runs) what a check of its key costs the
+        model server's slots, llm/call_owner.py, filled while it runs) what a check of its key costs the
         checker. The loop's lateness is watched only where it could decide something (below): its 20 ms tick
         costs CPU on the loop every stream waits on."""
         if self.running:
