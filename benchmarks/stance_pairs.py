@@ -65,7 +65,7 @@ def reading(row: dict[str, Any], strict: bool) -> str:
     labels = []
     for claim in row["claims"]:
         label = claim["label"] if claim["status"] == "checked" else None
-        if not strict and label is None and UNQUOTED in (claim["reason"] or ""):
+        if not strict and label is None and _set_aside(claim["reason"] or ""):
             label = "SUPPORTS"  # the checker's own label, which the rule set aside
         if strict and label == "SUPPORTS" and not any(about(row["claim"], f"{c['title']}: {c['quote']}")
                                                       for c in claim["cited"]):
@@ -74,6 +74,12 @@ def reading(row: dict[str, Any], strict: bool) -> str:
     if "REFUTES" in labels:
         return "REFUTES"
     return "SUPPORTS" if labels and all(label == "SUPPORTS" for label in labels) else "unchecked"
+
+
+def _set_aside(reason: str) -> bool:
+    """Whether ``reason`` says the checker answered SUPPORTS and a rule set it aside: the quote rule (with the
+    stance step off) or the stance step (guard_engine/stance.py)."""
+    return UNQUOTED in reason or "the checker answered SUPPORTS" in reason
 
 
 async def check(pair: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:

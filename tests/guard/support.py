@@ -13,6 +13,7 @@ from factdebate.guard_engine import GuardOptions, GuardResult, check_text
 from factdebate.llm.base import Completion, GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
+from factdebate.llm.scripted_library import stance_of
 from factdebate.settings.model import Settings
 from tests.helpers import StaticTool, resources_for
 
@@ -21,6 +22,15 @@ REPLY = ("Hi! Great question. Paris is the capital of France. The Eiffel Tower i
 CLAIMS = ["Paris is the capital of France.", "The Eiffel Tower is in Rome."]
 PARIS_DOC = Document(id="web-1", title="Eiffel Tower", text="The Eiffel Tower is a tower in Paris. It opened in 1889.",
                      source="https://example.org/eiffel")
+
+
+def _label_of(reply: str) -> str:
+    """The label a fast reply gives, or "" where it has none (a reply written unreadable on purpose)."""
+    try:
+        value = json.loads(reply)
+    except json.JSONDecodeError:
+        return ""
+    return str(value.get("label", "")) if isinstance(value, dict) else ""
 
 
 def _claim_of(text: str) -> str:
@@ -143,6 +153,8 @@ def script(*, fast: Callable[[str], str] | None = None, debate: Callable[[CallIn
             return window_answer(text, extracted, fast_reply, lambda claim, quote: correction)
         if prompt == "guard_correct":
             return json.dumps({"sentence": correction})
+        if prompt == "guard_stance":
+            return stance_of(text, lambda claim: _label_of(fast_reply(f"Statement: {claim}\n[1] Passage: ")))
         claim = _claim_of(text)
         label = debate(call, claim) if debate is not None else "REFUTES" if "is in Rome" in text else "SUPPORTS"
         if prompt in ("single", "cot", "label_reask", "judge"):

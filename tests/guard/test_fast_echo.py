@@ -25,6 +25,7 @@ from factdebate.guard_engine.window_call import EXAMPLE_CORRECTION
 from tests.guard.support import run_check, script
 
 FAST_ONLY = {"tier": "fast", "max_tier": "fast"}
+QUOTE_RULE = {**FAST_ONLY, "stance_step": False}
 DOCS = [Document(id="a", title="France", text="Paris is the capital and largest city of France."),
         Document(id="b", title="Italy", text="Rome is the capital of Italy.")]
 
@@ -89,7 +90,8 @@ async def test_a_correction_that_copies_the_correctors_example_is_not_shown(wind
 async def test_a_correction_that_copies_the_window_call_s_example_is_asked_of_the_corrector() -> None:
     result, backend = await run_check(script(correction=EXAMPLE_CORRECTION), guard=FAST_ONLY, policy="flag")
     # the window's correction copies its prompt's example: not read as one, the corrector is asked alone
-    assert [info.prompt for info, _ in backend.calls] == ["guard_window", "guard_correct"]
+    assert [info.prompt for info, _ in backend.calls if info.prompt != "guard_stance"] == ["guard_window",
+                                                                                           "guard_correct"]
     window = backend.calls[0][1][0]["content"]
     assert EXAMPLE_CORRECTION in window  # the example the reader knows is the one the prompt shows
     rome = result.claims[1]
@@ -219,20 +221,21 @@ def test_numbers_are_read_as_values_whatever_their_writing() -> None:
 
 async def test_a_supports_that_quotes_no_passage_about_the_claim_is_unchecked_said_why() -> None:
     # As the offline checker answered Factcheck-Bench's stance pairs: SUPPORTS with no quote it could show, or
-    # with a quote about something else.
+    # with a quote about something else. The rule that holds with the stance step off (guard_engine/stance.py
+    # copies the quote itself when it is on).
     guide = [Document(id="t", title="Eiffel Tower", text="The Eiffel Tower is a lattice tower in Paris, France.")]
     text = "The Eiffel Tower stands in Paris."
     for reply in ({"label": "SUPPORTS", "passage": 0, "quote": ""},
                   {"label": "SUPPORTS", "passage": 1, "quote": "a lattice tower in Lyon"},  # not the passage's
                   {"label": "SUPPORTS", "passage": 1, "quote": ""}):
         fast = lambda claim, reply=reply: json.dumps(reply)  # noqa: E731
-        result, _ = await run_check(script(claims=[text], fast=fast), text, guard=FAST_ONLY, docs=guide)
+        result, _ = await run_check(script(claims=[text], fast=fast), text, guard=QUOTE_RULE, docs=guide)
         (claim,) = result.claims
         assert (claim.status, claim.label) == ("unchecked", None), reply
         assert claim.reason is not None and UNQUOTED in claim.reason and result.label is None
     quoted = lambda claim: json.dumps(  # noqa: E731
         {"label": "SUPPORTS", "passage": 1, "quote": "The Eiffel Tower is a lattice tower in Paris, France."})
-    result, _ = await run_check(script(claims=[text], fast=quoted), text, guard=FAST_ONLY, docs=guide)
+    result, _ = await run_check(script(claims=[text], fast=quoted), text, guard=QUOTE_RULE, docs=guide)
     (claim,) = result.claims
     assert (claim.status, claim.label) == ("checked", "SUPPORTS")
     assert [e.quote for e in claim.evidence if e.cited] == ["The Eiffel Tower is a lattice tower in Paris, France."]

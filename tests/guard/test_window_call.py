@@ -72,10 +72,11 @@ async def _streamed(respond: Any, text: str, *, latency: float = 0.0, pause_afte
 async def test_six_claims_at_the_fast_tier_are_one_call_and_the_correction_s_check() -> None:
     apart, _ = await run_check(script(claims=SIX_CLAIMS), SIX, guard=APART, **FAST)
     together, backend = await run_check(script(claims=SIX_CLAIMS), SIX, **FAST)
-    # apart: an extraction, six verdicts, a correction and its check over its quote
-    assert apart.usage.model_calls == 9
-    assert together.usage.model_calls == 2
-    assert [info.prompt for info, _ in backend.calls] == ["guard_window", "guard_fast:correction"]
+    # apart: an extraction, six verdicts, a correction and its check over its quote; each of the six labels'
+    # stance besides (guard_engine/stance.py)
+    assert apart.usage.model_calls == 9 + 6
+    assert together.usage.model_calls == 2 + 6
+    assert _asked(backend) == ["guard_window", "guard_fast:correction"]
     assert _verdicts(together) == _verdicts(apart)
     assert [c.label.value for c in together.claims if c.label] == ["SUPPORTS", "REFUTES"] + ["SUPPORTS"] * 4
     assert [e.quote for c in together.claims for e in c.evidence[:1]] == \
@@ -87,7 +88,7 @@ async def test_six_claims_at_the_fast_tier_are_one_call_and_the_correction_s_che
 async def test_six_claims_streamed_are_at_most_three_calls_with_the_plain_verdicts() -> None:
     plain, _ = await run_check(_shown(SIX_CLAIMS), SIX, **FAST)
     streamed, backend = await _streamed(_shown(SIX_CLAIMS), SIX, **FAST)
-    assert streamed.usage.model_calls <= 3, [info.prompt for info, _ in backend.calls]
+    assert streamed.usage.model_calls <= 3 + 6, _asked(backend)  # and each label's stance
     assert _verdicts(streamed) == _verdicts(plain)
     assert streamed.claims[1].correction is not None
     assert streamed.claims[1].correction.text == "The Eiffel Tower is in Paris."
@@ -128,7 +129,7 @@ async def test_a_checker_faster_than_the_stream_is_asked_once_every_two_sentence
 
 async def test_without_the_window_call_a_stream_asks_per_part() -> None:
     streamed, backend = await _streamed(_shown(SIX_CLAIMS), SIX, guard=APART, **FAST)
-    asked = [info.prompt for info, _ in backend.calls]
+    asked = _asked(backend)
     assert asked.count("claims_extract") == 6 and asked.count("guard_fast") == 6
     plain, _ = await run_check(_shown(SIX_CLAIMS), SIX, **FAST)
     assert _verdicts(streamed) == _verdicts(plain)
@@ -149,7 +150,7 @@ async def test_a_claim_whose_item_is_unusable_is_asked_alone() -> None:
             {"label": "SUPPORTS", "passage": 1, "quote": "The Eiffel Tower is a tower in Paris."})
 
     result, backend = await run_check(script(fast=fast), **FAST)
-    asked = [info.prompt for info, _ in backend.calls]
+    asked = _asked(backend)
     assert asked == ["guard_window", "guard_fast"]  # the Rome claim alone, as the fast tier asks any claim
     assert [c.status for c in result.claims] == ["checked", "unchecked"]
 
@@ -167,14 +168,14 @@ async def test_a_refuted_claim_without_a_correction_in_its_item_gets_the_correct
         return json.dumps(value)
 
     result, backend = await run_check(respond, **FAST)
-    assert [info.prompt for info, _ in backend.calls] == ["guard_window", "guard_correct", "guard_fast:correction"]
+    assert _asked(backend) == ["guard_window", "guard_correct", "guard_fast:correction"]
     assert result.claims[1].correction is not None
     assert result.claims[1].correction.text == "The Eiffel Tower is in Paris."
 
 
 async def test_a_proposed_correction_its_quote_does_not_support_is_not_shown() -> None:
     result, backend = await run_check(script(correction="The Eiffel Tower is in Madrid."), **FAST)
-    assert [info.prompt for info, _ in backend.calls] == ["guard_window"]  # held to its quote: no check asked
+    assert _asked(backend) == ["guard_window"]  # held to its quote: no check asked
     refuted = result.claims[1]
     assert refuted.label is not None and refuted.label.value == "REFUTES"
     assert refuted.correction is None
@@ -188,21 +189,21 @@ async def test_an_unreadable_window_answer_falls_back_to_the_extraction() -> Non
         return "Sure!" if call.prompt == "guard_window" else base(call, messages, params)
 
     result, backend = await run_check(respond, **FAST)
-    asked = [info.prompt for info, _ in backend.calls]
+    asked = _asked(backend)
     assert asked[:2] == ["guard_window", "claims_extract"]
     assert [c.label.value for c in result.claims if c.label] == ["SUPPORTS", "REFUTES"]
 
 
 async def test_a_claim_that_climbs_is_asked_at_the_next_tier() -> None:
     result, backend = await run_check(script(), tier="fast", max_tier="standard", method="single")
-    asked = [info.prompt for info, _ in backend.calls]
+    asked = _asked(backend)
     assert asked[0] == "guard_window" and "claims_extract" not in asked and "guard_fast" not in asked
     assert result.claims[1].tier == "standard" and result.claims[1].label is not None
 
 
 async def test_the_setting_off_asks_the_extraction_and_each_claim_apart() -> None:
     result, backend = await run_check(script(), guard=APART, **FAST)
-    asked = [info.prompt for info, _ in backend.calls]
+    asked = _asked(backend)
     assert asked[0] == "claims_extract" and "guard_window" not in asked
     assert asked.count("guard_fast") == 2 and "guard_correct" in asked
     assert [c.label.value for c in result.claims if c.label] == ["SUPPORTS", "REFUTES"]
@@ -276,3 +277,8 @@ async def test_a_short_answer_s_passages_are_ranked_with_the_question_it_answers
     assert window and "Eiffel Tower: The Eiffel Tower is a wrought-iron" in window[0]
     passages = window[0][window[0].find("\nPassages:\n"):window[0].find("\nAnswer:\n")]
     assert passages.index("Eiffel Tower") < min(passages.find(o["title"]) for o in others if o["title"] in passages)
+
+
+def _asked(backend: ScriptedBackend) -> list[str]:
+    """The prompts ``backend`` was asked, in order, but the stance step's (one a label: test_stance.py)."""
+    return [info.prompt for info, _ in backend.calls if not info.prompt.startswith("guard_stance")]

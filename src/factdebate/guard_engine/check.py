@@ -32,7 +32,15 @@ from factdebate.guard_engine.evidence import evidence_digest, passages
 from factdebate.guard_engine.gate import Sentence, gate
 from factdebate.guard_engine.policy import apply_policy, recheck_options
 from factdebate.guard_engine.session import SessionEvidence, query_of
-from factdebate.guard_engine.tiers import Context, Progress, TierOutcome, begin_fast, decide, tiers_for
+from factdebate.guard_engine.tiers import (
+    Context,
+    Progress,
+    TierOutcome,
+    begin_fast,
+    decide,
+    tiers_for,
+    window_outcome,
+)
 from factdebate.guard_engine.types import (
     GuardClaim,
     GuardOptions,
@@ -43,7 +51,7 @@ from factdebate.guard_engine.types import (
     SkippedSentence,
 )
 from factdebate.guard_engine.window import turns_of, unresolved, window
-from factdebate.guard_engine.window_call import WindowCall, done
+from factdebate.guard_engine.window_call import WindowCall
 from factdebate.llm.calls import CallCount, cache_scope, counting, current_count
 from factdebate.llm.failure_budget import FailureBudget, sharing
 from factdebate.llm.near_chance import CLAIMS, model_warnings
@@ -376,7 +384,7 @@ class Check:
         given = self.window_call.outcome_of(progress.claim.claim) if self.window_call is not None else None
         if given is not None:
             drop(head)
-            head = done(given.outcome)
+            head = asyncio.ensure_future(window_outcome(progress.claim.claim, given.verdict, self.context))
         context, digest = self.claim_context(progress.claim.claim)
         key = self._cache_key(progress.claim.claim, digest)
         known = self.conversation.recall(key) if self.conversation else None

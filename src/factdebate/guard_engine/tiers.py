@@ -15,6 +15,7 @@ from factdebate.guard_engine.citations import cited_texts
 from factdebate.guard_engine.correct import correct
 from factdebate.guard_engine.evidence import claim_evidence, tier_resources, tier_settings
 from factdebate.guard_engine.fast import FastVerdict, decide_fast, unquoted_support, unseen_numbers
+from factdebate.guard_engine.stance import settled
 from factdebate.guard_engine.types import TIERS, ClaimEvidence, GuardClaim, ResolvedGuardOptions, Tier
 from factdebate.methods.resources import Resources
 from factdebate.run.claim import run_claim
@@ -100,24 +101,38 @@ async def _run_tier(claim: str, tier: Tier, ctx: Context) -> TierOutcome:
     resources = tier_resources(ctx.resources, settings)
     with given_evidence(ctx.passages if ctx.passages else None), span(f"tier {tier}", "guard_tier", tier=tier):
         if tier == "fast":
-            return fast_outcome(claim, await decide_fast(claim, resources, mode))
+            return await fast_outcome(claim, await decide_fast(claim, resources, mode), resources,
+                                      stance_step=ctx.settings.guard.stance_step)
         verdict = await run_claim(claim, settings, resources, sinks=ctx.sinks)
     return _outcome(claim, verdict, ctx)
 
 
-def fast_outcome(claim: str, fast: FastVerdict) -> TierOutcome:
-    """The fast tier's outcome from its verdict of ``claim`` (asked alone, or in the window's call); a SUPPORTS
-    without a quote about the claim (fast.unquoted_support), or of a number no passage shown writes
-    (fast.unseen_numbers), is none."""
-    if fast.label == Label.SUPPORTS and (unquoted := unquoted_support(claim, fast)):
-        fast = FastVerdict(None, fast.documents, problem=unquoted)
-    elif fast.label == Label.SUPPORTS and (unseen := unseen_numbers(claim, fast.documents)):
+async def fast_outcome(claim: str, fast: FastVerdict, resources: Resources, *, stance_step: bool) -> TierOutcome:
+    """The fast tier's outcome from its verdict of ``claim`` (asked alone, or in the window's call). With
+    ``guard.stance_step`` (the default), a SUPPORTS or REFUTES stands only where the passage sentences closest to
+    the claim state or contradict it (guard_engine/stance.py), and they are its quote; without it, a SUPPORTS
+    without a quote about the claim (fast.unquoted_support) is none. A SUPPORTS of a number no passage shown
+    writes (fast.unseen_numbers) is none either way."""
+    if fast.label == Label.SUPPORTS and (unseen := unseen_numbers(claim, fast.documents)):
         fast = FastVerdict(None, fast.documents, problem=unseen)
+    elif stance_step:
+        fast = await settled(claim, fast, resources.llm("debater"), resources.encoder)
+    elif fast.label == Label.SUPPORTS and (unquoted := unquoted_support(claim, fast)):
+        fast = FastVerdict(None, fast.documents, problem=unquoted)
     named = frozenset(d.text for d in fast.documents[:1]) if fast.cited else frozenset[str]()
     evidence = claim_evidence(claim, fast.documents, cited=named)
     if fast.quote and evidence:
         evidence[0] = evidence[0].model_copy(update={"quote": fast.quote})
     return fast.label, "guard-fast", evidence, fast.problem, None
+
+
+async def window_outcome(claim: str, fast: FastVerdict, ctx: Context) -> TierOutcome:
+    """:func:`fast_outcome` of the verdict the window's call gave ``claim``, with the fast tier's resources."""
+    mode = ctx.options.evidence_mode
+    settings = tier_settings(ctx.settings, method=ctx.options.method, tier="fast", mode=mode, scope=ctx.scope)
+    with span("tier fast", "guard_tier", tier="fast"):
+        return await fast_outcome(claim, fast, tier_resources(ctx.resources, settings),
+                                  stance_step=ctx.settings.guard.stance_step)
 
 
 def _outcome(claim: str, verdict: Verdict, ctx: Context) -> TierOutcome:

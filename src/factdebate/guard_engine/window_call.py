@@ -40,12 +40,13 @@ from factdebate.guard_engine.fast import (
     EXAMPLE_QUOTE,
     LABELS,
     NOT_FOUNDED,
+    FastVerdict,
     read_value,
     searched,
     shown_passages,
     verdict_of,
 )
-from factdebate.guard_engine.tiers import Context, TierOutcome, fast_outcome
+from factdebate.guard_engine.tiers import Context
 from factdebate.llm.ask import part_chars
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
@@ -210,9 +211,11 @@ def _interleaved(given: list[Document], found: list[Document]) -> list[Document]
 
 @dataclass
 class Decided:
-    """One claim's verdict from the window's call, and the correction it proposed (refuted claims only)."""
+    """One claim's verdict from the window's call, and the correction it proposed (refuted claims only); its
+    outcome is read as the fast tier reads its own (guard_engine/tiers.py's ``window_outcome``), when the claim's
+    check begins."""
 
-    outcome: TierOutcome
+    verdict: FastVerdict
     correction: str | None = None
 
 
@@ -312,11 +315,10 @@ class WindowCall:
                 continue
             own, order = for_claim(claim, shown, read)
             if label is None:  # read, but no verdict: the claim stays unchecked at this tier, not asked again
-                self.decided.setdefault(_folded(claim), Decided(fast_outcome(claim, verdict_of(
-                    None, -1, "", problem, own)), None))
+                self.decided.setdefault(_folded(claim), Decided(verdict_of(None, -1, "", problem, own), None))
                 continue
             verdict = verdict_of(label, order.index(index) if index >= 0 else -1, quote, problem, own)
-            self.decided.setdefault(_folded(claim), Decided(fast_outcome(claim, verdict),
+            self.decided.setdefault(_folded(claim), Decided(verdict,
                                                             _correction(item) if label.value == "REFUTES" else None))
 
     def outcome_of(self, claim: str) -> Decided | None:
@@ -350,10 +352,3 @@ def _correction(item: dict[str, Any]) -> str | None:
     if _words(sentence) == _words(EXAMPLE_CORRECTION):
         return None  # the example's, not a reading of the quote: the corrector is asked instead
     return " ".join(sentence.split())
-
-
-def done(outcome: TierOutcome) -> asyncio.Future[TierOutcome]:
-    """``outcome`` as a finished head (guard_engine/tiers.py's ``decide`` awaits it instead of asking again)."""
-    future: asyncio.Future[TierOutcome] = asyncio.get_running_loop().create_future()
-    future.set_result(outcome)
-    return future

@@ -83,6 +83,8 @@ def protocol_responder(disagree: bool) -> Responder:
                 items.append({"claim": claim, **verdict,
                               "correction": verdict["quote"] if verdict["label"] == "REFUTES" else ""})
             return json.dumps({"claims": items})
+        if prompt == "guard_stance":  # the stance step agrees with what the fast tier's double answered
+            return stance_of(messages[0]["content"], lambda claim: "REFUTES" if disagree else "SUPPORTS")
         if prompt == "guard_correct":
             quote = re.search(r'^Passage \(.*?\): "(.*)"$', messages[0]["content"], re.M)
             return json.dumps({"sentence": quote.group(1) if quote else "No correction."})
@@ -99,6 +101,22 @@ def protocol_responder(disagree: bool) -> Responder:
         return "SUPPORTS"
 
     return respond
+
+
+def stance_of(prompt: str, label: Callable[[str], str]) -> str:
+    """A double's answer to the stance step (prompt ``guard_stance``): the stance that matches ``label`` (the
+    label the double's fast tier gives the prompt's statement), and ``states`` of a statement its passage
+    writes word for word (a correction checked against its quote)."""
+    said = re.search(r"^Statement: (.*)$", prompt, re.M)
+    quote = re.search(r'^Passage \(.*?\): "(.*)"$', prompt, re.M)
+    claim = said.group(1).strip() if said else ""
+    if quote and _folded_words(claim) and _folded_words(claim) == _folded_words(quote.group(1)):
+        return "states"
+    return {"SUPPORTS": "states", "REFUTES": "contradicts"}.get(label(claim), "neither")
+
+
+def _folded_words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.casefold())
 
 
 def _sentences(text: str) -> list[str]:

@@ -5,6 +5,7 @@ from the environment only."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
@@ -302,6 +303,11 @@ class GuardSettings(_Strict):
         "claim's correction in one model call (a plain reply is one window; a stream asks once for the "
         "sentences completed while its previous call ran). Off: an extraction call, then a call per claim "
         "and a corrector's call per refuted claim.")
+    stance_step: bool = Field(
+        default=True, description="At the fast tier, a SUPPORTS or REFUTES stands only where the passage "
+        "sentences closest to the claim (copied by code) state or contradict it, as one constrained model call "
+        "decides; they are the claim's quote. Off: the checker's own quote, which a SUPPORTS must hold and be "
+        "about the claim. One short call more a labelled claim.")
     window_sentences: int = Field(
         default=2, ge=1, le=20, description="While a reply streams, the fewest check-worthy sentences a window "
         "asks about (the reply's end asks about what waits at once; under hold each part is asked at once): "
@@ -452,12 +458,17 @@ class Settings(_Strict):
         return chosen or self.llm.debater
 
     @classmethod
-    def over(cls, base: dict[str, Any], nested: dict[str, Any]) -> Settings:
+    def over(cls, base: dict[str, Any], nested: dict[str, Any],
+             sections: Mapping[str, BaseModel] | None = None) -> Settings:
         """Settings from a settings dump ``base`` (``Settings.model_dump(mode="json")``) with ``nested`` overrides
         over it (flat options become those by ``Option.overrides``): a request's choices over the operator's
-        settings. What is wrong is a ``ConfigError`` that says where and why, never the values
-        (:func:`validation_problems`)."""
+        settings. ``sections``: ``base``'s method sections already validated, by method; each one the overrides
+        leave as ``base`` has it is kept, not validated again, so a request validates only the method sections
+        it changes (a chat check changes none). What is wrong is a ``ConfigError`` that says where and why, never
+        the values (:func:`validation_problems`)."""
         data = _merged(base, nested)
+        if sections:
+            data = _kept_sections(normalised(data), base, sections)
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
@@ -473,6 +484,18 @@ class Settings(_Strict):
     def _method_roles(self) -> dict[str, str]:
         methods = Method.registered()
         return methods[self.method]().role_models(self) if self.method in methods else {}
+
+
+def _kept_sections(data: dict[str, Any], base: dict[str, Any], sections: Mapping[str, BaseModel]) -> dict[str, Any]:
+    """``data`` with each method section still as ``base`` dumped it replaced by its validated twin in
+    ``sections``. Compared after the overrides are merged and old names upgraded, so a section changed under
+    any spelling (``methods.tool_mad``) is validated again."""
+    given, before = data.get("methods"), base.get("methods")
+    if not isinstance(given, dict) or not isinstance(before, dict):
+        return data
+    kept = {name: sections[name] if name in sections and value == before.get(name) else value
+            for name, value in given.items()}
+    return {**data, "methods": kept}
 
 
 def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from typing import Any
 
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
+from factdebate.llm.scripted_library import stance_of
 from tests.guard.conformance.scenarios import Checker
 from tests.guard.support import window_answer
 
@@ -387,6 +388,8 @@ class WorldChecker(Checker):
                 return json.dumps({"claims": list(found)})
             return json.dumps({"claims": [{"claim": claim, "sentences": sorted(set(numbers))}
                                           for claim, numbers in found.items()]})
+        if call.prompt.startswith("guard_stance"):
+            return stance_of(prompt, lambda claim: self.truth.get(_fold(claim), "NOT ENOUGH INFO"))
         if call.prompt.startswith("guard_fast"):
             found = re.search(r"^Statement: (.*)$", prompt, re.M)
             claim = found.group(1) if found else ""

@@ -17,6 +17,7 @@ from typing import Any
 from factdebate.llm.base import FatalLLMError, GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
+from factdebate.llm.scripted_library import stance_of
 from tests.guard.support import quoted_sentence, window_answer
 
 PARIS = "Paris is the capital of France."
@@ -110,6 +111,8 @@ class Checker(ScriptedBackend):
             return window_answer(text, self.extracted, self.fast, self.proposed)
         if kind == "correct":
             return json.dumps({"sentence": self.faults.correction})
+        if kind == "guard_stance":
+            return stance_of(text, truth)
         raise AssertionError(f"the conformance checker was asked {call.prompt}")
 
 

@@ -1,0 +1,124 @@
+"""How the guard's stance step decides claim-evidence pairs no one here wrote: Factcheck-Bench's stance pairs
+(``factcheck_bench/subtask3_claim_evidence_stance.jsonl``: a claim of a ChatGPT answer, a web passage, and the
+annotators' stance: completely-support, partially-support, refute, irrelevant).
+
+    .venv/bin/python benchmarks/stance_step.py [--per-stance 15] [--seed 2] [--llm SPEC] [--output DIR]
+        [--record]
+
+Each pair runs the step as the guard runs it after a fast-tier label (guard_engine/stance.py): the passage's
+sentences closest to the claim by the encoder in use are copied as the quote, and one constrained call answers
+``states``, ``contradicts`` or ``neither``. The table gives each answer's precision (of the pairs given it, how
+many the annotators gave the matching stance: states = completely-support, contradicts = refute, neither =
+irrelevant; partially-support is counted apart) and recall, with Wilson intervals, and what the step does to a
+SUPPORTS or a REFUTES the checker gave: a SUPPORTS stands only on ``states``, a REFUTES only on
+``contradicts``. Rows are appended to ``--output``/rows.jsonl as each pair is decided; a second run on the same
+folder skips the pairs already there."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from factdebate.core.types import Document
+from factdebate.eval.report.intervals import wilson
+from factdebate.guard_engine.stance import ask_stance, closest_sentences
+from factdebate.run.build import build_resources
+from factdebate.settings.load import settings_from
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.results_log import add_record_flag, record
+from benchmarks.stance_pairs import PAIRS, STANCES, draw
+
+MATCHING = {"states": "completely-support", "contradicts": "refute", "neither": "irrelevant"}
+
+
+async def decide(pairs: list[dict[str, Any]], args: argparse.Namespace, path: Path,
+                 done: dict[int, dict[str, Any]]) -> None:
+    resources = build_resources(settings_from({"llm": args.llm} if args.llm else {}))
+    llm = resources.llm("debater")
+    try:
+        for number, pair in enumerate(pairs, 1):
+            if pair["id"] in done:
+                continue
+            started = time.monotonic()
+            quote = await closest_sentences(pair["claim"], [Document(id="p", title="Passage", text=pair["evidence"])],
+                                            resources.encoder)
+            stance = await ask_stance(pair["claim"], quote, llm) if quote is not None else None
+            row = {"id": pair["id"], "claim": pair["claim"], "stance": pair["stance"], "answer": stance or "unread",
+                   "quote": quote.text if quote else "", "seconds": round(time.monotonic() - started, 1)}
+            done[pair["id"]] = row
+            with path.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(row) + "\n")
+            print(f"[{number}/{len(pairs)}] {pair['stance']:<18} -> {row['answer']:<11} {row['seconds']:>6} s  "
+                  f"{pair['claim'][:70]}", file=sys.stderr, flush=True)
+    finally:
+        await resources.aclose()
+
+
+def table(rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    got = [(r["answer"], r["stance"]) for r in rows]
+    lines = [f"the stance step on {len(rows)} pairs", f"{'answer':<12} {'precision':>22} {'recall':>22}  "
+             "given to partially-support"]
+    figures: dict[str, Any] = {"pairs": len(rows), "unread": sum(a == "unread" for a, _ in got)}
+    for answer, stance in MATCHING.items():
+        given = [s for a, s in got if a == answer]
+        of = [a for a, s in got if s == stance]
+        hit_p, hit_r = sum(s == stance for s in given), sum(a == answer for a in of)
+        partial = sum(s == "partially-support" for s in given)
+        lines.append(f"{answer:<12} {hit_p:>3}/{len(given):<3} {_interval(hit_p, len(given)):>14} "
+                     f"{hit_r:>3}/{len(of):<3} {_interval(hit_r, len(of)):>14}  {partial}")
+        figures[f"{answer}.precision"] = f"{hit_p}/{len(given)}"
+        figures[f"{answer}.recall"] = f"{hit_r}/{len(of)}"
+    lines.append("confusion (stance -> answer): " + json.dumps(
+        {s: dict(Counter(a for a, t in got if t == s)) for s in STANCES}))
+    # What the step keeps of a label the checker gave, on pairs whose passage does not say so
+    wrong_kept = sum(a == "states" for a, s in got if s in ("refute", "irrelevant"))
+    wrong = sum(s in ("refute", "irrelevant") for _, s in got)
+    lines.append(f"a SUPPORTS on a refute or irrelevant pair stands on {wrong_kept} of {wrong}; on a "
+                 f"completely-support pair on {sum(a == 'states' for a, s in got if s == 'completely-support')} of "
+                 f"{sum(s == 'completely-support' for _, s in got)}")
+    seconds = sorted(r["seconds"] for r in rows)
+    if seconds:
+        figures["median_s"] = seconds[len(seconds) // 2]
+    return "\n".join(lines), figures
+
+
+def _interval(k: int, n: int) -> str:
+    if n == 0:
+        return "-"
+    low, high = wilson(k, n)
+    return f"{k / n:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--per-stance", type=int, default=15)
+    parser.add_argument("--seed", type=int, default=2, help="the draw's seed (stance_pairs.py's draw is seed 0)")
+    parser.add_argument("--llm", default=None, help="the checker model (default: the settings' default)")
+    parser.add_argument("--pairs", type=Path, default=PAIRS)
+    parser.add_argument("--output", type=Path, default=Path("stance-step"))
+    add_record_flag(parser)
+    args = parser.parse_args()
+    load = os.getloadavg()[0]
+    args.output.mkdir(parents=True, exist_ok=True)
+    path = args.output / "rows.jsonl"
+    done = {row["id"]: row for row in map(json.loads, path.read_text().splitlines())} if path.exists() else {}
+    pairs = draw(args.pairs, args.per_stance, args.seed)
+    asyncio.run(decide(pairs, args, path, done))
+    text, figures = table([done[p["id"]] for p in pairs if p["id"] in done])
+    print(text)
+    if args.record:
+        record("stance_step", {**figures, "llm": args.llm or "default", "per_stance": args.per_stance,
+                               "seed": args.seed}, load=load)
+
+
+if __name__ == "__main__":
+    main()

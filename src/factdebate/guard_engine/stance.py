@@ -1,0 +1,128 @@
+"""The stance step: a fast-tier label counts only where a passage the checker was shown says so.
+
+The fast tier's call (guard_engine/fast.py, or the window's, guard_engine/window_call.py) answers a label and
+the words it rests on. A reader is told "checked" on that label, so the words must be a passage's and must
+state the claim (or, for a flag, contradict it). The checker's own quote cannot be relied on for that: on
+Factcheck-Bench's stance pairs the offline checker answered SUPPORTS on most pairs whatever their stance, and
+rarely copied a passage's words (benchmarks/decisions/stance_step.md). So here the quote is copied by code and
+the stance is asked of it alone:
+
+1. the sentences of the passages shown, ranked by the encoder the retrieval uses against the claim as written;
+   the best one and, where it helps, the next best of the same passage, in the passage's order, are the quote
+   (:func:`closest_sentences`);
+2. one call constrained to three words decides whether the quote ``states`` the claim, ``contradicts`` it, or
+   ``neither`` (:func:`ask_stance`, prompt ``guard_stance``).
+
+A SUPPORTS stands only on ``states`` and a REFUTES only on ``contradicts``; any other answer leaves the claim
+unchecked at this tier with the reason (:func:`settled`), and it goes up a tier where one is allowed. An
+answer that cannot be read is counted as a lost reply and read as no stance, never as a label. NOT ENOUGH INFO
+is not asked about: it claims nothing a reader is told was checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from factdebate.core.runtime import count_reply
+from factdebate.core.types import Document, Label
+from factdebate.embeddings import TextEncoder
+from factdebate.guard_engine.fast import FastVerdict
+from factdebate.llm.base import GenParams
+from factdebate.llm.model import LLM
+from factdebate.prompts import render
+from factdebate.response_level.spans import sentences
+
+AGENT = "guard-stance"
+STANCES = ("states", "contradicts", "neither")
+# The stance each label needs of its quote.
+NEEDED = {Label.SUPPORTS: "states", Label.REFUTES: "contradicts"}
+# Sentences of one passage taken as the quote: the closest, and the next closest where the passage has one
+# (a claim often joins what two neighbouring sentences say: a name in one, its date in the next).
+QUOTE_SENTENCES = 2
+# A sentence longer than this is cut: the call reads the quote, not a page.
+SENTENCE_CHARS = 400
+# Sentences ranked a claim, all passages together: enough for a few passages of a page's lead each.
+MOST_SENTENCES = 200
+
+
+@dataclass(frozen=True)
+class Quote:
+    """Words copied from one passage shown to the checker: ``index`` is its place among them."""
+
+    index: int
+    document: Document
+    text: str
+
+
+def passage_sentences(document: Document) -> list[str]:
+    """The sentences of ``document``'s text, each cut at :data:`SENTENCE_CHARS`."""
+    text = document.text
+    return [text[a:b][:SENTENCE_CHARS] for a, b in sentences(text) if text[a:b].strip()] or (
+        [text[:SENTENCE_CHARS]] if text.strip() else [])
+
+
+async def closest_sentences(claim: str, documents: list[Document], encoder: TextEncoder) -> Quote | None:
+    """The quote for ``claim``: the sentence of ``documents`` most like it, with the next most like it of the same
+    passage, in the passage's order (:data:`QUOTE_SENTENCES`); None when no passage has a sentence."""
+    found = [(n, i, s) for n, d in enumerate(documents) for i, s in enumerate(passage_sentences(d))]
+    found = found[:MOST_SENTENCES]
+    if not found:
+        return None
+    import numpy as np  # here: the guard's modules load before any check needs numbers
+
+    vectors = await encoder.aencode([claim, *(s for _, _, s in found)])
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    unit = vectors / norms
+    scores = unit[1:] @ unit[0]
+    order = [int(i) for i in np.argsort(-scores, kind="stable")]
+    best = found[order[0]][0]
+    picked = [found[i] for i in order if found[i][0] == best][:QUOTE_SENTENCES]
+    picked.sort(key=lambda item: item[1])
+    return Quote(best, documents[best], " ".join(s.strip() for _, _, s in picked))
+
+
+async def ask_stance(claim: str, quote: Quote, llm: LLM) -> str | None:
+    """Whether ``quote`` states ``claim``, contradicts it or neither (:data:`STANCES`); None when the answer
+    cannot be read (counted as a lost reply)."""
+    prompt = render("guard_stance", claim=claim, title=quote.document.title, quote=quote.text)
+    count_reply("guard_stance", "asked")
+    reply = await llm.complete([{"role": "user", "content": prompt.text}],
+                               GenParams(temperature=0.0, max_tokens=8, choices=STANCES), agent=AGENT,
+                               prompt=prompt.name)
+    answer = reply.text.strip().strip('."\'').casefold()
+    if answer not in STANCES:
+        count_reply("guard_stance", "lost")
+        return None
+    return answer
+
+
+def not_said(label: Label, stance: str | None) -> str:
+    """Why ``label`` does not stand when the stance step answered ``stance``."""
+    if stance is None:
+        return (f"the checker answered {label.value}, and the stance step's answer on the passage sentences "
+                "closest to the claim could not be read")
+    needed = NEEDED[label]
+    what = "checked only on a passage that states it" if label == Label.SUPPORTS else \
+        "flagged only on a passage that says otherwise"
+    return (f"the checker answered {label.value}, but the passage sentences closest to the claim "
+            f"{'do not ' + ('state' if needed == 'states' else 'contradict') + ' it'} (the stance step answered "
+            f"{stance}), and a claim is {what}")
+
+
+async def settled(claim: str, verdict: FastVerdict, llm: LLM, encoder: TextEncoder) -> FastVerdict:
+    """``verdict`` of ``claim`` where the stance step finds its quote says so: the quote copied from the passages
+    it read, that passage first and cited; else no verdict, with the reason (:func:`not_said`)."""
+    label = verdict.label
+    if label not in NEEDED:
+        return verdict
+    quote = await closest_sentences(claim, verdict.documents, encoder)
+    if quote is None:
+        return FastVerdict(None, verdict.documents, problem=f"the checker answered {label.value} with no passage "
+                           "to quote, and a claim is checked only on a passage that says so")
+    stance = await ask_stance(claim, quote, llm)
+    if stance != NEEDED[label]:
+        return FastVerdict(None, verdict.documents, problem=not_said(label, stance))
+    docs = verdict.documents
+    return FastVerdict(label, [docs[quote.index], *docs[:quote.index], *docs[quote.index + 1:]], quote=quote.text,
+                       cited=True)

@@ -1,0 +1,135 @@
+"""The stance step (guard_engine/stance.py): a fast-tier label stands only where the passage sentences closest to
+the claim, copied by code, state or contradict it, as one constrained call says; those sentences are the quote
+the reader sees."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from factdebate.core.runtime import RunRecorder, recording
+from factdebate.core.types import Document, Label
+from factdebate.guard_engine.fast import FastVerdict
+from factdebate.guard_engine.stance import ask_stance, closest_sentences, settled
+from factdebate.llm.base import GenParams, Message
+from factdebate.llm.calls import CallInfo
+from factdebate.llm.scripted import ScriptedBackend
+from tests.guard.support import run_check, script
+from tests.helpers import BagOfWordsEncoder
+
+FAST_ONLY = {"tier": "fast", "max_tier": "fast"}
+TOWER = Document(id="t", title="Eiffel Tower", text="The Eiffel Tower is a wrought-iron lattice tower. It stands on "
+                 "the Champ de Mars in Paris, France. Gustave Eiffel's company designed and built it. Its base "
+                 "is square.")
+WAR = Document(id="w", title="Second Boer War", text="The Second Boer War began in 1899. It was fought in southern "
+               "Africa.")
+
+
+async def test_the_quote_is_the_passage_sentences_closest_to_the_claim_in_the_passage_order() -> None:
+    quote = await closest_sentences("The Eiffel Tower stands in Paris.", [WAR, TOWER], BagOfWordsEncoder())
+    assert quote is not None and quote.document.id == "t" and quote.index == 1
+    # two sentences of the one passage, as the passage writes them: words a reader finds there
+    assert quote.text in TOWER.text or all(part.strip() in TOWER.text for part in quote.text.split(". "))
+    assert "Champ de Mars in Paris" in quote.text
+    assert await closest_sentences("Anything.", [Document(id="e", title="Empty", text="  ")],
+                                   BagOfWordsEncoder()) is None
+
+
+def _stance_double(answer: str) -> tuple[ScriptedBackend, list[str]]:
+    asked: list[str] = []
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        assert call.prompt.startswith("guard_stance") and params.choices == ("states", "contradicts", "neither")
+        asked.append(messages[0]["content"])
+        return answer
+
+    return ScriptedBackend(respond), asked
+
+
+async def test_a_label_stands_only_on_the_stance_it_needs() -> None:
+    from factdebate.llm.model import LLM
+
+    claim = "The Eiffel Tower stands in Paris."
+    for label, answer, stands in ((Label.SUPPORTS, "states", True), (Label.SUPPORTS, "neither", False),
+                                  (Label.SUPPORTS, "contradicts", False), (Label.REFUTES, "contradicts", True),
+                                  (Label.REFUTES, "states", False), (Label.SUPPORTS, "maybe so", False)):
+        backend, asked = _stance_double(answer)
+        verdict = FastVerdict(label, [WAR, TOWER], quote=claim, cited=False)  # the checker copied the claim
+        out = await settled(claim, verdict, LLM(backend, role="debater"), BagOfWordsEncoder())
+        assert len(asked) == 1 and f"Statement: {claim}" in asked[0] and "Passage (Eiffel Tower):" in asked[0]
+        if stands:
+            assert out.label == label and out.cited and out.documents[0].id == "t"
+            assert out.quote != claim and "Champ de Mars" in out.quote  # the passage's words, not the checker's
+        else:
+            assert out.label is None and out.problem
+            assert ("could not be read" in out.problem) == (answer == "maybe so")
+    backend, asked = _stance_double("states")
+    unsure = FastVerdict(Label.NOT_ENOUGH_INFO, [TOWER])
+    assert await settled(claim, unsure, LLM(backend, role="debater"), BagOfWordsEncoder()) is unsure and not asked
+
+
+async def test_a_supports_the_passage_does_not_state_reaches_the_reader_unchecked_with_the_reason() -> None:
+    text = "The Eiffel Tower was designed by a bridge builder."
+    base = script(claims=[text], fast=lambda claim: json.dumps(
+        {"label": "SUPPORTS", "passage": 1, "quote": "The Eiffel Tower is a wrought-iron lattice tower."}))
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt.startswith("guard_stance"):
+            return "neither"  # the sentences closest to the claim say nothing of a bridge builder
+        return str(base(call, messages, params))
+
+    result, _ = await run_check(respond, text, guard=FAST_ONLY, docs=[TOWER])
+    (claim,) = result.claims
+    assert (claim.status, claim.label) == ("unchecked", None)
+    assert claim.reason is not None and "stance step answered neither" in claim.reason
+    assert result.label is None
+
+
+async def test_a_flag_shows_the_sentence_that_contradicts_the_claim_and_an_unread_stance_is_counted() -> None:
+    text = "The Eiffel Tower is in Rome."
+    seen: dict[str, Any] = {}
+    for answer in ("contradicts", "Sure! It contradicts it."):
+        base = script(claims=[text])  # the fast double refutes claims naming Rome, quoting the first passage
+
+        def respond(call: CallInfo, messages: list[Message], params: GenParams, answer: str = answer,
+                    base: Any = base) -> str:
+            if call.prompt.startswith("guard_stance"):
+                return answer
+            return str(base(call, messages, params))
+
+        result, _ = await run_check(respond, text, guard=FAST_ONLY, docs=[TOWER], policy="annotate")
+        seen[answer] = result
+    flagged = seen["contradicts"]
+    (claim,) = flagged.claims
+    assert (claim.status, claim.label) == ("checked", "REFUTES")
+    cited = [e.quote for e in claim.evidence if e.cited]
+    assert len(cited) == 1 and "Champ de Mars in Paris" in cited[0]
+    (claim,) = seen["Sure! It contradicts it."].claims
+    assert (claim.status, claim.label) == ("unchecked", None) and "could not be read" in (claim.reason or "")
+
+
+async def test_an_unread_stance_is_counted_lost() -> None:
+    from factdebate.llm.model import LLM
+
+    backend, _ = _stance_double("It says so.")
+    recorder = RunRecorder()
+    quote = await closest_sentences("The Eiffel Tower stands in Paris.", [TOWER], BagOfWordsEncoder())
+    assert quote is not None
+    with recording(recorder):
+        assert await ask_stance("The Eiffel Tower stands in Paris.", quote, LLM(backend, role="debater")) is None
+    counts = recorder.parse_counts["guard_stance"]
+    assert (counts.asked, counts.lost) == (1, 1)
+
+
+async def test_with_the_step_off_no_stance_is_asked() -> None:
+    text = "The Eiffel Tower is in Rome."
+    asked: list[str] = []
+    base = script(claims=[text])
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        asked.append(call.prompt)
+        return str(base(call, messages, params))
+
+    result, _ = await run_check(respond, text, guard={**FAST_ONLY, "stance_step": False}, docs=[TOWER])
+    assert result.claims[0].label == "REFUTES"
+    assert not any(p.startswith("guard_stance") for p in asked)
