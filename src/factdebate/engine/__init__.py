@@ -54,8 +54,9 @@ Claims and answers (run/, core/):
 Settings and what the library offers:
 
 - ``Settings`` (``Settings.over``: a request's options over the operator's settings, what is wrong said
-  without the values; ``checked_claim``: a claim within its limit; ``retrieval.corpora``: the corpora every
-  caller may search), ``settings_from`` (flat options over the file and the environment); ``Option`` (a flat
+  without the values, the operator's method sections kept as validated where the request leaves them;
+  ``checked_claim``: a claim within its limit; ``retrieval.corpora``: the corpora every caller may search),
+  ``settings_from`` (flat options over the file and the environment); ``Option`` (a flat
   option; ``Option.public_options``: those a service's caller may choose; ``Option.overrides``: flat options as
   nested settings).
 - ``Method`` (a method of the library: ``Method.registered``, every one by name; ``Method.named``, one, an

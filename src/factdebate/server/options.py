@@ -162,7 +162,9 @@ class SettingsResolver:
                 raise ConfigError(_not_offered(model, self.llms))
         self.check_tools(chosen)
         nested = Option.overrides(chosen) if overrides is None else overrides
-        settings = Settings.over(self._base_data, nested)  # a ConfigError never quotes the values
+        # The operator's method sections were validated at start: only those the request changes are validated
+        # again (a chat check's method is read from the sections as they are, not every method's rules run).
+        settings = Settings.over(self._base_data, nested, self.base.methods)  # a ConfigError never quotes the values
         Method.named(settings.method)  # unknown method -> ConfigError now, not mid-stream
         self.corpora.check(settings.retrieval.corpus, caller)
         if self.caps is not None:
