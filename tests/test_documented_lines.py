@@ -248,6 +248,8 @@ RULES: dict[str, Rule] = {
     'my-agent --task "$PROMPT" > answer.md': Skip(LOOP),
     "factdebate check-response --file answer.md --fail-on refuted,unchecked --feedback fixes.txt --deadline 1800":
         Parse("a file the reader's agent wrote; tests/response_level/test_loop.py runs it inside the whole loop"),
+    "factdebate check-response --file answer.md --fail-on refuted,unchecked --feedback fixes.txt":
+        Parse("a file the reader's agent wrote; tests/response_level/test_loop.py runs it inside the whole loop"),
     "status=$?": Skip(LOOP),
     "case $status in": Skip(LOOP),
     '0) echo "every claim holds"; exit 0 ;;': Skip(LOOP),
@@ -270,6 +272,8 @@ RULES: dict[str, Rule] = {
     ".venv/bin/python benchmarks/test_suite.py --fresh-clone": Script("`make test` in a new clone"),
     "FACTDEBATE_GUARD__MAX_DEADLINE_S=900 .venv/bin/python benchmarks/stance_pairs.py --per-stance 8 "
     "--deadline-s 600": Script("the stance pairs with the offline model (an hour of both cores)"),
+    ".venv/bin/python benchmarks/stance_step.py --per-stance 15 --seed 2": Script(
+        "the stance step on 60 pairs with the offline model (about 20 minutes of both cores)"),
     ".venv/bin/python benchmarks/offline_accuracy.py": Script("the offline model's accuracy table (an hour of both "
                                                                "cores and the offline model)"),
     "FACTDEBATE_CPU_PROFILE=/tmp/prof .venv/bin/python -m pytest -p benchmarks.pytest_cpu -n 2 tests/cli": Skip(

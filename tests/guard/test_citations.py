@@ -30,10 +30,17 @@ async def test_a_checker_that_names_no_passage_cites_none() -> None:
     def unnamed(claim: str) -> str:
         return json.dumps({"label": "SUPPORTS", "passage": 0, "quote": ""})
 
-    result, _ = await run_check(script(claims=[TEXT], fast=unnamed), TEXT, docs=[BURJ, TOWER], guard=FAST)
+    # with the stance step off, a SUPPORTS that shows no words checks nothing
+    result, _ = await run_check(script(claims=[TEXT], fast=unnamed), TEXT, docs=[BURJ, TOWER],
+                                guard={**FAST, "stance_step": False})
     claim = result.claims[0]
     assert not any(e.cited for e in claim.evidence)
-    assert claim.status == "unchecked" and claim.label is None  # a SUPPORTS that shows no words checks nothing
+    assert claim.status == "unchecked" and claim.label is None
+    # with it on, the sentence closest to the claim is copied, and its passage, which states it, is the one cited
+    result, _ = await run_check(script(claims=[TEXT], fast=unnamed), TEXT, docs=[BURJ, TOWER], guard=FAST)
+    claim = result.claims[0]
+    assert [(e.title, e.quote) for e in claim.evidence if e.cited] == [("Eiffel Tower", TOWER.text)]
+    assert (claim.status, claim.label) == ("checked", "SUPPORTS")
 
 
 def _verdict(judge: str, turn: str) -> Verdict:

@@ -15,7 +15,7 @@ import pytest
 from factdebate.guard_engine import GuardOptions, GuardResult, guard_stream
 from factdebate.guard_engine.head_start import stands_alone
 from factdebate.guard_engine.policy import WITHHELD
-from factdebate.llm.calls import CallInfo
+from factdebate.llm.calls import CallInfo, current_call
 from factdebate.run.build import build_resources
 from tests.guard.support import PARIS_DOC, REPLY, SlowBackend, run_check, script, window_answer
 from tests.helpers import BagOfWordsEncoder, StaticTool, resources_for
@@ -59,7 +59,8 @@ class _Timeline(SlowBackend):
 
     async def complete(self, messages: Any, params: Any) -> Any:
         text = messages[0]["content"]
-        prompt = "extract" if "atomic factual claims" in text else "fast" if "Statement: " in text else "other"
+        prompt = "extract" if "atomic factual claims" in text else "stance" if "guard_stance" in str(
+            current_call().prompt) else "fast" if "Statement: " in text else "other"
         said = re.search(r"^Statement: (.*)$", text, re.M)
         entry = (prompt, said.group(1) if said else "")
         self.timeline.append(("start", *entry))

@@ -161,15 +161,19 @@ async def test_a_conversation_shares_verdicts_for_one_caller_only() -> None:
     assert not any(info.prompt.startswith(("guard_fast", "guard_correct")) for info, _ in backend_again.calls)
     _other, backend_other = await run_check(script(), guard=FAST, conversation_id="conv-1", caller="key-b")
     # another key: nothing shared, the correction asked and checked again
-    assert [info.prompt for info, _ in backend_other.calls] == ["guard_window", "guard_fast:correction"]
+    assert [info.prompt for info, _ in backend_other.calls if info.prompt != "guard_stance"] == [
+        "guard_window", "guard_fast:correction"]
 
 
 async def test_a_fast_reply_that_names_no_passage_keeps_no_quote_and_checks_nothing() -> None:
     fast = lambda claim: json.dumps({"label": "SUPPORTS", "passage": 7, "quote": "made up"})  # noqa: E731
-    result, _ = await run_check(script(fast=fast), guard=FAST)
+    result, _ = await run_check(script(fast=fast), guard={**FAST, "stance_step": False})
     claim = result.claims[1]
     assert (claim.status, claim.label) == ("unchecked", None)
     assert not any("made up" in e.quote for e in claim.evidence)
+    # with the stance step, the quote is copied from a passage whatever the checker wrote
+    result, _ = await run_check(script(fast=fast), guard=FAST)
+    assert not any("made up" in e.quote for c in result.claims for e in c.evidence)
 
 
 async def test_a_fast_refutes_that_names_no_passage_is_unchecked_and_says_why() -> None:

@@ -25,8 +25,9 @@ async def test_a_call_the_deadline_cut_is_counted_as_sent() -> None:
                                        guard={"window_call": False})
     rome = next(c for c in result.claims if "Rome" in c.claim)
     assert rome.status == "unchecked"
-    # The backend answered the extraction and the Paris claim; the Rome call was sent and cut: three sent.
-    assert len(scripted.calls) == 2 and result.usage.model_calls == 3 and result.usage.cached_calls == 0
+    # The backend answered the extraction, the Paris claim and its stance (guard_engine/stance.py); the Rome call
+    # was sent and cut: four sent.
+    assert len(scripted.calls) == 3 and result.usage.model_calls == 4 and result.usage.cached_calls == 0
 
 
 async def test_a_window_call_the_deadline_cut_is_counted_as_sent() -> None:

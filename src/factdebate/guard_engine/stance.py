@@ -7,9 +7,9 @@ Factcheck-Bench's stance pairs the offline checker answered SUPPORTS on most pai
 rarely copied a passage's words (benchmarks/decisions/stance_step.md). So here the quote is copied by code and
 the stance is asked of it alone:
 
-1. the sentences of the passages shown, ranked by the encoder the retrieval uses against the claim as written;
-   the best one and, where it helps, the next best of the same passage, in the passage's order, are the quote
-   (:func:`closest_sentences`);
+1. the sentences of the passage the checker named (of every passage shown, where it named none), ranked by the
+   encoder the retrieval uses against the claim as written: the best one is the quote
+   (:func:`closest_sentences`, :data:`QUOTE_SENTENCES`);
 2. one call constrained to three words decides whether the quote ``states`` the claim, ``contradicts`` it, or
    ``neither`` (:func:`ask_stance`, prompt ``guard_stance``).
 
@@ -36,9 +36,10 @@ AGENT = "guard-stance"
 STANCES = ("states", "contradicts", "neither")
 # The stance each label needs of its quote.
 NEEDED = {Label.SUPPORTS: "states", Label.REFUTES: "contradicts"}
-# Sentences of one passage taken as the quote: the closest, and the next closest where the passage has one
-# (a claim often joins what two neighbouring sentences say: a name in one, its date in the next).
-QUOTE_SENTENCES = 2
+# Sentences of one passage taken as the quote: the closest alone, so that what the reader is shown is the one
+# sentence the stance was decided on (the call is shown the passage's title with it, which names the subject a
+# sentence opening "It" is about).
+QUOTE_SENTENCES = 1
 # A sentence longer than this is cut: the call reads the quote, not a page.
 SENTENCE_CHARS = 400
 # Sentences ranked a claim, all passages together: enough for a few passages of a page's lead each.
@@ -62,8 +63,8 @@ def passage_sentences(document: Document) -> list[str]:
 
 
 async def closest_sentences(claim: str, documents: list[Document], encoder: TextEncoder) -> Quote | None:
-    """The quote for ``claim``: the sentence of ``documents`` most like it, with the next most like it of the same
-    passage, in the passage's order (:data:`QUOTE_SENTENCES`); None when no passage has a sentence."""
+    """The quote for ``claim``: the :data:`QUOTE_SENTENCES` sentences of one passage of ``documents`` most like it
+    (the passage of the closest), in the passage's order; None when no passage has a sentence."""
     found = [(n, i, s) for n, d in enumerate(documents) for i, s in enumerate(passage_sentences(d))]
     found = found[:MOST_SENTENCES]
     if not found:
@@ -116,13 +117,15 @@ async def settled(claim: str, verdict: FastVerdict, llm: LLM, encoder: TextEncod
     label = verdict.label
     if label not in NEEDED:
         return verdict
-    quote = await closest_sentences(claim, verdict.documents, encoder)
+    # The passage the checker named, where it named one (its choice among passages is kept; its own words are
+    # not): else every passage it read.
+    docs = verdict.documents
+    quote = await closest_sentences(claim, docs[:1] if verdict.cited else docs, encoder)
     if quote is None:
         return FastVerdict(None, verdict.documents, problem=f"the checker answered {label.value} with no passage "
                            "to quote, and a claim is checked only on a passage that says so")
     stance = await ask_stance(claim, quote, llm)
     if stance != NEEDED[label]:
         return FastVerdict(None, verdict.documents, problem=not_said(label, stance))
-    docs = verdict.documents
     return FastVerdict(label, [docs[quote.index], *docs[:quote.index], *docs[quote.index + 1:]], quote=quote.text,
                        cited=True)

@@ -128,7 +128,7 @@ def _fast(prompt: str, claim: str, disagree: bool) -> dict[str, object]:
     """The fast tier's verdict of ``claim`` over the prompt's passages: what the first one says settles it."""
     first = re.search(r"^\[1\] [^:]*: (.*)$", prompt, re.M)
     label = "REFUTES" if disagree and first else "SUPPORTS" if first else "NOT ENOUGH INFO"
-    if first and claim.strip() == first.group(1).strip():
+    if first and _folded_words(claim) == _folded_words(first.group(1)):
         label = "SUPPORTS"  # a statement copied from its passage (a correction checked against its quote)
     # the first passage's sentence that shares most words with the claim, as a checker quotes what it rests on
     said = set(re.findall(r"\w+", claim.lower()))

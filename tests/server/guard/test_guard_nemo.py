@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from factdebate.llm.scripted import ScriptedBackend
+from factdebate.llm.scripted_library import stance_of
 from tests.guard.support import quoted_sentence, script, window_answer
 from tests.server.conftest import KEY
 from tests.server.guard.test_guard_chat import PARIS, ROME, Guard, guard  # noqa: F401 - the fixture
@@ -109,6 +110,8 @@ def _follow_up_checker(call: Any, messages: list[Any], params: Any) -> str:
         return window_answer(prompt, _extracted, _fast, lambda claim, quote: "It was finished in 1889.")
     if call.prompt.startswith("guard_correct"):
         return json.dumps({"sentence": "It was finished in 1889."})
+    if call.prompt.startswith("guard_stance"):
+        return stance_of(prompt, lambda claim: "REFUTES" if "1920" in claim else "NOT ENOUGH INFO")
     raise AssertionError(call.prompt)
 
 

@@ -183,7 +183,7 @@ def test_the_plugin_footnotes_revises_and_refuses_inside_openclaw(factdebate_url
     rewrite = turns["rewrite"]
     asked = rewrite["decisions"][0]
     assert asked["action"] == "revise" and WRONG in asked["retry"]["instruction"]
-    assert '"The Eiffel Tower is in Paris"' in asked["retry"]["instruction"]  # the passage against it
+    assert '"The Eiffel Tower is in Paris."' in asked["retry"]["instruction"]  # the passage against it
     assert "Correction: The Eiffel Tower is in Paris" in asked["retry"]["instruction"]
     assert relays(rewrite) == ["revise", None] and rewrite["answer"] == rewrite["shown"] == REVISED
     assert rewrite["systemPrompts"] == rewrite["toolsAllowed"] == [None]  # a revision: the agent's own prompt, tools
@@ -601,7 +601,7 @@ def test_what_each_surface_shows_under_each_policy(claw: Claw) -> None:
         (status, text), streamed, chat, printed = shown[name]
         if name in ("flag", "stubborn"):  # the answer with its footnote below it
             assert text.startswith(f"{WRONG}\n") and "Fact check:" in text, shown[name]
-            assert f'"{WRONG}" is contradicted by the evidence (Eiffel Tower: "The Eiffel Tower is in Paris")' in text
+            assert f'"{WRONG}" is contradicted by the evidence (Eiffel Tower: "The Eiffel Tower is in Paris.")' in text
         else:
             assert text == expected[name], shown[name]
         assert status == 200 and printed in (None, (0, text)), shown[name]
@@ -680,7 +680,8 @@ def test_what_a_telegram_chat_shows_under_each_policy(claw: Claw, telegram: BotA
     for name in ("flag", "stubborn"):  # the answer, and below it what the evidence says
         [text] = shown[name]
         assert text.startswith(f"{WRONG}\n") and "Fact check:" in text, shown[name]
-        assert f'"{WRONG}" is contradicted by the evidence (Eiffel Tower: "The Eiffel Tower is in Paris")' in text, text
+        footnote = f'"{WRONG}" is contradicted by the evidence (Eiffel Tower: "The Eiffel Tower is in Paris.")'
+        assert footnote in text, text
     for name, why in (("block", f'a fact check found that it says what the evidence contradicts: "{WRONG}"'),
                       ("closed", "it could not be checked (the fact checker is not available right now).")):
         [text] = shown[name]  # the refusal alone: not OpenClaw's "could not be sent" around it
