@@ -187,10 +187,12 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/llm/test_llama_server.py": (
-        "make test keeps verify through llama.cpp's OpenAI server; these add MAD and Tool-MAD with query rewrites",
+        "make test keeps llama.cpp's OpenAI server answering held labels, JSON replies and cancelled calls; these "
+        "add verify, MAD and Tool-MAD with query rewrites through it",
         (
             "test_mad_labels_through_the_openai_path",
             "test_tool_mad_with_tools_and_query_rewrites_labels_every_turn",
+            "test_verify_labels_every_turn_through_the_openai_path",
         ),
     ),
     "tests/methods/mermaid/test_embedded.py": (
@@ -346,6 +348,26 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         "make test keeps replicas sharing the cap through PostgreSQL; this is worker processes of one serve",
         (
             "test_two_worker_processes_share_the_cap_and_the_batches",
+        ),
+    ),
+    "tests/server/ops/test_bounded_labels.py": (
+        "a thousand made-up method and model names against a live server; make test keeps the spans, models, "
+        "roles, tools and method labels named only from the fixed lists",
+        (
+            "test_a_thousand_made_up_methods_and_models_add_a_handful_of_series",
+        ),
+    ),
+    "tests/server/ops/test_overload_cpu.py": (
+        "make test keeps the request shed at once on a service out of CPU; this is the same request checked when "
+        "the lag bound is off",
+        (
+            "test_a_request_to_a_service_out_of_cpu_is_shed_at_once[0-200]",
+        ),
+    ),
+    "tests/server/ops/test_overload_forecast.py": (
+        "make test keeps the request checked with max_cpu_share at its default; this is the same with it set to 0",
+        (
+            "test_without_max_cpu_share_the_same_request_is_checked[0]",
         ),
     ),
     "tests/server/page/test_dpd_page.py": (
@@ -579,14 +601,17 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/test_documented_lines.py": (
-        "documented MERMAID, compare and usage commands that run whole methods; the other documented lines run in "
-        "make test",
+        "documented MERMAID, compare and usage commands that run whole methods (verify --json is the demo's claim "
+        "with the offline model, which make test runs through make demo's command); the other documented lines run "
+        "in make test",
         (
+            "test_documented[docs/compare.md:37]",
             "test_documented[docs/compare.md:9]",
             "test_documented[docs/methods/mermaid.md:10]",
             "test_documented[docs/methods/mermaid.md:8]",
             "test_documented[docs/methods/mermaid.md:9]",
             "test_documented[docs/usage.md:10]",
+            "test_documented[docs/usage.md:11]",
         ),
     ),
 }
