@@ -357,6 +357,20 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_a_thousand_made_up_methods_and_models_add_a_handful_of_series",
         ),
     ),
+    "tests/server/ops/test_metrics.py": (
+        "make test keeps Prometheus scraping the guard's metrics, the metrics key and a port of their own; this is "
+        "serve refusing a port it cannot use, in a subprocess",
+        (
+            "test_serve_refuses_a_metrics_port_it_cannot_use_in_one_line",
+        ),
+    ),
+    "tests/server/ops/test_overload.py": (
+        "make test keeps a reply that goes out unchecked under pass, said why; this is the request refused at once "
+        "when its check would pass its deadline",
+        (
+            "test_a_request_that_would_pass_its_deadline_is_refused_at_once",
+        ),
+    ),
     "tests/server/ops/test_overload_cpu.py": (
         "make test keeps the request shed at once on a service out of CPU; this is the same request checked when "
         "the lag bound is off",
@@ -602,16 +616,20 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "tests/test_documented_lines.py": (
         "documented MERMAID, compare and usage commands that run whole methods (verify --json is the demo's claim "
-        "with the offline model, which make test runs through make demo's command); the other documented lines run "
-        "in make test",
+        "with the offline model, which make test runs through make demo's command; the researchers' page repeats "
+        "compare's four-method eval); the other documented lines run in make test",
         (
             "test_documented[docs/compare.md:37]",
+            "test_documented[docs/compare.md:55]",
             "test_documented[docs/compare.md:9]",
             "test_documented[docs/methods/mermaid.md:10]",
+            "test_documented[docs/methods/mermaid.md:13]",
             "test_documented[docs/methods/mermaid.md:8]",
             "test_documented[docs/methods/mermaid.md:9]",
             "test_documented[docs/usage.md:10]",
             "test_documented[docs/usage.md:11]",
+            "test_documented[docs/usage.md:12]",
+            "test_documented[docs/start/researchers.md:23]",
         ),
     ),
 }

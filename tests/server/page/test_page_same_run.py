@@ -126,9 +126,11 @@ def test_tool_mad_in_one_round_makes_the_command_lines_calls_with_its_prompts(
     page, errors = signed_in_page(browser, live.url)
     with page.expect_response(STREAM) as answered:
         body = _sent(page, "tool-mad", rounds=1, run=True)
+    # What the page received, read as the stream ends: the browser keeps a response's body only until the page
+    # moves on from it, which it may do once the verdict is drawn.
+    streamed = parse_sse(answered.value.text())
     assert body["rounds"] == 1 and "label_guide" not in body
     page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=60_000)
-    streamed = parse_sse(answered.value.text())  # what the page received
     on_page = _calls([data for name, data in streamed if isinstance(data, dict) and name == data.get("event")])
     (result,) = [data for name, data in streamed if name == "result"]
     verdict, command_line = _command_line_calls(CLAIM)
