@@ -124,13 +124,21 @@ def test_tool_mad_in_one_round_makes_the_command_lines_calls_with_its_prompts(
         browser: Any, server: tuple[LiveServer, Any]) -> None:  # noqa: F811
     live, _ = server
     page, errors = signed_in_page(browser, live.url)
-    with page.expect_response(STREAM) as answered:
-        body = _sent(page, "tool-mad", rounds=1, run=True)
-    # What the page received, read as the stream ends: the browser keeps a response's body only until the page
-    # moves on from it, which it may do once the verdict is drawn.
-    streamed = parse_sse(answered.value.text())
+    # What the page receives, taken as it passes: the browser keeps a response's body only until the page moves on
+    # from it, which it may do once the verdict is drawn, so the stream is fetched for the page and handed on.
+    received: list[str] = []
+
+    def relay(route: Any) -> None:
+        response = route.fetch(timeout=120_000)
+        received.append(response.text())
+        route.fulfill(response=response, body=received[-1])
+
+    page.route(STREAM, relay)
+    body = _sent(page, "tool-mad", rounds=1, run=True)
     assert body["rounds"] == 1 and "label_guide" not in body
     page.wait_for_selector("#live .verdict-box:not([hidden]) .verdict-label", timeout=60_000)
+    (text,) = received
+    streamed = parse_sse(text)
     on_page = _calls([data for name, data in streamed if isinstance(data, dict) and name == data.get("event")])
     (result,) = [data for name, data in streamed if name == "result"]
     verdict, command_line = _command_line_calls(CLAIM)
