@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.types import Document
-from factdebate.eval.report.intervals import wilson
 from factdebate.guard_engine.stance import ask_stance, closest_sentences
 from factdebate.run.build import build_resources
 from factdebate.settings.load import settings_from
@@ -36,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.results_log import add_record_flag, record
 from benchmarks.stance_pairs import PAIRS, STANCES, draw
+from benchmarks.stance_pairs import _interval as interval
 
 MATCHING = {"states": "completely-support", "contradicts": "refute", "neither": "irrelevant"}
 
@@ -73,8 +73,8 @@ def table(rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
         of = [a for a, s in got if s == stance]
         hit_p, hit_r = sum(s == stance for s in given), sum(a == answer for a in of)
         partial = sum(s == "partially-support" for s in given)
-        lines.append(f"{answer:<12} {hit_p:>3}/{len(given):<3} {_interval(hit_p, len(given)):>14} "
-                     f"{hit_r:>3}/{len(of):<3} {_interval(hit_r, len(of)):>14}  {partial}")
+        lines.append(f"{answer:<12} {hit_p:>3}/{len(given):<3} {interval(hit_p, len(given)):>14} "
+                     f"{hit_r:>3}/{len(of):<3} {interval(hit_r, len(of)):>14}  {partial}")
         figures[f"{answer}.precision"] = f"{hit_p}/{len(given)}"
         figures[f"{answer}.recall"] = f"{hit_r}/{len(of)}"
     lines.append("confusion (stance -> answer): " + json.dumps(
@@ -89,13 +89,6 @@ def table(rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
     if seconds:
         figures["median_s"] = seconds[len(seconds) // 2]
     return "\n".join(lines), figures
-
-
-def _interval(k: int, n: int) -> str:
-    if n == 0:
-        return "-"
-    low, high = wilson(k, n)
-    return f"{k / n:.2f} [{low:.2f}, {high:.2f}]"
 
 
 def main() -> None:
