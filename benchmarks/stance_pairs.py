@@ -46,10 +46,11 @@ STANCES = ("completely-support", "partially-support", "refute", "irrelevant")
 MATCHING = {"SUPPORTS": "completely-support", "REFUTES": "refute", "unchecked": "irrelevant"}
 
 
-def draw(path: Path, per_stance: int, seed: int = 0) -> list[dict[str, Any]]:
-    """``per_stance`` pairs of each stance, drawn with ``seed``, each with its line number as its id."""
+def draw(path: Path, per_stance: int, seed: int = 0, leave_out: set[int] | None = None) -> list[dict[str, Any]]:
+    """``per_stance`` pairs of each stance, drawn with ``seed``, each with its line number as its id; none of the
+    ids in ``leave_out`` (another draw's)."""
     rows = [{**json.loads(line), "id": n} for n, line in enumerate(path.read_text(encoding="utf-8").splitlines())
-            if line.strip()]
+            if line.strip() and n not in (leave_out or set())]
     rng = random.Random(seed)
     out: list[dict[str, Any]] = []
     for stance in STANCES:

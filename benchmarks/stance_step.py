@@ -3,7 +3,7 @@
 annotators' stance: completely-support, partially-support, refute, irrelevant).
 
     .venv/bin/python benchmarks/stance_step.py [--per-stance 15] [--seed 2] [--llm SPEC] [--output DIR]
-        [--record]
+        [--thresholds-from DIR] [--target 0.9] [--record]
 
 Each pair runs the step as the guard runs it after a fast-tier label (guard_engine/stance.py): the passage's
 sentences closest to the claim by the encoder in use are copied as the quote, and one constrained call answers
@@ -12,7 +12,13 @@ many the annotators gave the matching stance: states = completely-support, contr
 irrelevant; partially-support is counted apart) and recall, with Wilson intervals, and what the step does to a
 SUPPORTS or a REFUTES the checker gave: a SUPPORTS stands only on ``states``, a REFUTES only on
 ``contradicts``. Rows are appended to ``--output``/rows.jsonl as each pair is decided; a second run on the same
-folder skips the pairs already there."""
+folder skips the pairs already there.
+
+Where the backend reads the model's probability of each stance (llama.cpp in process), each row keeps them, and
+``--thresholds-from DIR`` chooses on that folder's rows (another draw: its pairs are left out of this one) the
+least probability at which ``states`` and ``contradicts`` reach ``--target`` precision there, then gives this
+draw's precision and recall with those thresholds beside the answers as written
+(guard_engine/stance.py: THRESHOLDS)."""
 
 from __future__ import annotations
 
@@ -27,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.types import Document
-from factdebate.guard_engine.stance import ask_stance, closest_sentences
+from factdebate.guard_engine.stance import StanceReply, closest_sentences, decided, stance_reply
 from factdebate.run.build import build_resources
 from factdebate.settings.load import settings_from
 
@@ -51,8 +57,9 @@ async def decide(pairs: list[dict[str, Any]], args: argparse.Namespace, path: Pa
             started = time.monotonic()
             quote = await closest_sentences(pair["claim"], [Document(id="p", title="Passage", text=pair["evidence"])],
                                             resources.encoder)
-            stance = await ask_stance(pair["claim"], quote, llm) if quote is not None else None
-            row = {"id": pair["id"], "claim": pair["claim"], "stance": pair["stance"], "answer": stance or "unread",
+            reply = await stance_reply(pair["claim"], quote, llm) if quote is not None else StanceReply(None)
+            row = {"id": pair["id"], "claim": pair["claim"], "stance": pair["stance"],
+                   "answer": reply.answer or "unread", "probs": reply.probs,
                    "quote": quote.text if quote else "", "seconds": round(time.monotonic() - started, 1)}
             done[pair["id"]] = row
             with path.open("a", encoding="utf-8") as out:
@@ -91,6 +98,37 @@ def table(rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
     return "\n".join(lines), figures
 
 
+def choose(rows: list[dict[str, Any]], target: float) -> dict[str, float]:
+    """For ``states`` and ``contradicts``: the least probability at which the pairs at or above it are of the
+    matching stance in at least ``target`` of cases (three pairs at least); where none reaches it, the one of
+    best precision. Rows without probabilities are left out."""
+    scored = [r for r in rows if r.get("probs")]
+    chosen: dict[str, float] = {}
+    for answer in ("states", "contradicts"):
+        best: tuple[float, float] | None = None  # (precision, threshold)
+        for cut in sorted({r["probs"][answer] for r in scored}):
+            above = [r for r in scored if r["probs"][answer] >= cut]
+            if len(above) < 3:
+                break
+            precision = sum(r["stance"] == MATCHING[answer] for r in above) / len(above)
+            if precision >= target:
+                best = (precision, cut)
+                break
+            if best is None or precision > best[0]:
+                best = (precision, cut)
+        chosen[answer] = round(best[1], 4) if best else 1.0
+    return chosen
+
+
+def with_thresholds(rows: list[dict[str, Any]], thresholds: dict[str, float]) -> list[dict[str, Any]]:
+    """``rows`` with each answer decided by ``thresholds`` (stance.decided), the answer as written kept apart."""
+    out = []
+    for r in rows:
+        reply = StanceReply(None if r["answer"] == "unread" else r["answer"], r.get("probs"))
+        out.append({**r, "written": r["answer"], "answer": decided(reply, thresholds) or "unread"})
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--per-stance", type=int, default=15)
@@ -98,16 +136,31 @@ def main() -> None:
     parser.add_argument("--llm", default=None, help="the checker model (default: the settings' default)")
     parser.add_argument("--pairs", type=Path, default=PAIRS)
     parser.add_argument("--output", type=Path, default=Path("stance-step"))
+    parser.add_argument("--thresholds-from", type=Path, default=None,
+                        help="a folder of another draw's rows, on which the thresholds are chosen")
+    parser.add_argument("--target", type=float, default=0.9, help="the precision the thresholds aim at")
     add_record_flag(parser)
     args = parser.parse_args()
     load = os.getloadavg()[0]
     args.output.mkdir(parents=True, exist_ok=True)
     path = args.output / "rows.jsonl"
     done = {row["id"]: row for row in map(json.loads, path.read_text().splitlines())} if path.exists() else {}
-    pairs = draw(args.pairs, args.per_stance, args.seed)
+    calibration: list[dict[str, Any]] = []
+    if args.thresholds_from is not None:
+        calibration = [json.loads(x) for x in (args.thresholds_from / "rows.jsonl").read_text().splitlines()]
+    pairs = draw(args.pairs, args.per_stance, args.seed, leave_out={r["id"] for r in calibration})
     asyncio.run(decide(pairs, args, path, done))
-    text, figures = table([done[p["id"]] for p in pairs if p["id"] in done])
+    rows = [done[p["id"]] for p in pairs if p["id"] in done]
+    text, figures = table(rows)
     print(text)
+    if calibration:
+        thresholds = choose(calibration, args.target)
+        print(f"\nthresholds chosen on {len(calibration)} pairs of {args.thresholds_from} (target precision "
+              f"{args.target}): {json.dumps(thresholds)}")
+        held, held_figures = table(with_thresholds(rows, thresholds))
+        print("with them, on this draw:\n" + held)
+        figures.update({f"thresholded.{k}": v for k, v in held_figures.items() if "." in k})
+        figures["thresholds"] = thresholds
     if args.record:
         record("stance_step", {**figures, "llm": args.llm or "default", "per_stance": args.per_stance,
                                "seed": args.seed}, load=load)

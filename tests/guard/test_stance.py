@@ -10,7 +10,7 @@ from typing import Any
 from factdebate.core.runtime import RunRecorder, recording
 from factdebate.core.types import Document, Label
 from factdebate.guard_engine.fast import FastVerdict
-from factdebate.guard_engine.stance import ask_stance, closest_sentences, settled
+from factdebate.guard_engine.stance import StanceReply, ask_stance, closest_sentences, decided, settled
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
@@ -134,3 +134,18 @@ async def test_with_the_step_off_no_stance_is_asked() -> None:
     result, _ = await run_check(respond, text, guard={**FAST_ONLY, "stance_step": False}, docs=[TOWER])
     assert result.claims[0].label == "REFUTES"
     assert not any(p.startswith("guard_stance") for p in asked)
+
+
+def test_measured_thresholds_decide_a_stance_from_its_probability_not_from_the_word_written() -> None:
+    thresholds = {"states": 0.8, "contradicts": 0.7}
+    # Written "states" at 0.62: below the measured threshold, so no passage was shown to state the claim.
+    assert decided(StanceReply("states", {"states": 0.62, "contradicts": 0.33, "neither": 0.05}),
+                   thresholds) == "neither"
+    assert decided(StanceReply("states", {"states": 0.85, "contradicts": 0.1, "neither": 0.05}),
+                   thresholds) == "states"
+    assert decided(StanceReply("contradicts", {"states": 0.2, "contradicts": 0.75, "neither": 0.05}),
+                   thresholds) == "contradicts"
+    # Without thresholds for the model, or without probabilities, the answer as written decides.
+    assert decided(StanceReply("states", {"states": 0.62, "contradicts": 0.33, "neither": 0.05}), None) == "states"
+    assert decided(StanceReply("contradicts", None), thresholds) == "contradicts"
+    assert decided(StanceReply(None, None), thresholds) is None

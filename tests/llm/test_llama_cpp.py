@@ -323,3 +323,30 @@ async def test_tools_hold_the_in_process_model_to_one_well_formed_call() -> None
         GenParams(max_tokens=64, tools=(tool,)))
     assert len(reply.tool_calls) == 1 and reply.tool_calls[0].name == "search", reply.text
     assert isinstance(reply.tool_calls[0].arguments.get("query"), str)
+
+
+async def test_a_scored_choice_call_gives_each_choice_s_probability_and_its_answer_is_the_likeliest() -> None:
+    backend = LlamaCppBackend("builtin")
+    choices = ("states", "contradicts", "neither")
+    messages: list[Message] = [{"role": "user", "content": "Passage: Paris is the capital of France. Statement: "
+                                "Paris is the capital of France. Does the passage state the statement, contradict "
+                                "it, or neither? Answer with one word."}]
+    scored = await backend.complete(messages, GenParams(max_tokens=8, choices=choices, choice_scores=True))
+    assert scored.choice_probs is not None and set(scored.choice_probs) == set(choices)
+    assert abs(sum(scored.choice_probs.values()) - 1.0) < 1e-6
+    assert all(0.0 <= p <= 1.0 for p in scored.choice_probs.values())
+    # The greedy answer starts on the likeliest first step, and the choices' first tokens are distinct here.
+    assert scored.text == max(scored.choice_probs, key=lambda c: scored.choice_probs[c])  # type: ignore[index]
+    plain = await backend.complete(messages, GenParams(max_tokens=8, choices=choices))
+    assert plain.text == scored.text and plain.choice_probs is None
+
+
+def test_choices_sharing_a_prefix_count_only_the_tokens_that_begin_one_of_them() -> None:
+    backend = LlamaCppBackend("builtin")
+    llm = backend._model()
+    found = backend._choice_tokens(llm, ("yes", "yesterday", "no"))
+    # "y", "ye", "yes" begin both of the first two: none of them is counted for either
+    pieces = [llm.tokenize(p.encode(), add_bos=False, special=False) for p in ("y", "ye", "yes")]
+    shared = {int(tokens[0]) for tokens in pieces if len(tokens) == 1}
+    assert shared and not shared & set(found["yes"]) and not shared & set(found["yesterday"])
+    assert found["no"]

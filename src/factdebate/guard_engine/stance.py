@@ -83,19 +83,52 @@ async def closest_sentences(claim: str, documents: list[Document], encoder: Text
     return Quote(best, documents[best], " ".join(s.strip() for _, _, s in picked))
 
 
-async def ask_stance(claim: str, quote: Quote, llm: LLM) -> str | None:
-    """Whether ``quote`` states ``claim``, contradicts it or neither (:data:`STANCES`); None when the answer
-    cannot be read (counted as a lost reply)."""
+@dataclass(frozen=True)
+class StanceReply:
+    """The stance call's constrained answer (None: unreadable) and, where the backend reads them, the model's
+    probability of each stance at the answer's first step."""
+
+    answer: str | None
+    probs: dict[str, float] | None = None
+
+
+# The least probability of its stance at which a model's answer counts, per model whose probabilities were
+# measured on labelled pairs (benchmarks/stance_step.py: chosen on one draw, measured on another; the choice
+# is in benchmarks/decisions/stance_step.md). A model not listed, or a backend that reads no probabilities, is
+# taken at its constrained answer.
+THRESHOLDS: dict[str, dict[str, float]] = {}
+
+
+async def stance_reply(claim: str, quote: Quote, llm: LLM) -> StanceReply:
+    """The stance call on ``claim`` and ``quote``, as the model answered it (an unreadable answer is counted as
+    a lost reply)."""
     prompt = render("guard_stance", claim=claim, title=quote.document.title, quote=quote.text)
     count_reply("guard_stance", "asked")
     reply = await llm.complete([{"role": "user", "content": prompt.text}],
-                               GenParams(temperature=0.0, max_tokens=8, choices=STANCES), agent=AGENT,
-                               prompt=prompt.name)
+                               GenParams(temperature=0.0, max_tokens=8, choices=STANCES, choice_scores=True),
+                               agent=AGENT, prompt=prompt.name)
     answer = reply.text.strip().strip('."\'').casefold()
     if answer not in STANCES:
         count_reply("guard_stance", "lost")
-        return None
-    return answer
+        return StanceReply(None, reply.choice_probs)
+    return StanceReply(answer, reply.choice_probs)
+
+
+def decided(reply: StanceReply, thresholds: dict[str, float] | None) -> str | None:
+    """The stance ``reply`` decides: with ``thresholds`` and probabilities, ``states`` or ``contradicts`` only at
+    its threshold or above (the likelier first where both reach theirs), else ``neither``; without them, the
+    answer as written."""
+    if thresholds is None or reply.probs is None:
+        return reply.answer
+    probs = reply.probs
+    reached = [s for s in ("states", "contradicts") if s in thresholds and probs.get(s, 0.0) >= thresholds[s]]
+    return max(reached, key=lambda s: probs.get(s, 0.0)) if reached else "neither"
+
+
+async def ask_stance(claim: str, quote: Quote, llm: LLM) -> str | None:
+    """Whether ``quote`` states ``claim``, contradicts it or neither (:data:`STANCES`), decided by the model's
+    measured thresholds where it has them (:data:`THRESHOLDS`); None when the answer cannot be read."""
+    return decided(await stance_reply(claim, quote, llm), THRESHOLDS.get(llm.name))
 
 
 def not_said(label: Label, stance: str | None) -> str:

@@ -32,6 +32,9 @@ class GenParams:
     max_tokens: int = 512
     # The answer must be exactly one of these strings.
     choices: tuple[str, ...] | None = None
+    # With ``choices``: also the model's probability of each choice, where the backend can read it
+    # (``Completion.choice_probs``). A separate cache entry: an answer kept without them is not reused.
+    choice_scores: bool = False
     # A GBNF grammar the answer must follow, e.g. a bracketed query on a re-ask.
     grammar: str | None = None
     # A JSON schema. With ``grammar`` and ``json_template``: the grammar's text format spelled as JSON, for
@@ -54,6 +57,8 @@ class GenParams:
             key["json_template"] = self.json_template
         if self.tools:
             key["tools"] = [t.as_dict() for t in self.tools]
+        if self.choice_scores:
+            key["choice_scores"] = True
         if self.ended is not None:  # a reply ended early is not the whole reply another backend cached
             key["ended"] = getattr(self.ended, "__qualname__", "ended")
         return key
@@ -84,6 +89,10 @@ class Completion:
     tool_calls: list[ToolCall] = field(default_factory=list)
     # Why generation stopped, as the backend says it ("length": cut at the token limit); "": not known.
     finish_reason: str = ""
+    # Asked with ``GenParams.choice_scores``: each choice's probability as the first step of the constrained
+    # answer gives it (summed over the tokens that begin only that choice, normalised over the choices); None
+    # where the backend cannot read probabilities.
+    choice_probs: dict[str, float] | None = None
     extra: dict[str, object] = field(default_factory=dict)
 
 

@@ -54,6 +54,8 @@ class ResponseCache:
             self._db.execute("ALTER TABLE responses ADD COLUMN constrained INTEGER DEFAULT 0")
         if "reasoning_tokens" not in columns:
             self._db.execute("ALTER TABLE responses ADD COLUMN reasoning_tokens INTEGER DEFAULT 0")
+        if "choice_probs" not in columns:
+            self._db.execute("ALTER TABLE responses ADD COLUMN choice_probs TEXT DEFAULT NULL")
         self._lock = threading.Lock()
         # Calls being asked now, per event loop: the answer (None when the call failed) for those that wait.
         self._flights: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Future[Completion | None]] = {}
@@ -81,7 +83,8 @@ class ResponseCache:
         try:
             with self._lock:
                 row = self._db.execute(
-                    "SELECT text, prompt_tokens, completion_tokens, constrained, reasoning_tokens FROM responses"
+                    "SELECT text, prompt_tokens, completion_tokens, constrained, reasoning_tokens, choice_probs"
+                    " FROM responses"
                     " WHERE key = ?", (key,)
                 ).fetchone()
         except sqlite3.Error as exc:
@@ -91,17 +94,19 @@ class ResponseCache:
             return None
         # no prompt count stored: the server reported no usage for the answer kept (put)
         return Completion(text=row[0], prompt_tokens=row[1] or 0, completion_tokens=row[2] or 0,
-                          constrained=bool(row[3]), reasoning_tokens=row[4] or 0, usage_known=row[1] is not None)
+                          constrained=bool(row[3]), reasoning_tokens=row[4] or 0, usage_known=row[1] is not None,
+                          choice_probs=json.loads(row[5]) if row[5] else None)
 
     def put(self, key: str, completion: Completion) -> None:
         try:
             with self._lock:
                 self._db.execute(
                     "INSERT OR REPLACE INTO responses (key, text, prompt_tokens, completion_tokens, constrained,"
-                    " reasoning_tokens) VALUES (?, ?, ?, ?, ?, ?)",
+                    " reasoning_tokens, choice_probs) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (key, completion.text, completion.prompt_tokens if completion.usage_known else None,
                      completion.completion_tokens,
-                     int(completion.constrained), completion.reasoning_tokens),
+                     int(completion.constrained), completion.reasoning_tokens,
+                     json.dumps(completion.choice_probs) if completion.choice_probs is not None else None),
                 )
         except sqlite3.Error as exc:
             self._skipped(exc, "written")

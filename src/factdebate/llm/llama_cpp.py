@@ -98,6 +98,8 @@ class LlamaCppBackend:
     _models: ClassVar[dict[tuple[str, int], Any]] = {}
     _locks: ClassVar[dict[tuple[str, int], threading.Lock]] = {}
     _choices: ClassVar[dict[tuple[str, int], ThreadChoice]] = {}  # the thread count each model runs with now
+    # Per model file and set of choices, the tokens that begin each choice alone (_choice_tokens).
+    _choice_ids: ClassVar[dict[tuple[str, tuple[str, ...]], dict[str, list[int]]]] = {}
     # The free cores, read again before a call once the last reading is a few seconds old (llm/llama_threads.py).
     _live: ClassVar[LiveThreads] = LiveThreads()
     # Per run, the thread count it was last told for each model.
@@ -200,9 +202,12 @@ class LlamaCppBackend:
         grammar = _grammar_text(params)
         if grammar:
             kwargs["grammar"] = _compiled(grammar)
+        scored = bool(params.choices and params.choice_scores)
+        probs: dict[str, float] | None = None
         with self._locks[(self.path, self.n_ctx)]:
             self._use_threads(llm, choice)
             _call.abandoned = abandoned
+            llm.first_step_wanted = scored
             try:
                 if params.ended is not None:
                     return self._until_ended(llm, messages, params, kwargs, constrained=bool(grammar))
@@ -210,16 +215,55 @@ class LlamaCppBackend:
                     messages=messages, temperature=params.temperature, max_tokens=params.max_tokens,
                     seed=self.seed, **kwargs,
                 )
+                if scored and params.choices:
+                    probs = self._choice_probs(llm, params.choices)
             except ValueError as exc:  # e.g. prompt longer than the context window
                 raise FatalLLMError(str(exc)) from exc
             finally:
                 _call.abandoned = None
+                llm.first_step_wanted = False
+                llm.first_step = None
         text = out["choices"][0]["message"].get("content") or ""
         usage = out.get("usage") or {}
         return Completion(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
                           completion_tokens=usage.get("completion_tokens", 0),
                           constrained=bool(grammar), tool_calls=_tool_calls(text, params),
-                          finish_reason=str(out["choices"][0].get("finish_reason") or ""))
+                          finish_reason=str(out["choices"][0].get("finish_reason") or ""), choice_probs=probs)
+
+    def _choice_probs(self, llm: Any, choices: tuple[str, ...]) -> dict[str, float] | None:
+        """Each of ``choices``' probability at the answer's first step (called holding the model's lock): the
+        probability of the tokens that begin that choice and no other, normalised over the choices. That is the
+        distribution the grammar leaves the first token, so the argmax is the choice a greedy call starts on. None
+        when the call took no greedy grammar step (sampled, or a custom processor)."""
+        import numpy as np
+
+        logits = llm.first_step
+        if logits is None:
+            return None
+        weights = np.exp(logits - logits.max())
+        mass = {c: float(weights[ids].sum()) if ids else 0.0 for c, ids in self._choice_tokens(llm, choices).items()}
+        total = sum(mass.values())
+        return {c: m / total for c, m in mass.items()} if total > 0 else None
+
+    def _choice_tokens(self, llm: Any, choices: tuple[str, ...]) -> dict[str, list[int]]:
+        """For each choice, the tokens whose text begins it and no other choice (a prefix two choices share
+        says nothing of which is meant)."""
+        key = (self.path, choices)
+        found = self._choice_ids.get(key)
+        if found is None:
+            found = {}
+            for c in choices:
+                ids: set[int] = set()
+                for end in range(1, len(c) + 1):
+                    prefix = c[:end]
+                    if any(o != c and o.startswith(prefix) for o in choices):
+                        continue
+                    tokens = llm.tokenize(prefix.encode("utf-8"), add_bos=False, special=False)
+                    if len(tokens) == 1:
+                        ids.add(int(tokens[0]))
+                found[c] = sorted(ids)
+            self._choice_ids[key] = found
+        return found
 
     def _until_ended(self, llm: Any, messages: list[Message], params: GenParams, kwargs: dict[str, Any], *,
                      constrained: bool) -> Completion:

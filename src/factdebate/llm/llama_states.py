@@ -79,8 +79,13 @@ def prefix_cached_llama(capacity_bytes: int, before_step: Callable[[], None] | N
 
     class PrefixCachedLlama(Llama):
         _greedy_grammar: GreedyGrammar | None = None
+        # Set by a caller that scores a constrained answer's choices (llm/llama_cpp.py): the logits of the call's
+        # first sampled token are then kept in ``first_step`` (a copy: the context overwrites its own).
+        first_step_wanted: bool = False
+        first_step: Any = None
 
         def _init_sampler(self, *args: Any, **kwargs: Any) -> Any:
+            self.first_step = None
             if self._greedy_grammar is not None:
                 self._greedy_grammar.close()
                 self._greedy_grammar = None
@@ -97,7 +102,10 @@ def prefix_cached_llama(capacity_bytes: int, before_step: Callable[[], None] | N
                 return int(super().sample(*args, **kwargs))
             idx = kwargs.get("idx")
             logits = llama_cpp.llama_get_logits_ith(self._ctx.ctx, -1 if idx is None else idx - self.n_tokens)
-            return checker.pick(np.ctypeslib.as_array(logits, shape=(self.n_vocab(),)))
+            row = np.ctypeslib.as_array(logits, shape=(self.n_vocab(),))
+            if self.first_step_wanted and self.first_step is None:
+                self.first_step = row.copy()
+            return checker.pick(row)
 
         def use_threads(self, threads: int) -> None:
             """Reads prompts and writes tokens with ``threads`` from the next step on. llama-cpp-python has no
