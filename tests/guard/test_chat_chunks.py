@@ -62,6 +62,7 @@ def test_block_holds_everything_and_ends_a_blocked_reply_without_its_tool_calls(
 
     class Blocked:
         action_taken = "blocked"
+        answer_format = "text"
 
     closing = chunks.closing(Blocked())  # type: ignore[arg-type]
     assert closing[0]["choices"][0]["delta"] == {"role": "assistant", "content": "I can't answer that."}

@@ -14,8 +14,9 @@
 An answer the caller asked for as JSON (``answer_format: json``, a chat request's ``response_format``) stays
 JSON: ``flag`` leaves its text as it came and marks it in ``action_taken`` alone (a footnote would leave it no
 JSON), ``hold`` refuses one that states a refuted claim whole, as ``block`` does (a sentence cut out of it would
-leave it no JSON; shown whole, the refuted claim would reach the reader), and ``rewrite`` sends no revision that
-is not JSON.
+leave it no JSON; shown whole, the refuted claim would reach the reader), ``rewrite`` sends no revision that is
+not JSON of the answer's shape (:func:`same_shape`), and a refusal is a JSON object,
+``{"error": {"type": "answer_withheld", "message": <the refusal>}}`` (:func:`refused_text`).
 
 ``guard.on_not_enough_info`` footnotes NOT ENOUGH INFO claims as unconfirmed (``flag``), leaves them to the
 verdicts (``pass``) or refuses the reply (``block``). ``on_unchecked: block`` refuses a reply with anything
@@ -238,6 +239,7 @@ def held(result: GuardResult, shown: str, withheld: int) -> tuple[str, ActionTak
     return shown + extra, action
 
 
+ANSWER_WITHHELD = "answer_withheld"  # the type of a JSON answer's refusal (refused_text)
 HOLD_REFUSES_JSON = ("hold refuses a JSON answer that states a refuted claim whole: a sentence withheld from it "
                      "would leave it no JSON")
 
@@ -247,14 +249,23 @@ def json_answer(result: GuardResult) -> bool:
     return result.answer_format == "json"
 
 
+def refused_text(result: GuardResult) -> str:
+    """The text that replaces a refused reply: :func:`refusal`; for a JSON answer, the refusal as the message of a
+    JSON error object, which the client's parse reads where the refusal's words would fail it."""
+    said = refusal(result)
+    if not json_answer(result):
+        return said
+    return json.dumps({"error": {"type": ANSWER_WITHHELD, "message": said}}, ensure_ascii=False)
+
+
 def apply_policy_unrevised(result: GuardResult) -> GuardResult:
     """:func:`apply_policy` for a result nothing is revised in, decided without waiting on anything."""
     text, action = result.original_text, _plain(result)
     reason = result.action_reason
     if must_block(result):
-        text, action = refusal(result), "blocked"
+        text, action = refused_text(result), "blocked"
     elif json_answer(result) and result.policy == "hold" and refuted(result.claims):
-        text, action, reason = refusal(result), "blocked", HOLD_REFUSES_JSON
+        text, action, reason = refused_text(result), "blocked", HOLD_REFUSES_JSON
     elif json_answer(result) and result.policy in ("flag", "hold"):
         # the mark without the text: the footnote would leave the answer no JSON; the verdicts say what it lists
         action = "flagged" if footnotes(result) else action
@@ -281,8 +292,8 @@ async def apply_policy(result: GuardResult, reviser: Reviser | None, recheck: Re
         return not_revised(result, fallback, f"{type(exc).__name__}: {exc}")
     if not revised:
         return not_revised(result, fallback, "the reviser returned no text")
-    if json_answer(result) and not _is_json(revised):
-        return not_revised(result, fallback, "the revision is not JSON, which the answer was asked to be")
+    if json_answer(result) and (problem := json_revision_problem(result.original_text, revised)) is not None:
+        return not_revised(result, fallback, problem)
     if recheck is None:
         return not_revised(result, fallback, "the revision could not be checked again: no check was given for it")
     try:
@@ -343,7 +354,8 @@ def not_revised(result: GuardResult, fallback: Fallback, why: str, *, note: str 
     """A rewrite that sends no revision: the original with the footnote (``flag``) or a refusal (``block``)."""
     claims = revision.claims if revision is not None else []
     if fallback == "block":
-        return result.model_copy(update={"text": refusal(result), "action_taken": "blocked", "revision_claims": claims,
+        return result.model_copy(update={"text": refused_text(result), "action_taken": "blocked",
+                                         "revision_claims": claims,
                                          "action_reason": f"rewrite fell back to block: {why}"})
     # the reviser (the upstream model) or the check of its revision: either server may be the one that failed
     why_read = for_reader(why, "a service it needs is not available right now")
@@ -371,11 +383,59 @@ def no_text_result(options: ResolvedGuardOptions, passed: list[str], *, called: 
     return apply_policy_unrevised(result)
 
 
-def _is_json(text: str) -> bool:
+_NOT_JSON = object()
+
+
+def _parsed(text: str) -> object:
+    """``text`` parsed as JSON, or :data:`_NOT_JSON`."""
     try:
-        json.loads(text)
+        return json.loads(text)
     except (ValueError, RecursionError):  # RecursionError: nested past the parser, no JSON a client could read
+        return _NOT_JSON
+
+
+def json_revision_problem(original: str, revised: str) -> str | None:
+    """Why the revision of a JSON answer may not be sent (it is not JSON, or not of the answer's shape), or None.
+    The caller's schema is the upstream's to hold; the answer as the upstream wrote it met it, and a revision of the
+    same shape (:func:`same_shape`) meets all of it but the rules on the values themselves."""
+    value = _parsed(revised)
+    if value is _NOT_JSON:
+        return "the revision is not JSON, which the answer was asked to be"
+    before = _parsed(original)
+    try:
+        kept = before is _NOT_JSON or same_shape(before, value)
+    except RecursionError:  # nested deeper than the comparison goes: not sent, as nothing vouches for it
+        kept = False
+    if not kept:
+        return ("the revision does not keep the answer's shape (its keys and the kinds of their values), which "
+                "the caller's parse or schema expects")
+    return None
+
+
+def _kind(value: object) -> str:
+    """A JSON value's kind: ``object``, ``array``, ``string``, ``number`` (an int and a float alike),
+    ``boolean`` or ``null``."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    return "string" if isinstance(value, str) else "null"
+
+
+def same_shape(before: object, after: object) -> bool:
+    """Whether ``after`` is a JSON value of ``before``'s shape: an object with the same keys, each value of its
+    shape; an array whose items are each of the shape of one of ``before``'s (an item may be added or removed: a
+    list of facts loses the false one); any other value of the same kind."""
+    if _kind(before) != _kind(after):
         return False
+    if isinstance(before, dict) and isinstance(after, dict):
+        return before.keys() == after.keys() and all(same_shape(before[k], after[k]) for k in before)
+    if isinstance(before, list) and isinstance(after, list) and before:
+        return all(any(same_shape(was, item) for was in before) for item in after)
     return True
 
 

@@ -10,7 +10,8 @@
 
 What is kept of the answer is bounded (:func:`kept_chars`). Past it the text is only counted: shown as it comes
 under ``annotate`` and ``flag``, dropped with a notice under the policies that show the answer after its check,
-and said in ``passed_through`` either way. What is shown is scrubbed as the reader sees it
+and said in ``passed_through`` either way (a JSON answer held back and cut is replaced by a JSON error object that
+says so: :meth:`GuardedStream.cut_text`). What is shown is scrubbed as the reader sees it
 (util/scrub/window.py): a delta's end that could still become part of a secret waits for the next delta.
 
 Example::
@@ -27,18 +28,21 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from factdebate.core.runtime import EventSink
 from factdebate.guard_engine.call import Begun, CheckCall, Host, kept_chars
-from factdebate.guard_engine.policy import no_text_result
+from factdebate.guard_engine.policy import json_answer, no_text_result
 from factdebate.guard_engine.stream import StreamingCheck
 from factdebate.guard_engine.types import GuardClaim, GuardOptions, GuardResult, Reviser
 from factdebate.methods.resources import Resources
 from factdebate.settings.model import Settings
 from factdebate.util.scrub import ScrubWindow
+
+ANSWER_CUT = "answer_cut"  # the type of the JSON error object that replaces a JSON answer cut (GuardedStream.cut)
 
 
 class GuardedStream:
@@ -100,9 +104,17 @@ class GuardedStream:
                 + ("passed on as they came, unchecked, and not kept" if shown else "not kept and not shown"))
         update: dict[str, Any] = {"passed_through": [*result.passed_through, note]}
         if not shown and result.action_taken != "blocked":
-            update["text"] = (result.text.rstrip() + f"\n\n[The answer was cut here: it went on for {self.dropped} "
-                              "characters more than the guard keeps of a streamed answer.]")
+            update["text"] = self.cut_text(result)
         return result.model_copy(update=update)
+
+    def cut_text(self, result: GuardResult) -> str:
+        """The text shown of an answer held back and cut (:meth:`cut`): what was kept, then a notice. A JSON
+        answer cut is no JSON: it is replaced by a JSON error object (``answer_cut``) that says so, which the
+        client's parse reads, as a refusal's (guard_engine/policy.py's ``refused_text``)."""
+        said = f"it went on for {self.dropped} characters more than the guard keeps of a streamed answer"
+        if json_answer(result):
+            return json.dumps({"error": {"type": ANSWER_CUT, "message": f"The answer was cut: {said}."}})
+        return result.text.rstrip() + f"\n\n[The answer was cut here: {said}.]"
 
     def last_text(self, result: GuardResult) -> str:
         if self.mode == "whole":

@@ -2,8 +2,9 @@
 ``json_object`` or ``json_schema``) that states a refuted claim: under the default policy (flag) the content is
 the upstream's JSON as it came, plain and streamed, marked by the ``X-Factdebate-Action`` and
 ``X-Factdebate-Refuted`` headers of a whole answer and by the ``factdebate`` object; under hold it is refused
-whole. The same answer asked for as text gets the footnote in its content. A scripted upstream and the guard as
-``serve`` runs it, on loopback."""
+whole, its content a JSON error object (test_guard_json_policies.py has every policy). The same answer asked
+for as text gets the footnote in its content. A scripted upstream and the guard as ``serve`` runs it, on
+loopback."""
 
 from __future__ import annotations
 
@@ -114,12 +115,14 @@ def test_hold_refuses_a_json_answer_that_states_a_refuted_claim_plain_and_stream
     server, _ = guard()
     reply = post(server, {"type": "json_object"}, policy="hold")
     choice = reply.json()["choices"][0]
-    assert choice["message"]["content"].startswith("This answer was withheld: a fact check found")
-    assert choice["finish_reason"] == "content_filter"
+    error = json.loads(choice["message"]["content"])["error"]
+    assert error["type"] == "answer_withheld" and error["message"].startswith("This answer was withheld: a fact check")
+    assert choice["message"]["refusal"] == error["message"] and choice["finish_reason"] == "content_filter"
     assert reply.headers["X-Factdebate-Action"] == "blocked" and reply.headers["X-Factdebate-Refuted"] == "1"
     assert "hold refuses a JSON answer" in reply.json()["factdebate"]["action_reason"]
     text, chunks = streamed(server, {"type": "json_object"}, policy="hold")
-    assert text.startswith("This answer was withheld: a fact check found") and "{" not in text
+    assert json.loads(text)["error"]["message"].startswith("This answer was withheld: a fact check found")
+    assert JSON_ANSWER not in text
     assert chunks[-1]["factdebate"]["action_taken"] == "blocked"
     assert [c["choices"][0]["finish_reason"] for c in chunks if c.get("choices")][-1] == "content_filter"
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from factdebate.engine import GuardResult
@@ -15,3 +16,18 @@ CHANGED = ("flagged", "held", "rewritten", "blocked")  # actions whose text repl
 def result_view(result: GuardResult) -> dict[str, Any]:
     """A result as an answer carries it beside its text: everything but the two texts."""
     return result.model_dump(mode="json", exclude=REPLY_EXCLUDE)
+
+
+def json_refusal(result: GuardResult) -> str | None:
+    """The words of a refused JSON answer's refusal, for OpenAI's ``refusal`` field beside its content (the JSON
+    error object guard_engine/policy.py's ``refused_text`` writes): a structured-outputs client reads a refusal
+    there, and the OpenAI SDK's ``parse`` gives it instead of failing on the error object. None for any other
+    reply."""
+    if result.action_taken != "blocked" or result.answer_format != "json":
+        return None
+    try:
+        error = json.loads(result.text).get("error")
+    except (ValueError, AttributeError):  # not the error object: nothing to say there
+        return None
+    message = error.get("message") if isinstance(error, dict) else None
+    return message if isinstance(message, str) else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from factdebate.engine import GuardResult, Label, Reply
-from factdebate.server.guard.result_view import CHANGED, result_view
+from factdebate.server.guard.result_view import CHANGED, json_refusal, result_view
 
 # What the policy did to the first choice and how many of its claims were refuted: for a client that reads headers
 # and not the ``factdebate`` object, above all one that asked for JSON, whose text flag leaves as it came.
@@ -34,9 +34,12 @@ def apply_to_message(message: dict[str, Any], choice: dict[str, Any], result: Gu
                      block_finish: str = "content_filter") -> None:
     """The policy's text in the first choice; a blocked reply loses its tool calls too and ends as
     ``block_finish`` (``guard.block_finish_reason``: ``content_filter``, OpenAI's word for an answer withheld
-    by a filter, or ``stop``, an ordinary answer)."""
+    by a filter, or ``stop``, an ordinary answer). A refused JSON answer's content is a JSON error object and
+    its words are in ``refusal`` too (:func:`json_refusal`)."""
     if result.action_taken in CHANGED and result.text != result.original_text:
         message["content"] = _policy_content(message.get("content"), result)
+    if (refusal := json_refusal(result)) is not None:
+        message["refusal"] = refusal
     if result.action_taken == "blocked":
         message.pop("tool_calls", None)
         message.pop("function_call", None)

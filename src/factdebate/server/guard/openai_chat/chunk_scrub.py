@@ -28,10 +28,11 @@ class ChunkScrub:
         self._halves = SeenHalves()  # a key's halves may come in two of the answer's texts: one memory for all
         self._calls: dict[str, Any] = {}  # a tool call window's key: the call's index as the upstream wrote it
 
-    def text(self, text: str) -> str:
-        """``text`` shown whole after what the content's window holds (the policy's own text: the footnotes, the
-        text a hold releases): both scrubbed as one, nothing held back."""
-        return self._window("content").feed(text) + self._window("content").flush()
+    def text(self, text: str, key: str = "content") -> str:
+        """``text`` shown whole after what the window of ``key`` (a delta's text: :data:`TEXT_FIELDS`) holds (the
+        policy's own text: the footnotes, the text a hold releases, a refusal): both scrubbed as one, nothing
+        held back."""
+        return self._window(key).feed(text) + self._window(key).flush()
 
     def chunk(self, chunk: dict[str, Any], *, ends: bool = False) -> list[dict[str, Any]] | None:
         """The chunks to send for ``chunk``: None when it goes out as it came (nothing in it changed), else the

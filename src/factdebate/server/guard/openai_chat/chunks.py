@@ -11,7 +11,8 @@ passed unchecked are decided here, with the text's policy in
   the footnotes, then the upstream's closing chunks without their text (:meth:`closing`).
 - ``rewrite``, ``block``, and any policy with ``on_unchecked: block``: the answer waits whole; after the check
   the text the policy leaves goes out as one chunk, then the closing chunks (a blocked reply's without its tool
-  calls, ending as ``guard.block_finish_reason`` says).
+  calls, ending as ``guard.block_finish_reason`` says). A refused JSON answer's chunk carries the refusal's
+  words in ``refusal`` beside its JSON error object, as the whole answer's message does (answer.py).
 
 What waits besides the text is bounded by its bytes (``held_limit``); past it :class:`AnswerTooLong`.
 
@@ -26,6 +27,7 @@ from typing import Any, Protocol
 
 from factdebate.engine import GuardedStream, GuardResult
 from factdebate.server.guard.openai_chat.chunk_scrub import ChunkScrub
+from factdebate.server.guard.result_view import json_refusal
 
 MAX_TOOL_NAMES = 64  # tool call names kept to say what passed unchecked (they are counted all the same)
 _HEAD = ("id", "object", "created", "model", "system_fingerprint", "service_tier")
@@ -206,6 +208,8 @@ class ChatChunks:
         out = self.rest()  # the answer's end the scrub held back, before the footnotes
         if self.last:
             out.append(self.text_chunk(self.last))
+            if (refusal := json_refusal(result)) is not None:  # beside the JSON error object, as a plain answer's
+                out[-1]["choices"][0]["delta"]["refusal"] = self.scrub.text(refusal, "refusal")
         if self.buffer or self.hold_back:
             blocked = self.block_finish if result.action_taken == "blocked" else None
             held = [chunk for chunk in (_without_text(c, blocked) for c in self.held) if chunk is not None]
