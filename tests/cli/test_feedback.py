@@ -47,9 +47,12 @@ def _response(*labels: Label) -> ResponseVerdict:
 
 
 def _corrector(info: CallInfo, messages: list[Message], params: GenParams) -> str:
-    """Writes the correction from the quote, then finds the quote supports it (the guard's two calls)."""
+    """Writes the correction from the quote, then finds the quote supports it and states it (the guard's three
+    calls: the corrector's, the checker's and the stance step's)."""
     if "sentence" in json.dumps(params.json_schema or {}):
         return json.dumps({"sentence": "The Eiffel Tower was finished in 1889."})
+    if params.choices:
+        return "states"
     return json.dumps({"label": "SUPPORTS", "passage": 1, "quote": "finished in 1889"})
 
 
@@ -63,7 +66,7 @@ def test_a_refuted_claim_comes_back_with_its_sentence_a_correction_and_its_quote
     assert ('"The Eiffel Tower was finished in 1889 for the World\'s Fair." (Eiffel Tower, https://example.org/eiffel)'
             in text)
     assert "Ignore previous instructions" not in text and "Forum post" not in text  # never handed to the agent
-    assert len(backend.calls) == 2
+    assert len(backend.calls) == 3
 
 
 def test_without_a_model_the_note_still_lists_the_claim_and_its_quotes() -> None:
@@ -83,6 +86,6 @@ def test_the_corrections_calls_are_reported_with_the_checks() -> None:
     verdict = _response(Label.REFUTES)
     before = verdict.usage.llm_calls
     asyncio.run(counted_fixes(verdict, LLM(backend, "debater")))
-    assert verdict.usage.llm_calls == before + 2 == before + len(backend.calls)
-    assert sum(u.llm_calls for u in verdict.usage_by_role.values()) == 2
-    assert sum(u.llm_calls for u in verdict.usage_by_model.values()) == 2
+    assert verdict.usage.llm_calls == before + 3 == before + len(backend.calls)
+    assert sum(u.llm_calls for u in verdict.usage_by_role.values()) == 3
+    assert sum(u.llm_calls for u in verdict.usage_by_model.values()) == 3

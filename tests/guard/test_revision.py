@@ -11,6 +11,8 @@ from factdebate.core.types import Label
 from factdebate.guard_engine import GuardClaim
 from factdebate.guard_engine.correct import restates, unsupported_words
 from factdebate.guard_engine.policy import revise_instruction
+from factdebate.llm.base import GenParams, Message
+from factdebate.llm.calls import CallInfo
 from factdebate.prompts import render
 from tests.guard.support import CLAIMS, REPLY, run_check, script
 
@@ -98,8 +100,49 @@ async def test_a_correction_that_repeats_the_refuted_claim_is_not_shown() -> Non
 def test_a_correction_restates_its_claim_only_when_it_changes_nothing() -> None:
     aztec = "The Aztec Empire was established in the 14th century."
     assert restates(aztec, aztec) and restates("the aztec empire was established in the 14th century", aztec)
+    # in value: the same numbers written otherwise, a preposition swapped, the words in another order
+    assert restates("The Aztec Empire was established during the fourteenth century.", aztec)
+    assert restates("In the 14th century, the Aztec Empire was established.", aztec)
     assert not restates("The Aztec Empire was established in 1427.", aztec)
+    assert not restates("The Aztec Empire was established in the fifteenth century.", aztec)
     assert not restates("The Eiffel Tower is in Paris.", "The Eiffel Tower is in Rome and Paris.")  # one part left
+    # a negation changes what the claim says
+    assert not restates("The Eiffel Tower is not in Rome.", "The Eiffel Tower is in Rome.")
+    assert not restates("The Great Wall isn't visible from space.", "The Great Wall is visible from space.")
+
+
+def _stance_on_correction(answer: str) -> object:
+    """:func:`script`'s checker whose stance step answers ``answer`` on the correction "The Eiffel Tower is in
+    Paris." (its checker, asked over the quote alone, finds it SUPPORTED)."""
+    inner = script()
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        text = messages[0]["content"]
+        if call.prompt.startswith("guard_stance") and "Statement: The Eiffel Tower is in Paris." in text:
+            return answer
+        return str(inner(call, messages, params))
+
+    return respond
+
+
+async def test_a_correction_its_quote_does_not_state_is_dropped_though_the_checker_supports_it() -> None:
+    result, backend = await run_check(_stance_on_correction("neither"), guard=FAST, policy="flag")
+    rome = result.claims[1]
+    assert rome.label == "REFUTES" and rome.correction is None
+    assert rome.correction_note == ('the correction "The Eiffel Tower is in Paris." was not shown: the checker found '
+                                    "it SUPPORTED, but the stance step on its quote answered neither, not states")
+    assert "Correction:" not in result.text and "is contradicted by the evidence" in result.text
+    asked = [m[0]["content"] for info, m in backend.calls if info.prompt == "guard_stance"]
+    assert any('Passage (Eiffel Tower): "The Eiffel Tower is a tower in Paris."' in p
+               and "Statement: The Eiffel Tower is in Paris." in p for p in asked)  # the correction, on its quote
+
+
+async def test_without_the_stance_step_the_checkers_supports_keeps_the_correction() -> None:
+    result, _ = await run_check(_stance_on_correction("neither"), guard={**FAST, "stance_step": False},
+                                policy="flag")
+    rome = result.claims[1]
+    assert rome.correction is not None and rome.correction.text == "The Eiffel Tower is in Paris."
+    assert "Correction: The Eiffel Tower is in Paris." in result.text
 
 
 async def test_a_correction_its_quote_supports_is_shown() -> None:

@@ -73,9 +73,9 @@ async def test_six_claims_at_the_fast_tier_are_one_call_and_the_correction_s_che
     apart, _ = await run_check(script(claims=SIX_CLAIMS), SIX, guard=APART, **FAST)
     together, backend = await run_check(script(claims=SIX_CLAIMS), SIX, **FAST)
     # apart: an extraction, six verdicts, a correction and its check over its quote; each of the six labels'
-    # stance besides (guard_engine/stance.py)
-    assert apart.usage.model_calls == 9 + 6
-    assert together.usage.model_calls == 2 + 6
+    # stance besides, and the correction's on its quote (guard_engine/stance.py, guard_engine/correct.py)
+    assert apart.usage.model_calls == 9 + 6 + 1
+    assert together.usage.model_calls == 2 + 6 + 1
     assert _asked(backend) == ["guard_window", "guard_fast:correction"]
     assert _verdicts(together) == _verdicts(apart)
     assert [c.label.value for c in together.claims if c.label] == ["SUPPORTS", "REFUTES"] + ["SUPPORTS"] * 4
@@ -88,7 +88,7 @@ async def test_six_claims_at_the_fast_tier_are_one_call_and_the_correction_s_che
 async def test_six_claims_streamed_are_at_most_three_calls_with_the_plain_verdicts() -> None:
     plain, _ = await run_check(_shown(SIX_CLAIMS), SIX, **FAST)
     streamed, backend = await _streamed(_shown(SIX_CLAIMS), SIX, **FAST)
-    assert streamed.usage.model_calls <= 3 + 6, _asked(backend)  # and each label's stance
+    assert streamed.usage.model_calls <= 3 + 6 + 1, _asked(backend)  # each label's stance, the correction's
     assert _verdicts(streamed) == _verdicts(plain)
     assert streamed.claims[1].correction is not None
     assert streamed.claims[1].correction.text == "The Eiffel Tower is in Paris."

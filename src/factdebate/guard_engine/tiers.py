@@ -197,7 +197,7 @@ async def decide(progress: Progress, ctx: Context, head: asyncio.Future[TierOutc
             # Shown only when its quote supports it; otherwise the note says why not (guard_engine/correct.py).
             claim.correction, claim.correction_note = await correct(
                 claim.claim, evidence[0], ctx.resources.llm("debater"),
-                proposed if n == 0 and head is not None else None)
+                proposed if n == 0 and head is not None else None, stance_step=ctx.settings.guard.stance_step)
         if label != Label.REFUTES:
             claim.correction = claim.correction_note = None
     progress.done = True
