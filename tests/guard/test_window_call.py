@@ -16,6 +16,7 @@ import pytest
 from factdebate.guard_engine import GuardOptions, GuardResult, StreamingCheck
 from factdebate.guard_engine.policy import WITHHELD
 from factdebate.llm.scripted import ScriptedBackend
+from factdebate.settings.model import Settings
 from tests.guard.conformance.conversations import WORLD, Conversation, WorldChecker
 from tests.guard.conformance.scenarios import SCENARIOS, Checker, Scenario
 from tests.guard.support import PARIS_DOC, run_check, script
@@ -53,7 +54,7 @@ async def _streamed(respond: Any, text: str, *, latency: float = 0.0, pause_afte
     waits until the check's call about it is in flight and the others are fed while it runs."""
     tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
     resources, backend, _ = resources_for(respond, method="single", tools=tools, guard=guard or {})
-    assert isinstance(backend, ScriptedBackend)
+    assert isinstance(backend, ScriptedBackend) and isinstance(resources.settings, Settings)
     backend.latency = latency
     async with resources:
         check = StreamingCheck(resources.settings, resources, options=GuardOptions(**options))
@@ -110,7 +111,7 @@ async def test_a_checker_faster_than_the_stream_is_asked_once_every_two_sentence
     sentences each, not one."""
     tools = {"rag": StaticTool("rag", [PARIS_DOC]), "search": StaticTool("local", [PARIS_DOC])}
     resources, backend, _ = resources_for(_shown(SIX_CLAIMS), method="single", tools=tools)
-    assert isinstance(backend, ScriptedBackend)
+    assert isinstance(backend, ScriptedBackend) and isinstance(resources.settings, Settings)
     async with resources:
         check = StreamingCheck(resources.settings, resources, options=GuardOptions(**FAST))
         for sentence in re.findall(r"[^.]+\.\s*", SIX):
@@ -149,10 +150,14 @@ async def test_a_claim_whose_item_is_unusable_is_asked_alone() -> None:
         return "no idea" if "Rome" in claim else json.dumps(
             {"label": "SUPPORTS", "passage": 1, "quote": "The Eiffel Tower is a tower in Paris."})
 
-    result, backend = await run_check(script(fast=fast), **FAST)
+    events: list[dict[str, Any]] = []
+    result, backend = await run_check(script(fast=fast), events=events, **FAST)
     asked = _asked(backend)
     assert asked == ["guard_window", "guard_fast"]  # the Rome claim alone, as the fast tier asks any claim
     assert [c.status for c in result.claims] == ["checked", "unchecked"]
+    reasked = [e["attributes"] for e in events if e["event"] == "span_begin" and e["kind"] == "guard_window_reask"]
+    assert [(a["claim"], a["why"]) for a in reasked] == [("The Eiffel Tower is in Rome.", "its item could not be "
+                                                          "read: no label among SUPPORTS, REFUTES, NOT ENOUGH INFO")]
 
 
 async def test_a_refuted_claim_without_a_correction_in_its_item_gets_the_corrector_s_call() -> None:
@@ -257,26 +262,107 @@ def test_a_checker_on_this_machine_reads_each_passage_cut_to_the_sentences_about
     assert excerpt("A short passage.", wanted, LOCAL_PASSAGE_CHARS) == "A short passage."
 
 
+def _shown_titles(backend: ScriptedBackend) -> list[tuple[str, list[str]]]:
+    """Each prompt the checker was asked that shows passages (but the stance step's), with the titles of the
+    passages it shows, in its order: what the model read."""
+    out = []
+    for info, messages in backend.calls:
+        text = str(messages[0]["content"])
+        if info.prompt.startswith("guard_stance") or "\nPassages:\n" not in text:
+            continue
+        section = text[text.find("\nPassages:\n"):]
+        out.append((info.prompt, re.findall(r"^\[\d+\] ([^:\n]*):", section, re.M)))
+    return out
+
+
+LANDMARKS = [{"title": t, "text": f"The {t} is a famous landmark visited by millions."}
+             for t in ("Berlin Wall", "Big Ben", "Golden Gate Bridge", "Sydney Opera House", "Colosseum")]
+TOWER = {"title": "Eiffel Tower", "text": "The Eiffel Tower is a wrought-iron lattice tower in Paris, France."}
+
+
 async def test_a_short_answer_s_passages_are_ranked_with_the_question_it_answers() -> None:
     # "No, it isn't." names nothing: ranked by its own words the checker was shown the Berlin Wall, Big Ben and
     # the Golden Gate Bridge; with the question it answers, the passage on the tower comes first.
-    from factdebate.guard_engine.window_call import query_for
-
-    assert query_for("No, it isn't.", "Is the Eiffel Tower in Paris?") == "Is the Eiffel Tower in Paris? No, it isn't."
-    assert query_for("The Louvre is the most visited museum in the whole world.", "Which museum?") == \
-        "The Louvre is the most visited museum in the whole world."  # says enough alone
-    assert query_for("No.", None) == "No."
-    others = [{"title": t, "text": f"The {t} is a famous landmark visited by millions."}
-              for t in ("Berlin Wall", "Big Ben", "Golden Gate Bridge", "Sydney Opera House", "Colosseum")]
-    tower = {"title": "Eiffel Tower", "text": "The Eiffel Tower is a wrought-iron lattice tower in Paris, France."}
     respond = script(claims=["The Eiffel Tower is not in Paris."])
     _, backend = await run_check(respond, "No, it isn't.", question="Is the Eiffel Tower in Paris?",
-                                 evidence=[*others, tower], evidence_mode="given", guard={"window_call": True},
+                                 evidence=[*LANDMARKS, TOWER], evidence_mode="given", guard={"window_call": True},
                                  tier="fast", max_tier="fast")
-    window = [m[0]["content"] for info, m in backend.calls if info.prompt.startswith("guard_window")]
-    assert window and "Eiffel Tower: The Eiffel Tower is a wrought-iron" in window[0]
-    passages = window[0][window[0].find("\nPassages:\n"):window[0].find("\nAnswer:\n")]
-    assert passages.index("Eiffel Tower") < min(passages.find(o["title"]) for o in others if o["title"] in passages)
+    shown = _shown_titles(backend)
+    assert [prompt for prompt, _ in shown] == ["guard_window"]
+    assert shown[0][1][0] == "Eiffel Tower"  # and the landmarks only after it, if at all
+
+
+def test_what_a_sentence_is_about_is_its_heading_the_subject_before_it_and_the_question() -> None:
+    from factdebate.guard_engine.window_call import SO_FAR, queries_for
+
+    def about(text: str, question: str | None = None, context: str | None = None) -> list[str]:
+        units = [(m.start(), m.end()) for m in re.finditer(r"[^\n.]+\.|\|[^\n]*\|", text)]
+        return [q.about for q in queries_for(text, units, question, context)]
+
+    assert about("No, it isn't.", "Is the Eiffel Tower in Paris?") == ["Is the Eiffel Tower in Paris?"]
+    # a sentence that names its own subject is ranked by its words (and the question, when there is one)
+    assert about("The Louvre is a museum in Paris.") == [""]
+    # "It" in a later window of a stream: the subject is the reply's before it
+    assert about("It opened in 1889.", None, "The Louvre holds the Mona Lisa. The Eiffel Tower stands in Paris.") \
+        == ["Eiffel Tower Paris"]
+    # ... after the conversation, as the extractor reads both
+    context = f"Person: Tell me about Rome.{SO_FAR}The Eiffel Tower stands in Paris."
+    assert about("It opened in 1889.", "And Paris?", context) == ["Eiffel Tower Paris And Paris?"]
+    # ... or, first in the reply, the conversation's
+    assert about("It opened in 1889.", None, "Person: Paris?\nAssistant: The Eiffel Tower is there.") == \
+        ["Eiffel Tower"]
+    # a table's row under its heading, which names what the row is about
+    table = "## Eiffel Tower\n| Height | 330 m |\n| Opened | 1889 |"
+    assert about(table) == ["Eiffel Tower", "Eiffel Tower"]
+    # ... or, without one, the sentence before the table: a row names its own subject, not the next row's
+    assert about("The tower is tall.\n| Height | 330 m |\n| Opened | 1889 |", None, "The Eiffel Tower is in Paris.") \
+        == ["Eiffel Tower Paris", "Eiffel Tower Paris", "Eiffel Tower Paris"]
+
+
+async def test_a_pronoun_in_a_later_stream_window_reads_passages_about_the_subject_before_it() -> None:
+    """The window of "It opened in 1889." alone: by its words, three passages on other things opened in 1889 come
+    before the tower's; with the subject the reply named before it, the tower's comes first."""
+    others = [{"title": t, "text": f"The {t} opened in 1889."} for t in ("Moulin Rouge", "Kansas Museum", "Athenaeum")]
+    tower = {"title": "Eiffel Tower", "text": "The Eiffel Tower opened in 1889 on the Champ de Mars."}
+    text = "The Louvre holds the Mona Lisa. The Eiffel Tower stands on the Champ de Mars. It opened in 1889."
+    claims = ["The Louvre holds the Mona Lisa.", "The Eiffel Tower stands on the Champ de Mars."]
+    _, backend = await _streamed(_shown(claims), text, latency=0.2, pause_after="Mars.", evidence=[*others, tower],
+                                 evidence_mode="given", **FAST)
+    windows = [titles for prompt, titles in _shown_titles(backend) if prompt == "guard_window"]
+    assert len(windows) == 2 and windows[1][0] == "Eiffel Tower", windows
+
+
+async def test_a_claim_the_window_s_answer_leaves_out_is_asked_alone_with_its_passages() -> None:
+    """The window's answer has no item for the second claim: it is asked alone, once, shown the passages ranked
+    for it and what its sentence is about (the tower named before it), and the trace says which claim and why."""
+    from factdebate.guard_engine.window_call import NO_ITEM
+
+    text = "The Eiffel Tower is in Paris. The tower was finished in 1889."
+    base = script(claims=["The Eiffel Tower is in Paris.", "The tower was finished in 1889."])
+
+    def respond(call: Any, messages: Any, params: Any) -> str:
+        answer = str(base(call, messages, params))
+        if call.prompt != "guard_window":
+            return answer
+        value = json.loads(answer)
+        value["claims"] = [item for item in value["claims"] if "1889" not in item["claim"]]
+        return json.dumps(value)
+
+    others = [{"title": t, "text": f"The {t} was finished in 1889."} for t in ("bridge", "dam", "canal")]
+    tower = {"title": "Eiffel Tower", "text": "The Eiffel Tower in Paris was finished in 1889 after two years."}
+    events: list[dict[str, Any]] = []
+    result, backend = await run_check(respond, text, evidence=[*others, tower], evidence_mode="given",
+                                      events=events, **FAST)
+    shown = _shown_titles(backend)
+    assert [prompt for prompt, _ in shown] == ["guard_window", "guard_fast"]
+    asked = [m[0]["content"] for info, m in backend.calls if info.prompt == "guard_fast"]
+    assert "The tower was finished in 1889." in asked[0]
+    assert shown[1][1][0] == "Eiffel Tower"  # by its words alone, the bridge, the dam and the canal
+    assert [(c.claim, c.status) for c in result.claims] == [
+        ("The Eiffel Tower is in Paris.", "checked"), ("The tower was finished in 1889.", "checked")]
+    reasked = [e["attributes"] for e in events if e["event"] == "span_begin" and e["kind"] == "guard_window_reask"]
+    assert reasked == [{"claim": "The tower was finished in 1889.", "why": NO_ITEM,
+                        "about": "Eiffel Tower Paris"}]
 
 
 def _asked(backend: ScriptedBackend) -> list[str]:

@@ -51,7 +51,7 @@ from factdebate.guard_engine.types import (
     SkippedSentence,
 )
 from factdebate.guard_engine.window import turns_of, unresolved, window
-from factdebate.guard_engine.window_call import WindowCall
+from factdebate.guard_engine.window_call import SO_FAR, WindowCall
 from factdebate.llm.calls import CallCount, cache_scope, counting, current_count
 from factdebate.llm.failure_budget import FailureBudget, sharing
 from factdebate.llm.near_chance import CLAIMS, model_warnings
@@ -265,7 +265,7 @@ class Check:
         window comes before it. For :meth:`extractor_text`'s text, the sentences each claim is drawn from are
         kept for :meth:`add_claim` and the coverage."""
         if self.window.text is not None:
-            context = self.window.text + (f"\nAssistant (this reply, so far): {context}" if context else "")
+            context = self.window.text + (f"{SO_FAR}{context}" if context else "")
         with sharing(self.failures), span("claims", "extraction"):
             try:
                 # The reply's first check-worthy sentence: a leading "It" added as written stands for its
@@ -411,6 +411,9 @@ class Check:
         async with self.gate_semaphore:
             with span(f"claim {progress.claim.index + 1}", "subclaim", index=progress.claim.index,
                       claim=progress.claim.claim[:300]):
+                if head is None and self.window_call is not None:
+                    # The window's answer gave it no usable verdict: asked alone, with passages ranked for it
+                    head = asyncio.ensure_future(self.window_call.alone(progress.claim.claim))
                 try:
                     await decide(progress, context, head, proposed)
                 except FactDebateError as exc:
@@ -420,6 +423,8 @@ class Check:
                     progress.claim.status = "error"
                     progress.claim.reason = f"the check failed: {type(exc).__name__}: {exc}"
                     progress.done = True
+                finally:
+                    drop(head)  # (asked alone, and the check ended before it was read)
 
     def remaining(self, deadline: float) -> float:
         return max(0.0, deadline - time.perf_counter())

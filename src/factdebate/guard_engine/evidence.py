@@ -13,15 +13,18 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
 from factdebate.core.injection import instruction_to_model
 from factdebate.core.types import Document
+from factdebate.embeddings import TextEncoder
 from factdebate.guard_engine.types import ClaimEvidence, EvidenceMode, GuardEvidence, Tier
 from factdebate.methods.base import Method
 from factdebate.methods.resources import Resources
+from factdebate.response_level.grounding import PRONOUN_OPENING
 from factdebate.settings.model import Settings
 from factdebate.tools.base import Tool
 from factdebate.tools.given import GivenEvidenceTool, with_given_evidence
@@ -96,6 +99,61 @@ def tier_resources(resources: Resources, settings: Settings) -> Resources:
 
 def _words(text: str) -> set[str]:
     return {w.casefold() for w in _WORD.findall(text) if w.casefold() not in _FUNCTION}
+
+
+# A sentence of fewer words than this, or one that opens with a pronoun, names too little to rank passages by.
+ALONE_WORDS = 8
+# How much what a sentence is about counts beside its own words (a passage's cosine with each, summed): a
+# sentence that says enough alone is ranked by its own words, what it is about breaking near ties; one whose
+# words match nothing ("No, it isn't.") is ranked by what it is about alone.
+ABOUT_WEIGHT = 0.5
+
+
+def says_little(sentence: str) -> bool:
+    """Whether ``sentence`` names too little to find its passages by ("No, it isn't.", "It opened in 1889.")."""
+    return len(_WORD.findall(sentence)) < ALONE_WORDS or PRONOUN_OPENING.match(sentence.strip()) is not None
+
+
+@dataclass(frozen=True)
+class Query:
+    """What one sentence's or claim's passages are ranked by: its own words (``own``), and what it is about
+    (``about``: the subject it leaves unsaid and the question it answers; "" when neither is known)."""
+
+    own: str
+    about: str = ""
+
+    @property
+    def search(self) -> str:
+        """The search engine's query: the sentence, after what it is about when it says little alone (an engine
+        ranks one string; "No, it isn't." alone finds nothing about the question it answers)."""
+        return f"{self.about} {self.own}" if self.about and says_little(self.own) else self.own
+
+
+async def ranked(queries: Sequence[Query], documents: list[Document], k: int,
+                 encoder: TextEncoder) -> list[list[Document]]:
+    """Each query's ``k`` passages of ``documents`` most similar to it, best first, scored: a passage's cosine
+    with the query's own words plus :data:`ABOUT_WEIGHT` times its cosine with what it is about (tools/given.py's
+    ``top_k`` where nothing is known of that), the passages encoded once for all the queries."""
+    if len(documents) <= k:
+        return [list(documents) for _ in queries]
+    import numpy as np  # as tools/given.py: only a check with more given passages than k ranks them
+
+    abouts = [q.about for q in queries if q.about]
+    vectors = await encoder.aencode([*(q.own for q in queries), *abouts, *(d.text for d in documents)])
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    unit = vectors / norms
+    docs = unit[len(queries) + len(abouts):]
+    out = []
+    about_row = len(queries)
+    for n, query in enumerate(queries):
+        scores = docs @ unit[n]
+        if query.about:
+            scores = scores + ABOUT_WEIGHT * (docs @ unit[about_row])
+            about_row += 1
+        order = np.argsort(-scores, kind="stable")[:k]
+        out.append([documents[i].model_copy(update={"score": float(scores[i])}) for i in order])
+    return out
 
 
 def best_quote(claim: str, text: str) -> str:

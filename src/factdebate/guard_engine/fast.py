@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from factdebate.core.runtime import count_reply
 from factdebate.core.types import THREE_LABELS, Document, Label
+from factdebate.guard_engine.evidence import Query, ranked
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.methods.kit.common import book_tool_call, search_tool
@@ -31,7 +32,7 @@ from factdebate.methods.resources import Resources
 from factdebate.prompts import render
 from factdebate.response_level.grounding import names, numbers, predicate_words, stem
 from factdebate.response_level.lemmas import lemmas
-from factdebate.tools.given import GivenEvidenceTool, current_evidence, top_k
+from factdebate.tools.given import GivenEvidenceTool, current_evidence
 from factdebate.util.errors import FactDebateError
 
 AGENT = "guard-fast"
@@ -210,13 +211,16 @@ def read_value(value: object, documents: list[Document], claim: str | None = Non
     return Label(label), index, quote if held else "", ""
 
 
-async def gather(claim: str, resources: Resources, mode: str) -> list[Document]:
-    """The given passages most similar to the claim, then (unless ``given``) the search engine's results."""
+async def gather(claim: str, resources: Resources, mode: str, about: str = "") -> list[Document]:
+    """The given passages most similar to the claim, then (unless ``given``) the search engine's results;
+    ``about``: the subject the claim's sentence leaves unsaid and the question it answers, which rank the
+    passages beside the claim's own words (guard_engine/evidence.py's ``Query``)."""
     k = resources.settings.retrieval.k
     given = current_evidence() or []
-    docs = await top_k(claim, given, k, resources.encoder) if given and mode != "retrieved" else []
+    query = Query(claim, about)
+    docs = (await ranked([query], given, k, resources.encoder))[0] if given and mode != "retrieved" else []
     seen = {d.text for d in docs}
-    return docs + [d for d in await searched(claim, resources, mode) if d.text not in seen]
+    return docs + [d for d in await searched(query.search, resources, mode) if d.text not in seen]
 
 
 async def searched(query: str, resources: Resources, mode: str) -> list[Document]:
@@ -235,8 +239,8 @@ async def searched(query: str, resources: Resources, mode: str) -> list[Document
         return []
 
 
-async def decide_fast(claim: str, resources: Resources, mode: str) -> FastVerdict:
-    shown = shown_passages(await gather(claim, resources, mode), resources)
+async def decide_fast(claim: str, resources: Resources, mode: str, about: str = "") -> FastVerdict:
+    shown = shown_passages(await gather(claim, resources, mode, about), resources)
     prompt = render("guard_fast", claim=claim, documents=shown, example=EXAMPLE)
     count_reply("guard_fast", "asked")
     reply = await resources.llm("debater").complete(

@@ -18,9 +18,12 @@ claims cannot be read at all is not re-asked in this form: the window is extract
 tier in one call, so a model that cannot answer both at once still gets its claims checked.
 
 The passages are ranked for each sentence of the window, as the fast tier ranks them for each claim (the
-given passages most similar to it, then the search engine's results for it), and merged best first, each
-shown once: a sentence's passages are the same whichever window it is read in, a whole reply or a stream's
-part, and the model reads a passage that several sentences share once instead of once a claim.
+given passages most similar to it, then the search engine's results for it), by its own words and by what it
+is about (:func:`about_of`: the heading it is under, the subject named before it where it names none, the
+question it answers), and merged best first, each shown once: a sentence's passages are the same whichever
+window it is read in, a whole reply or a stream's part, and the model reads a passage that several sentences
+share once instead of once a claim. A claim with no usable verdict is asked once more alone, over the
+passages ranked for it and what its sentence is about (:meth:`WindowCall.alone`).
 """
 
 from __future__ import annotations
@@ -35,23 +38,24 @@ from typing import Any
 from factdebate.core.runtime import count_reply, span
 from factdebate.core.types import Document
 from factdebate.guard_engine.deadline import checker_runs_here
-from factdebate.guard_engine.evidence import tier_resources, tier_settings
+from factdebate.guard_engine.evidence import Query, ranked, tier_resources, tier_settings
 from factdebate.guard_engine.fast import (
     EXAMPLE_QUOTE,
     LABELS,
     NOT_FOUNDED,
     FastVerdict,
+    decide_fast,
     read_value,
     searched,
     shown_passages,
     verdict_of,
 )
-from factdebate.guard_engine.tiers import Context
+from factdebate.guard_engine.tiers import Context, TierOutcome, fast_outcome
+from factdebate.guard_engine.window import WHO
 from factdebate.llm.ask import part_chars
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
 from factdebate.llm.model import LLM
-from factdebate.methods.resources import Resources
 from factdebate.prompts import render
 from factdebate.response_level.extract import (
     CLAIM_TOKENS,
@@ -62,8 +66,11 @@ from factdebate.response_level.extract import (
     numbered,
     parse_claims,
 )
-from factdebate.response_level.grounding import PRONOUN_OPENING
+from factdebate.response_level.grounding import names
 from factdebate.response_level.repeats import end_when_repeating
+from factdebate.response_level.spans import sentences
+from factdebate.response_level.structured import structured
+from factdebate.response_level.worthiness import heading
 from factdebate.tools.given import current_evidence, given_evidence
 from factdebate.util.errors import FactDebateError
 
@@ -147,40 +154,65 @@ def for_claim(claim: str, shown: list[Document], read: list[set[str]]) -> tuple[
     return [shown[i] for i in order], order
 
 
-async def _ranked(queries: Sequence[str], documents: list[Document], k: int,
-                  resources: Resources) -> list[list[Document]]:
-    """Each query's ``k`` given passages most similar to it (tools/given.py's ``top_k`` for each, with the
-    passages encoded once for all the queries)."""
-    if len(documents) <= k:
-        return [list(documents) for _ in queries]
-    import numpy as np  # as tools/given.py: only a check with more given passages than k ranks them
+# What the extractor reads before a stream's window of the reply itself (guard_engine/check.py writes it after
+# the conversation): its headings are the window's too.
+SO_FAR = "\nAssistant (this reply, so far): "
+# Who says a line of the conversation as the extractor is shown it (guard_engine/window.py): no name of a subject.
+_WHO = re.compile(r"\b(?:Person|Assistant|System prompt)\b[^:\n]{0,40}:")
+_HEADING_MARKS = re.compile(r"^[#*\s]+|[*:\s]+$")
 
-    vectors = await resources.encoder.aencode([*queries, *(d.text for d in documents)])
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    unit = vectors / norms
-    docs = unit[len(queries):]
+
+def queries_for(text: str, units: Sequence[tuple[int, int]], question: str | None,
+                context: str | None) -> list[Query]:
+    """What each sentence of the window (``units`` of ``text``) is ranked by: its own words, and what it is
+    about (:func:`about_of`) in the conversation and the reply before it (``context``, as the extractor reads
+    it)."""
+    conversation, so_far = _parts(context or "")
+    spoken = _WHO.sub(" ", conversation)
     out = []
-    for n in range(len(queries)):
-        scores = docs @ unit[n]
-        order = np.argsort(-scores, kind="stable")[:k]
-        out.append([documents[i].model_copy(update={"score": float(scores[i])}) for i in order])
-    return out
+    for a, b in units:
+        sentence = " ".join(text[a:b].split())
+        if sentence:
+            out.append(Query(sentence, about_of(sentence, f"{so_far}\n{text[:a]}", spoken, question)))
+    return out or [Query(" ".join(text.split()), about_of(text, so_far, spoken, question))]
 
 
-# A sentence of fewer words than this, or one that opens with a pronoun, names too little to rank passages by.
-ALONE_WORDS = 8
+def _parts(context: str) -> tuple[str, str]:
+    """(the conversation, the reply before the window) of the extractor's ``context``: guard_engine/check.py
+    writes the conversation as guard_engine/window.py does (each line opens with who says it, or the subjects
+    named earlier), then the reply so far after :data:`SO_FAR`; a stream without a conversation gives the reply
+    so far alone."""
+    conversation, marked, so_far = context.partition(SO_FAR)
+    if marked:
+        return conversation, so_far
+    return (context, "") if context.startswith((*WHO.values(), "Named earlier")) else ("", context)
 
 
-def query_for(sentence: str, question: str | None) -> str:
-    """What passages are ranked by for ``sentence``: the sentence itself, or, where it says little alone ("No,
-    it isn't.", "Berlin.", "It opened in 1889." to "Is the Eiffel Tower in Paris?"), the question it answers
-    before it, so that the passages are about what the question asks."""
-    if not question or not question.strip():
-        return sentence
-    if len(_WORD.findall(sentence)) < ALONE_WORDS or PRONOUN_OPENING.match(sentence):
-        return f"{' '.join(question.split())} {sentence}"
-    return sentence
+def about_of(sentence: str, reply_before: str, conversation: str, question: str | None) -> str:
+    """What ``sentence`` is about beyond its own words: the heading it is under in the reply before it (a table
+    row or a list item names its subject there), else, where it names nothing itself or is a table row ("It
+    opened in 1889.", "No, it isn't.", "| Height | 330 m |"), the names of the nearest sentence before it that
+    names something, in the reply or else the conversation; and the question it answers. "" when none."""
+    subject = _heading_above(reply_before)
+    if not subject and (not names(sentence) or structured(sentence)):
+        subject = _antecedent(reply_before) or _antecedent(conversation)
+    return " ".join(" ".join(p.split()) for p in (subject, question or "") if p.strip())
+
+
+def _heading_above(reply_before: str) -> str:
+    """The last heading of ``reply_before``, without its marks ("## Eiffel Tower" -> "Eiffel Tower")."""
+    found = next((line for line in reversed(reply_before.splitlines()) if line.strip() and heading(line)), "")
+    return _HEADING_MARKS.sub("", found)
+
+
+def _antecedent(before: str) -> str:
+    """The names the last sentence of ``before`` that names something writes, in its order ("" when none); a
+    table row names its own subject, not the next row's."""
+    for start, end in reversed(sentences(before)):
+        piece = before[start:end]
+        if not structured(piece) and (named := names(piece)):
+            return " ".join(dict.fromkeys(w for w in _WORD.findall(piece) if w.casefold() in named))
+    return ""
 
 
 def merged(lists: Sequence[Sequence[Document]], most: int) -> list[Document]:
@@ -219,53 +251,72 @@ class Decided:
     correction: str | None = None
 
 
+# Why a claim is asked alone (the trace's ``guard_window_reask`` span says which claims were, and why).
+NO_ITEM = "the window's answer has no item for it"
+UNREAD_ANSWER = "the window's answer could not be read"
+FAILED_CALL = "the window's call failed"
+NO_PASSAGES = "the window's passages could not be gathered"
+
+
 @dataclass
 class WindowCall:
     """One window's call: asks as :class:`~factdebate.response_level.extract.AskClaims` does, and keeps each
-    claim's fast-tier outcome, by its words folded, for :meth:`outcome_of`."""
+    claim's fast-tier outcome, by its words folded, for :meth:`outcome_of`; a claim it has none for is asked
+    alone (:meth:`alone`)."""
 
     ctx: Context
     decided: dict[str, Decided] = field(default_factory=dict)
+    # Each sentence asked about, by its words, with what it is about (its passages' query): a claim asked alone
+    # is ranked with what its sentence is about.
+    about: list[tuple[set[str], str]] = field(default_factory=list)
+    # Why a claim has no usable verdict: by its words folded, an item that could not be read; by each window's
+    # words, why its answer gave no verdicts at all (None: it gave them).
+    unusable: dict[str, str] = field(default_factory=dict)
+    windows: list[tuple[set[str], str | None]] = field(default_factory=list)
+    question: str | None = None
 
     async def __call__(self, llm: LLM, text: str, units: Sequence[tuple[int, int]], room: int, *,
                        question: str | None, context: str | None) -> ClaimsReply:
+        queries = queries_for(text, units, question, context)
+        self.question = question
+        self.about += [(_words(q.own), q.about) for q in queries]
+        why: str | None = None
         try:
-            shown = await self._passages(text, units, question)
+            shown = await self._passages(text, queries)
         except Exception:  # a fault of the search engine's: each claim asked alone meets it alone
             # A claim's own check makes such a fault that claim's error (guard_engine/check.py), not the window's: the
             # window is extracted and its claims are asked one by one, as they would be without the window call.
-            shown = None
+            shown, why = None, NO_PASSAGES
         try:
             reply = None if shown is None else await self._ask(text, units, room, shown, question=question,
                                                                context=context)
-        except FactDebateError:
-            reply = None  # the window's call failed: the extraction alone, below, says what it says
+            why = why or (UNREAD_ANSWER if reply is None else None)
+        except FactDebateError as exc:
+            reply, why = None, f"{FAILED_CALL}: {exc}"  # the extraction alone, below, says what it says
+        self.windows.append((_words(text), why))
         if reply is not None:
             return reply
         return await ask_for_claims(llm, text, units, room, question=question, context=context)
 
-    async def _passages(self, text: str, units: Sequence[tuple[int, int]], question: str | None = None
-                        ) -> list[Document]:
-        """The passages the fast tier reads, ranked for each sentence of the window (module docstring), a
-        sentence that says little alone ranked with the question it answers (:func:`query_for`)."""
+    async def _passages(self, text: str, queries: Sequence[Query]) -> list[Document]:
+        """The passages the fast tier reads, ranked for each sentence of the window (module docstring) by its
+        words and what it is about (:func:`queries_for`)."""
         ctx = self.ctx
         mode = ctx.options.evidence_mode
         settings = tier_settings(ctx.settings, method=ctx.options.method, tier="fast", mode=mode, scope=ctx.scope)
         resources = tier_resources(ctx.resources, settings)
         k = resources.settings.retrieval.k
-        queries = [query_for(q, question) for q in (" ".join(text[a:b].split()) for a, b in units) if q] or [
-            query_for(" ".join(text.split()), question)]
         with given_evidence(ctx.passages if ctx.passages else None):
             given = current_evidence() or []
-            ranked = await _ranked(queries, given, k, resources) if given and mode != "retrieved" else \
+            best = await ranked(queries, given, k, resources.encoder) if given and mode != "retrieved" else \
                 [[] for _ in queries]
             # (given passages only: no search, and no task a query to find nothing)
-            found = await asyncio.gather(*(searched(q, resources, mode) for q in queries)) if mode != "given" \
-                else [[] for _ in queries]
-        lists = [_interleaved(g, f) for g, f in zip(ranked, found, strict=True)]
+            found = await asyncio.gather(*(searched(q.search, resources, mode) for q in queries)) \
+                if mode != "given" else [[] for _ in queries]
+        lists = [_interleaved(g, f) for g, f in zip(best, found, strict=True)]
         if not self.local:
             return shown_passages(merged(lists, PASSAGES_PER_K * k), resources)
-        wanted = _words(text) | (_words(question) if question else set())
+        wanted = _words(text).union(*(_words(q.about) for q in queries))
         return [d.model_copy(update={"text": excerpt(d.text, wanted, LOCAL_PASSAGE_CHARS)})
                 for d in shown_passages(merged(lists, LOCAL_PASSAGES_PER_K * k), resources)]
 
@@ -312,6 +363,7 @@ class WindowCall:
             count_reply("guard_fast", "asked")
             if label is None and problem not in NOT_FOUNDED:
                 count_reply("guard_fast", "lost")
+                self.unusable.setdefault(_folded(claim), f"its item could not be read: {problem}")
                 continue
             own, order = for_claim(claim, shown, read)
             if label is None:  # read, but no verdict: the claim stays unchecked at this tier, not asked again
@@ -324,6 +376,38 @@ class WindowCall:
     def outcome_of(self, claim: str) -> Decided | None:
         """The verdict the window's call gave ``claim`` (each claim's once), or None."""
         return self.decided.pop(_folded(claim), None)
+
+    async def alone(self, claim: str) -> TierOutcome:
+        """The fast tier's outcome for ``claim``, which the window's answer gave no usable verdict (its item
+        could not be read, it had none, or the answer could not be read at all): asked once more, alone, over
+        the passages ranked for the claim and what its sentence is about (guard_engine/fast.py's
+        ``decide_fast``), in the claim's own check, so within its deadline. The trace says which claim and why."""
+        ctx, about, why = self.ctx, self._about_of(claim), self._why(claim)
+        mode = ctx.options.evidence_mode
+        settings = tier_settings(ctx.settings, method=ctx.options.method, tier="fast", mode=mode, scope=ctx.scope)
+        resources = tier_resources(ctx.resources, settings)
+        count_reply("guard_window", "reasked", AGENT)
+        with span("claim asked alone", "guard_window_reask", claim=claim[:300], why=why, about=about[:300]), \
+                given_evidence(ctx.passages if ctx.passages else None), span("tier fast", "guard_tier", tier="fast"):
+            fast = await decide_fast(claim, resources, mode, about)
+            return await fast_outcome(claim, fast, resources, stance_step=ctx.settings.guard.stance_step)
+
+    def _about_of(self, claim: str) -> str:
+        """What the sentence ``claim`` is drawn from is about (the one sharing most of its words), else the
+        question."""
+        words = {w for w in _words(claim) if len(w) > 3}
+        shared, about = max(((len(words & own), about) for own, about in self.about), default=(0, ""),
+                            key=lambda pair: pair[0])
+        return about if shared else (self.question or "")
+
+    def _why(self, claim: str) -> str:
+        """Why ``claim`` has no verdict from the window's answer (:data:`NO_ITEM` and the others)."""
+        if (found := self.unusable.pop(_folded(claim), None)) is not None:
+            return found
+        words = _words(claim)
+        _, why = max(((len(words & own), why) for own, why in self.windows), default=(0, None),
+                     key=lambda pair: pair[0])
+        return why or NO_ITEM
 
 
 def excerpt(text: str, wanted: set[str], chars: int) -> str:
