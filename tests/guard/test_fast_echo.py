@@ -18,8 +18,10 @@ from factdebate.guard_engine.fast import (
     FastVerdict,
     bears_on,
     read_reply,
+    unfounded,
     unquoted_support,
     unseen_numbers,
+    verdict_of,
 )
 from factdebate.guard_engine.window_call import EXAMPLE_CORRECTION
 from tests.guard.support import run_check, script
@@ -28,6 +30,11 @@ FAST_ONLY = {"tier": "fast", "max_tier": "fast"}
 QUOTE_RULE = {**FAST_ONLY, "stance_step": False}
 DOCS = [Document(id="a", title="France", text="Paris is the capital and largest city of France."),
         Document(id="b", title="Italy", text="Rome is the capital of Italy.")]
+
+
+def _read(reply: str, docs: list[Document]) -> FastVerdict:
+    """The fast tier's verdict as read from ``reply`` (the rules a label must then meet come after)."""
+    return verdict_of(*read_reply(reply, docs), docs)
 
 
 def test_the_prompts_own_example_is_no_verdict() -> None:
@@ -49,7 +56,8 @@ def test_a_label_whose_quote_no_passage_holds_cites_nothing() -> None:
                                             (1, " . ")], ids=["not held", "no quote", "no passage", "no words"])
 def test_a_refutes_that_quotes_nothing_the_passage_holds_is_no_verdict(passage: int, quote: str) -> None:
     reply = json.dumps({"label": "REFUTES", "passage": passage, "quote": quote})
-    assert read_reply(reply, DOCS) == (None, -1, "", UNFOUNDED)
+    assert read_reply(reply, DOCS)[0] == Label.REFUTES  # read; whether it may flag is decided after
+    assert unfounded("Paris is in Italy.", _read(reply, DOCS)) == UNFOUNDED
 
 
 def test_a_refutes_may_quote_the_passage_with_its_title_as_the_prompt_shows_it() -> None:
@@ -152,10 +160,10 @@ LATTICE = "The Eiffel Tower is a lattice tower on the Champ de Mars in Paris, Fr
 def test_a_refutes_quoting_words_that_say_nothing_of_the_claim_is_no_verdict() -> None:
     claim = "The Eiffel Tower was finished in 1899 and is made of wrought iron."
     off = json.dumps({"label": "REFUTES", "passage": 1, "quote": LATTICE})
-    assert read_reply(off, TOWER, claim) == (None, -1, "", OFF_TOPIC)
+    assert unfounded(claim, _read(off, TOWER)) == OFF_TOPIC
     # a number against the claim's number, or one of the claim's own words, speaks to it
     dated = json.dumps({"label": "REFUTES", "passage": 1, "quote": "The company built the tower from 1887 to 1889."})
-    assert read_reply(dated, TOWER, claim)[:2] == (Label.REFUTES, 0)
+    assert read_reply(dated, TOWER, claim)[:2] == (Label.REFUTES, 0) and unfounded(claim, _read(dated, TOWER)) == ""
     assert bears_on("The Eiffel Tower is made of steel.", "It is a lattice tower of wrought iron, not steel.")
     assert not bears_on("The Eiffel Tower is made of steel.", LATTICE)
     # two forms of one word share a stem; words that only begin alike do not ("design" is not "designation")
@@ -179,8 +187,8 @@ def test_a_refutes_quoting_words_that_say_nothing_of_the_claim_is_no_verdict() -
     assert not bears_on("Physical Review Letters, 105(3), 035502.", grapheme, f"Letter (alphabet): {grapheme}")
     assert bears_on("Eisinga had five sons.", "Eise Eisinga had two sons.", "Eise Eisinga")
     # a claim stated by its names alone: a quote about its subject may speak to it
-    assert read_reply(json.dumps({"label": "REFUTES", "passage": 1, "quote": LATTICE}), TOWER,
-                      "The Eiffel Tower is located in Rome.")[:2] == (Label.REFUTES, 0)
+    located = json.dumps({"label": "REFUTES", "passage": 1, "quote": LATTICE})
+    assert unfounded("The Eiffel Tower is located in Rome.", _read(located, TOWER)) == ""
     # SUPPORTS keeps its label on any quote the passage holds; the rule is a flag's
     assert read_reply(off.replace("REFUTES", "SUPPORTS"), TOWER, claim)[0] == Label.SUPPORTS
 

@@ -149,3 +149,27 @@ def test_measured_thresholds_decide_a_stance_from_its_probability_not_from_the_w
     assert decided(StanceReply("states", {"states": 0.62, "contradicts": 0.33, "neither": 0.05}), None) == "states"
     assert decided(StanceReply("contradicts", None), thresholds) == "contradicts"
     assert decided(StanceReply(None, None), thresholds) is None
+
+
+async def test_a_flag_needs_no_words_of_the_checker_s_own_but_a_copied_sentence_about_the_claim() -> None:
+    text = "The Eiffel Tower is in Rome."
+    for checker_quote, passage, flagged in (
+            # The checker's own words are no passage's: the stance step copies one and decides on it.
+            ("The tower is in Rome, not Paris.", TOWER, True),
+            # The copied sentence says nothing of what the claim states: no flag, whatever the stance call says.
+            ("The war began in 1899.", WAR, False)):
+        base = script(claims=[text], fast=lambda claim, q=checker_quote: json.dumps(
+            {"label": "REFUTES", "passage": 1, "quote": q}))
+
+        def respond(call: CallInfo, messages: list[Message], params: GenParams, base: Any = base) -> str:
+            return "contradicts" if call.prompt.startswith("guard_stance") else str(base(call, messages, params))
+
+        result, _ = await run_check(respond, text, guard=FAST_ONLY, docs=[passage], policy="annotate")
+        (claim,) = result.claims
+        if flagged:
+            assert (claim.status, claim.label) == ("checked", "REFUTES")
+            (quote,) = [e.quote for e in claim.evidence if e.cited]
+            assert quote in TOWER.text and checker_quote not in quote
+        else:
+            assert (claim.status, claim.label) == ("unchecked", None)
+            assert "say nothing of what the claim states" in (claim.reason or "")

@@ -7,13 +7,13 @@ goes up a tier or stays unchecked; it is never read as a label.
 
 A reply that copies the prompt's example (:data:`EXAMPLE`: its quote, which no passage holds) is no
 verdict either: SmolLM2 behind llama-cpp-python's server wrote the example word for word in 11 of 11
-replies, and its REFUTES flagged "The capital of France is Paris.". A REFUTES whose quote the passage it names
-does not hold is no verdict (:data:`UNFOUNDED`: the claim stays unchecked, and goes up a tier where one is
-allowed), since a flag says the reply is wrong and must show where. Another label whose quote no named
-passage holds is kept, but cites nothing: the passage it names is not called the one it rests on. A REFUTES
-whose quote is held but says nothing of what the claim states is no verdict either (:data:`OFF_TOPIC`,
-:func:`bears_on`). A SUPPORTS
-of a claim whose number no passage shown writes is no verdict either (:func:`unseen_numbers`).
+replies, and its REFUTES flagged "The capital of France is Paris.". A label whose quote no named passage holds
+is kept, but cites nothing: the passage it names is not called the one it rests on. What a label must then
+show to stand is decided after the reply is read (guard_engine/tiers.fast_outcome): with the stance step
+(guard_engine/stance.py, the default) the quote is copied from the passages and its stance decided there;
+without it, a REFUTES whose quote the passage it names does not hold, or says nothing of what the claim states,
+is no verdict (:func:`unfounded`), since a flag says the reply is wrong and must show where. A SUPPORTS of a
+claim whose number no passage shown writes is no verdict either way (:func:`unseen_numbers`).
 """
 
 from __future__ import annotations
@@ -156,6 +156,15 @@ def unseen_numbers(claim: str, documents: list[Document]) -> str:
             f"{', '.join(unseen)}: a number is supported only by a passage that states it")
 
 
+def unfounded(claim: str, verdict: FastVerdict) -> str:
+    """Why a REFUTES of ``claim`` may not flag without the stance step ("" when it may): its quote is not words of
+    the passage it names (:data:`UNFOUNDED`), or says nothing of what the claim states (:data:`OFF_TOPIC`)."""
+    if not verdict.cited or not verdict.quote or not verdict.documents:
+        return UNFOUNDED
+    passage = verdict.documents[0]
+    return "" if bears_on(claim, verdict.quote, f"{passage.title}: {passage.text}") else OFF_TOPIC
+
+
 def _folded(text: str) -> str:
     return " ".join(text.lower().split())
 
@@ -187,8 +196,8 @@ def read_reply(text: str, documents: list[Document], claim: str | None = None
 def read_value(value: object, documents: list[Document], claim: str | None = None
                ) -> tuple[Label | None, int, str, str]:
     """:func:`read_reply` of a reply already read as JSON (one object, or one claim's item of the window's
-    answer, guard_engine/window_call.py); with ``claim``, a REFUTES whose quote does not bear on it
-    (:func:`bears_on`) is no verdict."""
+    answer, guard_engine/window_call.py). Whether a REFUTES may flag is decided after (:func:`unfounded`, or
+    the stance step)."""
     if not isinstance(value, dict):
         return None, -1, "", "not a JSON object"
     label = str(value.get("label", "")).strip().upper()
@@ -202,10 +211,6 @@ def read_value(value: object, documents: list[Document], claim: str | None = Non
     held = bool(_words(quote)) and _folded(quote) in _folded(shown)
     if quote and not held and _words(quote) == _words(EXAMPLE_QUOTE):
         return None, -1, "", "it copied the prompt's example instead of reading the passages"
-    if label == Label.REFUTES.value and not held:
-        return None, -1, "", UNFOUNDED  # a flag must rest on words a passage holds (the module's docstring)
-    if label == Label.REFUTES.value and claim is not None and not bears_on(claim, quote, shown):
-        return None, -1, "", OFF_TOPIC  # ... and on words about what the claim states
     if quote and not held:
         return Label(label), -1, "", ""  # a quote no named passage holds is not evidence, nor its passage cited
     return Label(label), index, quote if held else "", ""

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from factdebate.core.runtime import count_reply
 from factdebate.core.types import Document, Label
 from factdebate.embeddings import TextEncoder
-from factdebate.guard_engine.fast import FastVerdict
+from factdebate.guard_engine.fast import OFF_TOPIC, FastVerdict, bears_on
 from factdebate.llm.base import GenParams
 from factdebate.llm.model import LLM
 from factdebate.prompts import render
@@ -160,5 +160,9 @@ async def settled(claim: str, verdict: FastVerdict, llm: LLM, encoder: TextEncod
     stance = await ask_stance(claim, quote, llm)
     if stance != NEEDED[label]:
         return FastVerdict(None, verdict.documents, problem=not_said(label, stance))
+    if label == Label.REFUTES and not bears_on(claim, quote.text, f"{quote.document.title}: {quote.document.text}"):
+        # Kept beside the step where measured to help: on Factcheck-Bench's stance pairs, no sentence of the
+        # passage speaks to the claim in 28 % of the irrelevant pairs and 6 % of the refuting ones.
+        return FastVerdict(None, verdict.documents, problem=OFF_TOPIC)
     return FastVerdict(label, [docs[quote.index], *docs[:quote.index], *docs[quote.index + 1:]], quote=quote.text,
                        cited=True)
