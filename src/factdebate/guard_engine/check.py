@@ -60,7 +60,8 @@ from factdebate.response_level.aggregate import response_label
 from factdebate.response_level.extract import aextract_claims
 from factdebate.response_level.grounding import content_words, uncovered_sentences
 from factdebate.response_level.offload import read_text
-from factdebate.response_level.spans import TextIndex, boundaries, find_span, sentences
+from factdebate.response_level.placing import stated_in
+from factdebate.response_level.spans import CLOSING, TextIndex, boundaries, find_span, sentences
 from factdebate.response_level.worthiness import answers_asked, layout, short_answer
 from factdebate.settings.model import Settings
 from factdebate.util.errors import FactDebateError, InputError
@@ -554,19 +555,26 @@ def drawn_from(numbers: Sequence[int], shown: Sequence[Sentence]) -> list[Senten
 
 
 def place_in(claim: str, text: str, drawn: Sequence[Sentence], index: TextIndex | None) -> tuple[Span, str | None]:
-    """Where ``claim``, drawn from the sentences ``drawn`` (the first named first), is marked in ``text``: on its
-    words when the first sentence writes them as the claim does, else on the whole sentence, or on all of
-    them where they follow each other with nothing but whitespace between (a line wrapped mid-sentence, an
-    object's members on lines of their own): the part of them the claim states wrongly may be any, and
-    ``hold`` must withhold it."""
-    sentence = drawn[0]
-    found, note = find_span(claim, text, after=sentence.start, index=index)
-    if found is not None and note is None and sentence.start <= found.start and found.end <= sentence.end:
-        return found, None
+    """Where ``claim``, drawn from the sentences ``drawn``, is placed in ``text``: on its words where one of them
+    writes them as the claim does; else on the lines of one sentence wrapped across them (a line break mid-sentence,
+    an object's members on lines of their own: the part the claim states wrongly may be on any); else on the one
+    its words place it in (response_level/placing.py's :func:`stated_in`: "She won two Nobel Prizes.", not the
+    sentence before it that names Marie Curie). The claim is marked and withheld on every sentence it was drawn
+    from all the same (:meth:`GuardClaim.places`)."""
+    for sentence in drawn:
+        found, note = find_span(claim, text, after=sentence.start, index=index)
+        if found is not None and note is None and sentence.start <= found.start and found.end <= sentence.end:
+            return found, None
     ordered = sorted(drawn, key=lambda s: s.start)
-    if len(ordered) > 1 and all(not text[a.end:b.start].strip() for a, b in pairwise(ordered)):
+    if len(ordered) > 1 and all(not text[a.end:b.start].strip() and not _ends_sentence(text[a.start:a.end])
+                                for a, b in pairwise(ordered)):
         return Span(start=ordered[0].start, end=max(s.end for s in ordered)), DRAWN_FROM
-    return sentence.span, DRAWN_FROM
+    return ordered[stated_in(claim, [text[s.start:s.end] for s in ordered])].span, DRAWN_FROM
+
+
+def _ends_sentence(line: str) -> bool:
+    """Whether ``line`` ends as a sentence does: the line after it is another sentence, not its rest."""
+    return line.rstrip(CLOSING).endswith(tuple(".!?\u3002\uff01\uff1f"))
 
 
 def drop(head: asyncio.Future[Any] | None) -> None:

@@ -4,10 +4,11 @@ tier's verdict. A heading the gate leaves out is read with the sentences under i
 (:func:`~factdebate.guard_engine.gate.reads_on`), so its part also waits for theirs: nothing the extractor
 reads is shown before its claims are decided. A part with nothing to check goes at once.
 
-Each sentence a refuted claim is placed in is replaced by :data:`~factdebate.guard_engine.policy.WITHHELD`,
-whichever part's extraction it came from; a refuted claim placed nowhere withholds the whole part it was drawn
-from. What a later tier refutes was shown already, and the footnotes say so, as ``flag``'s do. Once the answer
-has ended the deadline bounds the wait; what is undecided then is shown, unchecked, and footnoted."""
+Each sentence a refuted claim is placed in or drawn from is replaced by
+:data:`~factdebate.guard_engine.policy.WITHHELD`, whichever part's extraction it came from; a refuted claim
+placed nowhere withholds the whole part it was drawn from. What a later tier refutes was shown already, and the
+footnotes say so, as ``flag``'s do. Once the answer has ended the deadline bounds the wait; what is undecided
+then is shown, unchecked, and footnoted."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 
 from factdebate.core.types import Label
 from factdebate.guard_engine.gate import Sentence, ends_reach, reads_on
-from factdebate.guard_engine.policy import WITHHELD, withhold
+from factdebate.guard_engine.policy import WITHHELD, withheld_in, withhold
 from factdebate.guard_engine.tiers import Progress
 from factdebate.guard_engine.types import GuardClaim
 
@@ -41,9 +42,8 @@ class Part:
         return self.start + len(self.text)
 
     def touches(self, claim: GuardClaim) -> bool:
-        """Whether ``claim`` is placed in one of this part's sentences."""
-        span = claim.span
-        return span is not None and any(span.start < s.end and span.end > s.start for s in self.pieces or [])
+        """Whether ``claim`` is placed in one of this part's sentences or drawn from one (its places)."""
+        return any(p.start < s.end and p.end > s.start for p in claim.places() for s in self.pieces or [])
 
 
 class HeldText:
@@ -121,8 +121,9 @@ class HeldText:
 
     def _held(self, claim: GuardClaim) -> bool:
         """Whether ``claim`` is placed in text not shown yet (a part still held, or past the parts)."""
-        span = claim.span
-        return span is not None and (span.end > self.end or any(p.touches(claim) for p in self._parts[self._next:]))
+        places = claim.places()
+        return bool(places) and (max(p.end for p in places) > self.end
+                                 or any(p.touches(claim) for p in self._parts[self._next:]))
 
     def _lost(self, part: Part, refuted: list[GuardClaim]) -> list[GuardClaim]:
         """The claims of ``refuted`` that ``part`` states, placed in no text still held nor withheld yet."""
@@ -140,11 +141,11 @@ class HeldText:
             self._marked.update(c.index for c in lost)
         else:
             placed = [c for c in refuted if part.touches(c)]
-            spans = [(c.span.start, c.span.end) for c in placed if c.span is not None]
-            heading = next((s for s in reversed(part.pieces or []) if s.reason == "heading"), None)
+            hit = {n for n, s in enumerate(part.pieces or []) for c in placed if withheld_in(c, s.start, s.end, s.text)}
+            heading = next((n for n, s in reversed(list(enumerate(part.pieces or []))) if s.reason == "heading"), None)
             if heading is not None and any(self._lost(reader, refuted) for reader in readers):
-                spans.append((heading.start, heading.end))  # a reader's claim placed nowhere may be the heading's
-            text, count = _withheld(part, spans)
+                hit.add(heading)  # a reader's claim placed nowhere may be the heading's
+            text, count = _withheld(part, sorted(hit))
             self._marked.update(c.index for c in placed)
         self.withheld += count
         self._next += 1
@@ -185,9 +186,9 @@ class HeldText:
             self._out.put_nowait(None)
 
 
-def _withheld(part: Part, spans: Sequence[tuple[int, int]]) -> tuple[str, int]:
-    """``part``'s text with each sentence one of ``spans`` touches withheld, and how many were."""
-    hit = [s for s in part.pieces or [] if any(a < s.end and b > s.start for a, b in spans)]
+def _withheld(part: Part, numbers: Sequence[int]) -> tuple[str, int]:
+    """``part``'s text with its sentences ``numbers`` (in order) withheld, and how many were."""
+    hit = [(part.pieces or [])[n] for n in numbers]
     out, at = [], part.start
     for sentence in hit:
         out += [part.text[at - part.start:sentence.start - part.start], WITHHELD]

@@ -35,6 +35,7 @@ from factdebate.guard_engine.coverage import BEYOND_CAP, cap_of
 from factdebate.guard_engine.gate import gate
 from factdebate.guard_engine.types import TIERS, ActionTaken, GuardClaim, GuardResult, ResolvedGuardOptions, Reviser
 from factdebate.prompts import render
+from factdebate.response_level.placing import names_only
 from factdebate.response_level.spans import sentences
 from factdebate.util.errors import FactDebateError
 
@@ -69,11 +70,11 @@ def stream_mode(policy: str, on_unchecked: str, on_not_enough_info: str = "flag"
 def withhold(text: str, wrong: Sequence[GuardClaim], pieces: Sequence[tuple[int, int]],
              start: int = 0) -> tuple[str, int]:
     """``text`` (the reply from offset ``start`` on) with each sentence of ``pieces`` holding a claim of ``wrong``
-    withheld, and how many were; a claim placed in none withholds all of ``text``."""
+    withheld, and how many were: each sentence it is placed in or drawn from (:func:`withheld_in`); a claim placed
+    in none withholds all of ``text``."""
     marked: set[int] = set()
     for claim in wrong:
-        span = claim.span
-        hit = [n for n, (a, b) in enumerate(pieces) if span is not None and span.start < b and span.end > a]
+        hit = [n for n, (a, b) in enumerate(pieces) if withheld_in(claim, a, b, text[a - start:b - start])]
         if not hit:
             body = text.strip()
             if not body:
@@ -88,6 +89,16 @@ def withhold(text: str, wrong: Sequence[GuardClaim], pieces: Sequence[tuple[int,
         at = b
     out.append(text[at - start:])
     return "".join(out), len(marked)
+
+
+def withheld_in(claim: GuardClaim, start: int, end: int, sentence: str) -> bool:
+    """Whether the refuted ``claim`` withholds ``sentence`` (at ``start``:``end`` of the reply): the sentence it is
+    placed in, and each other it was drawn from (:meth:`GuardClaim.places`: the row below a transposed table's
+    header, a sentence's other line) that gives more of it than its subject (placing.names_only: a header row
+    "| | Eiffel Tower |" states nothing false, and streamed it may be shown before the row is read)."""
+    if claim.span is not None and claim.span.start < end and claim.span.end > start:
+        return True
+    return any(p.start < end and p.end > start for p in claim.places()) and not names_only(claim.claim, sentence)
 
 
 def refuted(claims: list[GuardClaim]) -> list[GuardClaim]:

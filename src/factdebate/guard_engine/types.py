@@ -307,6 +307,14 @@ class GuardClaim(_Strict):
     status: ClaimStatus = "unchecked"
     reason: str | None = None
 
+    def places(self) -> list[Span]:
+        """Every place the claim is marked and withheld, in the text's order: its ``span`` and each sentence of
+        ``sources`` the span does not reach (a claim drawn from a header row and the row below it, from two
+        sentences, or from a sentence broken across lines is on each of them)."""
+        own = [self.span] if self.span is not None else []
+        others = [s for s in self.sources if not any(p.start < s.end and s.start < p.end for p in own)]
+        return sorted([*own, *others], key=lambda s: s.start)
+
     def stance(self, evidence: ClaimEvidence) -> Literal["supports", "contradicts", "neither"]:
         """A quote's stance toward this claim, from the verdict that rests on it: a passage the verdict cites
         (guard_engine/citations.py) supports a SUPPORTED claim and contradicts a REFUTED one; one it does not cite

@@ -143,3 +143,32 @@ def weights(claim: dict[str, float], frequency: dict[str, int], count: int) -> d
 def conflicting(claim_numbers: set[str], sentence: SentenceWords) -> bool:
     """The sentence gives numbers, none of them the claim's: it states another fact."""
     return bool(claim_numbers) and bool(sentence.numbers) and not claim_numbers & sentence.numbers
+
+
+
+def names_only(claim: str, sentence: str) -> bool:
+    """Whether ``sentence`` gives of ``claim`` its subject alone (the words before its verb, else its names): a
+    table's header row naming what the row below says, the sentence naming whom a pronoun after it means. Such a
+    sentence states nothing of the claim that could be false."""
+    shared = terms(sentence).keys() & terms(claim).keys()
+    return bool(shared) and shared <= _subject(_TOKEN.findall(claim))
+
+
+def stated_in(claim: str, sentences: list[str]) -> int:
+    """Which of ``sentences`` (read in order, a pronoun with the subject before it) states ``claim``: of those
+    giving more of it than its subject (:func:`names_only`) and no other number, the one holding most of its
+    weight; the first on a tie or where none holds any. So of "Marie Curie was born in Warsaw in 1867." and "She
+    won two Nobel Prizes.", both drawn on for "Marie Curie won two Nobel Prizes.", the second; of a transposed
+    table's header row "| | Eiffel Tower |" and the row "| City | Rome |" below it, the row."""
+    wanted = terms(claim)
+    subject: frozenset[str] = frozenset()
+    said = []
+    for sentence in sentences:
+        said.append(read := read_sentence(sentence, subject))
+        subject = read.subject
+    frequency = {word: sum(word in s.words for s in said) for word in wanted}
+    weight = weights(wanted, frequency, len(said))
+    numbers = {w for w in wanted if w[0].isdigit()}
+    held = [(not conflicting(numbers, s), not names_only(claim, text),
+             sum(w for word, w in weight.items() if word in s.words)) for s, text in zip(said, sentences, strict=True)]
+    return max(range(len(held)), key=lambda n: (*held[n], -n)) if held else 0

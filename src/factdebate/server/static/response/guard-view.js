@@ -15,7 +15,8 @@ import { modelNotes, responseRule } from "../views.js";
 
 /** @typedef {{start: number, end: number}} Span */
 /** @typedef {{title: string, url?: string | null, quote: string, injection?: string | null, cited?: boolean}} ClaimEvidence */
-/** @typedef {{index: number, claim: string, span?: Span | null, span_note?: string | null, label?: string | null,
+/** @typedef {{index: number, claim: string, span?: Span | null, span_note?: string | null, sources?: Span[],
+ *   label?: string | null,
  *   decided_by?: string | null, tier?: string | null, evidence?: ClaimEvidence[],
  *   correction?: {text: string, quote_source: string} | null, status: "checked" | "unchecked" | "error",
  *   reason?: string | null}} GuardClaim */
@@ -345,9 +346,9 @@ export class GuardView {
     return item;
   }
 
-  /* The checked text: each claim marked at its span (several claims at one place share a mark, named and
-     coloured by the worst), each skipped sentence marked "not checked: <reason>"; a mark's number links to
-     its claim's row. */
+  /* The checked text: each claim marked at its span and the other lines it was drawn from (several claims at
+     one place share a mark, named and coloured by the worst), each skipped sentence marked "not checked:
+     <reason>"; a mark's number links to its claim's row. */
   /** @param {string} text @param {GuardClaim[]} claims @param {Array<{span: Span, text: string, reason: string}>} skipped */
   marked(text, claims, skipped) {
     const box = scrollable(el("div", "answer-text guard-text"), "the reply, with its claims marked");
@@ -355,14 +356,18 @@ export class GuardView {
     const places = [];
     const fits = (/** @type {Span | null | undefined} */ s) => s && s.start >= 0 && s.end <= text.length && s.end > s.start;
     claims.forEach(c => {
-      const s = c.span;
-      if (!s || !fits(s)) return;
-      const shared = places.find(p => s.start < p.end && p.start < s.end);
-      if (shared) {
-        shared.claims.push(c);
-        shared.start = Math.min(shared.start, s.start);
-        shared.end = Math.max(shared.end, s.end);
-      } else places.push({ start: s.start, end: s.end, claims: [c], skip: null });
+      if (!c.span) return;  // unplaced: listed only
+      // Its span and each other line it was drawn from (a table's header and row, two sentences): marked on each.
+      const own = [c.span];
+      own.concat((c.sources || []).filter(s => !own.some(p => p.start < s.end && s.start < p.end))).forEach(s => {
+        if (!fits(s)) return;
+        const shared = places.find(p => s.start < p.end && p.start < s.end);
+        if (shared) {
+          if (!shared.claims.includes(c)) shared.claims.push(c);
+          shared.start = Math.min(shared.start, s.start);
+          shared.end = Math.max(shared.end, s.end);
+        } else places.push({ start: s.start, end: s.end, claims: [c], skip: null });
+      });
     });
     skipped.forEach(k => {
       if (!fits(k.span) || places.some(p => k.span.start < p.end && p.start < k.span.end)) return;
