@@ -1,11 +1,12 @@
 """A claim drawn from several lines is on each of them: through ``POST /v1/chat/completions`` (the guard as
 ``factdebate serve`` runs it before a loopback upstream streaming three characters a chunk, a scripted checker),
-a transposed table's claim (its subject in the header row, its value in a row below) and a claim the extractor
-drew from two sentences are marked on every line they were drawn from (the ``factdebate`` object's ``span`` and
-``sources``) and footnoted once. The claim is placed on the line that states it ("She won three Nobel Prizes.",
-not "Marie Curie was born in Warsaw in 1867." before it; "| City | Rome |", not the header row), and ``hold``
-withholds each line that gives more of it than its subject, plain and streamed alike: the header row and the
-sentence that only name the subject stay, as a stream shows them before the line after them is read."""
+a transposed table's claim (its subject in the header row, its value in a row below), a sentence broken across
+two lines and a claim the extractor drew from two sentences are marked on every line they were drawn from
+(the ``factdebate`` object's ``span`` and ``sources``) and footnoted once. The claim is placed on the line that
+states it ("She won three Nobel Prizes.", not "Marie Curie was born in Warsaw in 1867." before it; "| City |
+Rome |", not the header row), and ``hold`` withholds each line that gives more of it than its subject, plain
+and streamed alike: the header row and the sentence that only name the subject stay, as a stream shows them
+before the line after them is read; both lines of the broken sentence go."""
 
 from __future__ import annotations
 
@@ -32,15 +33,18 @@ FOOTNOTES = "\n\n---\nFact check:\n"
 TABLE = "| | Eiffel Tower |\n|---|---|\n| City | Rome |\n| Opened | 1889 |"
 ROME = "The Eiffel Tower is in Rome."
 CURIE = "Marie Curie was born in Warsaw in 1867. She won three Nobel Prizes."
+WRAPPED = "The Eiffel Tower, the iron lattice tower built for the World's Fair, is in\nRome."
 BORN, PRIZES = "Marie Curie was born in Warsaw in 1867.", "Marie Curie won three Nobel Prizes."
 # What each claim is drawn from, as the extractor reads its text: the words of each line it names.
 DRAWN: dict[str, list[tuple[str, tuple[str, ...]]]] = {
     TABLE: [(ROME, ("Eiffel Tower |", "| Rome |")),
             ("The Eiffel Tower opened in 1889.", ("Eiffel Tower |", "| 1889 |"))],
-    CURIE: [(BORN, ("born in Warsaw",)), (PRIZES, ("born in Warsaw", "three Nobel"))]}
+    CURIE: [(BORN, ("born in Warsaw",)), (PRIZES, ("born in Warsaw", "three Nobel"))],
+    WRAPPED: [(ROME, ("World's Fair, is in", "Rome."))]}
 _NUMBER = re.compile(r"\[S(\d+)\]")
 # The passages the checker reads for each reply (given evidence).
 PASSAGES = {TABLE: {"title": "Eiffel Tower", "text": "The Eiffel Tower is in Paris. It opened in 1889."},
+            WRAPPED: {"title": "Eiffel Tower", "text": "The Eiffel Tower is in Paris. It opened in 1889."},
             CURIE: {"title": "Marie Curie", "text": "Marie Curie won two Nobel Prizes. She was born in Warsaw in "
                                                     "1867."}}
 
@@ -183,3 +187,15 @@ def test_hold_withholds_a_claim_on_both_sentences_it_was_drawn_from(guard: Guard
     answer, _, notes = text.partition(FOOTNOTES)
     assert answer == f"{BORN} {WITHHELD}", text
     assert notes.count(f'"{PRIZES}" is contradicted') == 1 and found["action_taken"] == "held"
+
+
+@pytest.mark.parametrize("stream", STREAMS)
+@pytest.mark.parametrize("policy", ["flag", "hold"])
+def test_a_sentence_broken_across_two_lines_is_marked_and_withheld_on_both(guard: Guard, policy: str,
+                                                                           stream: bool) -> None:
+    text, found = _ask(guard(WRAPPED), WRAPPED, policy, stream)
+    answer, _, notes = text.partition(FOOTNOTES)
+    (claim,) = found["claims"]
+    assert claim["label"] == "REFUTES" and notes.count(f'"{ROME}" is contradicted') == 1
+    assert _marked(WRAPPED, claim) == WRAPPED.split("\n")
+    assert answer == (WRAPPED if policy == "flag" else f"{WITHHELD}\n{WITHHELD}"), text
