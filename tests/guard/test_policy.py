@@ -178,7 +178,8 @@ async def test_a_fast_reply_that_names_no_passage_keeps_no_quote_and_checks_noth
 
 async def test_a_fast_refutes_that_names_no_passage_is_unchecked_and_says_why() -> None:
     fast = lambda claim: json.dumps({"label": "REFUTES", "passage": 7, "quote": "made up"})  # noqa: E731
-    result, _ = await run_check(script(fast=fast), guard=FAST)
+    # Without the stance step, which copies a quote of its own and decides on it (tests/guard/test_stance.py).
+    result, _ = await run_check(script(fast=fast), guard={**FAST, "stance_step": False})
     claim = result.claims[1]
     assert claim.status == "unchecked" and claim.label is None and result.label != "REFUTES"
     assert claim.reason is not None and "without quoting words of the passage it named" in claim.reason
