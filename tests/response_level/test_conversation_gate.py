@@ -108,3 +108,40 @@ def test_the_window_holds_the_turns_before_the_question_most_recent_first() -> N
     assert len(shown.turns) <= TURNS_CHARS and shown.total == 20 and 0 < shown.shown < 20
     assert shown.note is not None and f"{20 - shown.shown} earlier turn(s)" in shown.note
     assert window(turns_of(messages[:1]), messages[0]["content"]).text is None
+
+
+@pytest.mark.parametrize("faq", ["Q: When did the Titanic sink?\nA: In 1912.",
+                                 "**Q:** When did the Titanic sink?\n**A:** In 1912.",
+                                 "Question: When did the Titanic sink?\nAnswer: In 1912."])
+def test_an_faq_answer_line_is_read_with_its_question_line(faq: str) -> None:
+    # "A: In 1912." says nothing without the question above it: the extractor is given both, as one statement.
+    assert reasons(faq + "\n\n" + faq.replace("Titanic sink", "Berlin Wall fall").replace("1912", "1989")) == [
+        (faq, None), (faq.replace("Titanic sink", "Berlin Wall fall").replace("1912", "1989"), None)]
+    assert worthy_text(faq) == faq
+    assert reasons("When did the Titanic sink?\nIn 1912.") == [("When did the Titanic sink?", "question"),
+                                                                ("In 1912.", None)]  # no FAQ's labels: as before
+
+
+def test_citations_references_and_a_hedge_state_nothing() -> None:
+    text = ("The RMS Titanic sank in 1912. [1][2]\n\nYou may want to double-check this.\n\nReferences:\n"
+            "[1] https://en.wikipedia.org/wiki/RMS_Titanic\n[2] \"RMS Titanic\". Encyclopaedia Britannica. Retrieved "
+            "12 March 2024.\n\n**Sources:**\n1. Encyclopaedia Britannica\n\nThe Berlin Wall fell in 1989.")
+    assert reasons(text, asked=True) == [
+        ("The RMS Titanic sank in 1912.", None), ("[1][2]", "reference"),
+        ("You may want to double-check this.", "instruction"), ("References:", "heading"),
+        ("[1] https://en.wikipedia.org/wiki/RMS_Titanic", "reference"), ('[2] "RMS Titanic".', "reference"),
+        ("Encyclopaedia Britannica.", "reference"), ("Retrieved 12 March 2024.", "reference"),
+        ("**Sources:**", "heading"), ("1. Encyclopaedia Britannica", "reference"),
+        ("The Berlin Wall fell in 1989.", None)]  # the block ends at a paragraph that is no item
+    # A hedge that states something is checked for it.
+    assert reason_to_skip("You may want to check that the Eiffel Tower is in Berlin.") is None
+
+
+def test_a_block_of_references_goes_on_across_the_parts_a_stream_gates() -> None:
+    from factdebate.guard_engine.gate import gate, sources_after_sentences
+
+    head = gate("The Titanic sank in 1912.\n\nSources:\n")
+    assert sources_after_sentences(head)
+    assert [s.reason for s in gate("1. Encyclopaedia Britannica", sources=True)] == ["reference"]
+    assert [s.reason for s in gate("1. Encyclopaedia Britannica")] == [None]  # no heading: an item as any
+    assert not sources_after_sentences(gate("The Berlin Wall fell in 1989.", sources=True), True)

@@ -72,6 +72,26 @@ def test_numbers_in_words_are_read_as_numbers() -> None:
     assert numbers("one of the largest") == set()
 
 
+def test_years_in_two_halves_and_dates_are_read_as_values() -> None:
+    assert numbers("nineteen twelve") == {"1912"} and numbers("nineteen ninety-one") == {"1991"}
+    assert numbers("twenty-one") == {"21"} and numbers("one of the largest") == set()
+    # A month named in a date is its number, as an ISO date writes it; a word that only starts as one is not.
+    assert numbers("on April 15, 1912") == numbers("on 15 April 1912") == numbers("on 1912-04-15") == \
+        {"1912", "4", "15"}
+    assert numbers("Maybe 5 of them marched 3 km.") == {"5", "3"}
+
+
+def test_a_claim_writing_an_iso_date_or_a_measure_in_words_is_the_texts() -> None:
+    iso = "The Titanic sank on 1912-04-15."
+    assert grounded(["The RMS Titanic sank on April 15, 1912."], iso)[0]
+    assert not grounded(["The RMS Titanic sank on May 15, 1912."], iso)[0]  # another month is not the text's
+    row = "| | Empire State Building |\n|---|---|\n| Height | 443 m |"
+    assert grounded(["The Empire State Building is 443 m tall."], row)[0]
+    assert not grounded(["The Empire State Building is 443 m wide."], row)[0]
+    assert grounded(["Marie Curie died after 1950."], "Curie died after 1950.")[0]  # a bound, after its verb
+    assert grounded(["The Titanic sank in 1912."], "The Titanic sank in nineteen twelve.")[0]
+
+
 def test_the_texts_plain_facts_are_added_when_no_claim_covers_them() -> None:
     kept = ["The Berlin TV Tower stands in Berlin."]
     added = uncovered_sentences(TOWER, kept, 5)

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 
 from factdebate.core.types import Span
 from factdebate.response_level.structured import json_line, punctuation, structured
-from factdebate.response_level.worthiness import FENCE, answers, gated, list_item, reason_to_skip
+from factdebate.response_level.worthiness import FENCE, answers, gated, list_item, reason_to_skip, sources_after
 
-__all__ = ["Sentence", "answers", "ends_reach", "fenced_after", "gate", "reads_on", "reason_to_skip", "runs_on"]
+__all__ = ["Sentence", "answers", "ends_reach", "fenced_after", "gate", "reads_on", "reason_to_skip", "runs_on",
+           "sources_after_sentences"]
 
 
 
@@ -28,13 +29,19 @@ class Sentence:
         return Span(start=self.start, end=self.end)
 
 
-def gate(text: str, *, asked: bool = False, fenced: bool = False) -> list[Sentence]:
+def gate(text: str, *, asked: bool = False, fenced: bool = False, sources: bool = False) -> list[Sentence]:
     """Every sentence of ``text`` with its offsets and whether it is check-worthy. A question followed by its
     yes or no is one statement. ``asked``: the reply answers a person's message, so a short answer is a
     statement, never "no content". In a fenced code block a ``#`` line is a comment judged as any sentence,
-    not a heading; ``fenced``: ``text`` starts inside such a block (:func:`fenced_after`)."""
-    return [Sentence(start, end, text[start:end], reason) for start, end, reason in gated(text, asked=asked,
-                                                                                            fenced=fenced)]
+    not a heading; ``fenced``: ``text`` starts inside such a block (:func:`fenced_after`). ``sources``: it
+    starts inside a block of references, whose items state nothing (:func:`sources_after_sentences`)."""
+    return [Sentence(start, end, text[start:end], reason)
+            for start, end, reason in gated(text, asked=asked, fenced=fenced, sources=sources)]
+
+
+def sources_after_sentences(sentences: Iterable[Sentence], sources: bool = False) -> bool:
+    """Whether the text after ``sentences`` (as :func:`gate` gave them) is inside a block of references."""
+    return sources_after(((s.text, s.reason) for s in sentences), sources)
 
 
 def runs_on(sentence: Sentence, gap: str) -> bool:

@@ -27,7 +27,7 @@ from typing import Any
 from factdebate.core.events import ResponseStarted
 from factdebate.core.runtime import EventSink, recording
 from factdebate.guard_engine.check import Check, checked_length, drop, settle, uncheckable
-from factdebate.guard_engine.gate import Sentence, fenced_after, gate, runs_on
+from factdebate.guard_engine.gate import Sentence, fenced_after, gate, runs_on, sources_after_sentences
 from factdebate.guard_engine.head_start import same_claim, stands_alone
 from factdebate.guard_engine.hold import HeldText, Part
 from factdebate.guard_engine.policy import StreamMode, stream_mode
@@ -111,10 +111,11 @@ class AnswerSoFar:
         self._ends.cursor = start
 
 
-def gated(part: str, start: int, *, asked: bool = False, fenced: bool = False) -> list[Sentence]:
+def gated(part: str, start: int, *, asked: bool = False, fenced: bool = False,
+          sources: bool = False) -> list[Sentence]:
     """The sentences of ``part`` gated as :func:`gate` does, with their offsets in the answer."""
     return [Sentence(s.start + start, s.end + start, s.text, s.reason)
-            for s in gate(part, asked=asked, fenced=fenced)]
+            for s in gate(part, asked=asked, fenced=fenced, sources=sources)]
 
 
 def fenced_after_text(part: str, fenced: bool) -> bool:
@@ -133,6 +134,7 @@ class _Job:
     start: int
     held: Part | None
     fenced: bool
+    sources: bool = False  # the part starts inside a block of references (gate.sources_after_sentences)
 
     @property
     def end(self) -> int:
@@ -169,6 +171,7 @@ class StreamingCheck:
         self._stopped: str | None = None  # why the rest of the answer is not checked
         self._long = False  # the answer passed guard.max_message_chars: the rest is kept, not read
         self._fenced = False  # the answer taken so far leaves a fenced code block open
+        self._sources = False  # ... or a block of references ("Sources:" and its items) open
         self._result: GuardResult | None = None
         resolved = self._check.options
         self.mode: StreamMode = stream_mode(resolved.policy, resolved.on_unchecked, resolved.on_not_enough_info,
@@ -213,9 +216,11 @@ class StreamingCheck:
         worthy: list[Sentence] | None = None  # a long part is gated in a worker thread, in its run
         held: Part | None = None
         fenced = self._fenced  # the part's start is inside a code block: what follows "#" is a comment
+        sources = self._sources  # ... or inside a block of references, whose items state nothing
         if len(part) < LONG_TEXT:
-            found = gated(part, start, asked=self._check.asked, fenced=fenced)
+            found = gated(part, start, asked=self._check.asked, fenced=fenced, sources=sources)
             self._fenced = fenced_after((s.text for s in found), fenced)
+            self._sources = sources_after_sentences(found, sources)
             if not final and found and (found[-1].reason == "question" or runs_on(found[-1], self._answer.gap)):
                 # "Is the Eiffel Tower in Berlin? Yes." is a statement: the question waits for the next sentence;
                 # so does a line wrapped before its sentence's end (gate.runs_on).
@@ -233,9 +238,10 @@ class StreamingCheck:
                 return
         else:
             self._fenced = fenced_after_text(part, fenced)
+            self._sources = False  # a long part is gated later: what follows it is read as statements
             if self.held is not None:
                 held = self.held.add(start, shown, None, waiting=True)
-        self._pending.append(_Job(part, worthy, start, held, fenced))
+        self._pending.append(_Job(part, worthy, start, held, fenced, sources))
         # With the window call, one call at a time (the module docstring); once the answer has ended, at once.
         if final or self._check.window_call is None or (
                 (self._window is None or self._window.done()) and self._gathered()):
@@ -285,7 +291,7 @@ class StreamingCheck:
             for job in jobs:
                 if job.worthy is None:
                     found = await asyncio.to_thread(gated, job.part, job.start, asked=self._check.asked,
-                                                    fenced=job.fenced)
+                                                    fenced=job.fenced, sources=job.sources)
                     if job.held is not None:
                         job.held.pieces = found
                     job.worthy = self._check.skip(found)
@@ -347,7 +353,8 @@ class StreamingCheck:
     async def _worthy(self, job: _Job) -> list[Sentence]:
         """``job``'s check-worthy sentences, its long part gated now if its window's task was cut first."""
         if job.worthy is None:
-            found = await asyncio.to_thread(gated, job.part, job.start, asked=self._check.asked, fenced=job.fenced)
+            found = await asyncio.to_thread(gated, job.part, job.start, asked=self._check.asked, fenced=job.fenced,
+                                            sources=job.sources)
             job.worthy = self._check.skip(found)
         return job.worthy
 

@@ -15,6 +15,7 @@ import json
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Iterable, Sequence
+from datetime import date
 from functools import cache, lru_cache
 from itertools import pairwise
 from pathlib import Path
@@ -130,11 +131,16 @@ def numbers(text: str) -> set[str]:
     # "1989-11-09" is 9)
     found = {str(int(n)) for token in re.findall(r"\d[\d.,]*", text)
              for n in re.findall(r"\d+", token.replace(",", ""))}
+    found |= {str(month) for month in _dated_months(text)}  # "April 15, 1912" writes the 4 of "1912-04-15"
     value: int | None = None
     last = ""
     for word in re.findall(r"[a-z]+", text.lower().replace("-", " ")):
-        if word in _TENS and last in _YEAR_HALVES and value is not None and 10 <= value < 100:
-            value = value * 100 + _TENS[word]  # "nineteen eighty-nine" is the year 1989, not 19 + 80 + 9
+        if last in _YEAR_HALVES and value is not None and 10 <= value < 100 and (
+                word in _TENS or _UNITS.get(word, 0) >= 10):
+            # "nineteen eighty-nine" is the year 1989, not 19 + 80 + 9; "nineteen twelve" 1912, not 19 + 12
+            value = value * 100 + _TENS.get(word, 0) + _UNITS.get(word, 0)
+        elif word == "one" and last in _TENS and value is not None:
+            value += 1  # "ninety-one" ("one" alone counts nothing: "one of the largest")
         elif word in _UNITS or word in _TENS:
             value = (value or 0) + _UNITS.get(word, 0) + _TENS.get(word, 0)
         elif word in _SCALES and value is not None:
@@ -147,6 +153,38 @@ def numbers(text: str) -> set[str]:
     if value is not None:
         found.add(str(value))
     return found
+
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+# A month's name in a date: before or after a day or a year ("April 15, 1912", "15 April 1912", "in May 1953",
+# "April of 1912"), its whole word or a shortening ("Sept.").
+_MONTH_WORD = rf"\b((?:{'|'.join(m[:3] for m in _MONTHS)})[a-z]*)\b"
+_MONTH_IN_DATE = re.compile(rf"(?i:{_MONTH_WORD}\.?,?\s+(?:of\s+)?\d|\d(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD})")
+# A date in ISO 8601 form ("1912-04-15"): its month is what "April" says.
+_ISO_DATE = re.compile(r"(?<![\d-])\d{4}-\d{2}-\d{2}(?![\d-])")
+
+
+def _dated_months(text: str) -> set[int]:
+    """The months (1 to 12) ``text`` names by name in a date ("April 15, 1912": 4); a name that is not one's
+    whole word or its usual shortening ("Mayor 5", "Marching 3") is none."""
+    out = set()
+    for match in _MONTH_IN_DATE.finditer(text):
+        name = (match.group(1) or match.group(2)).casefold()
+        out |= {n for n, month in enumerate(_MONTHS, 1) if name == month or name in (month[:3], month[:4])}
+    return out
+
+
+def iso_months(text: str) -> set[str]:
+    """The names of the months ``text`` writes in ISO dates ("1912-04-15": "april"), which a claim that writes
+    the date in words names (read by ``datetime.date.fromisoformat``, so "1912-13-40" names none)."""
+    out = set()
+    for match in _ISO_DATE.finditer(text):
+        try:
+            out.add(_MONTHS[date.fromisoformat(match.group(0)).month - 1])
+        except ValueError:
+            continue
+    return out
 
 
 def names(text: str) -> set[str]:
@@ -200,13 +238,24 @@ def echoes_example(claim: str, source: str) -> bool:
     return folded in example_claims() and f" {folded} " not in f" {_folded(source)} "
 
 
+# A measure and the adjectives that state it: a table's "Height | 443 m" row is written "443 m tall" in a claim
+# (and a claim's "height" is a sentence's "tall"); one word, as "sank" and "sink" are.
+_MEASURES = {"height": ("tall", "high"), "length": ("long",), "width": ("wide",), "depth": ("deep",),
+             "weight": ("heavy",)}
+_MEASURED = {word: {measure, *adjectives} for measure, adjectives in _MEASURES.items()
+             for word in (measure, *adjectives)}
+
+
 def forms(words: Iterable[str]) -> set[str]:
-    """Each of ``words`` folded, with its stem and every lemma it may have."""
+    """Each of ``words`` folded, with its stem, every lemma it may have and the words of its measure
+    (:data:`_MEASURES`)."""
     out: set[str] = set()
     for word in words:
-        out.add(word.casefold())
+        folded = word.casefold()
+        out.add(folded)
         out.add(stem(word))
         out |= lemmas(word)
+        out |= _MEASURED.get(folded, set())
     return out
 
 
@@ -244,7 +293,9 @@ _FINITE = re.compile(
 # What follows a verb in the present ("flows into", "orbit the Sun", "borders Russia", "measures 300 m").
 _AFTER_VERB = frozenset(("the", "a", "an", "in", "on", "at", "to", "into", "from", "for", "over", "under", "through",
                          "about", "around", "near", "across", "its", "his", "her", "their", "more", "than", "up",
-                         "down", "out", "no", "not", "only", "all", "every", "each", "some", "many", "several"))
+                         "down", "out", "no", "not", "only", "all", "every", "each", "some", "many", "several",
+                         # a bound of time ("Curie died after 1950.", "It fell before 1990.")
+                         "after", "before", "during", "since", "until", "between", "by"))
 
 
 def _has_verb(words: Sequence[str]) -> bool:
@@ -346,7 +397,7 @@ def grounded(claims: list[str], source: str, *, translated: Collection[str] = ()
     source = without_urls(source)
     known = forms(content_words(source))
     written = set(_WORD.findall(source.replace(",", "")))  # each word once: a long source repeats most
-    source_words = forms(written)
+    source_words = forms(written) | iso_months(source)  # "April" of "1912-04-15"
     source_names = _source_names(source)
     # A year the text names by a relative phrase ("1879 ... the following year") is one it states.
     source_numbers = numbers(source) | relative_years(source)

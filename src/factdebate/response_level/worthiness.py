@@ -8,7 +8,9 @@ closed: a sentence is left out, with its reason, only when it is one of these, a
   praise that states nothing once its stance is set aside);
 - ``code``: a line of code with no comment (JSON and YAML entries are statements: response_level/structured.py);
 - ``heading`` (read into what follows it), ``link``, ``no content`` (too short, outside an answer), and
-  ``table header`` (:func:`table_header`).
+  ``table header`` (:func:`table_header`);
+- ``reference``: where a citation marker points ("[^1]: https://...", "[1] https://..."), a line of markers
+  alone ("[1][2]"), and the items of a "References:" or "Sources:" block.
 
 A short answer to a question ("Yes.", "In 1991.") is always a statement. The writer's stance ("I think") and
 reminders ("Note that") are set aside and the rest judged on its own, so "I think the Eiffel Tower is in
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from factdebate.response_level.lemmas import inflected_verb
 from factdebate.response_level.links import URL, without_urls
@@ -78,7 +80,10 @@ _CLAUSE_WORD = re.compile(r"\b(?:is|are|was|were|isn'?t|wasn'?t|has|have|had|doe
 # ("Use of force...").
 _INSTRUCTION = re.compile(
     r"^(?:please|try|click|open|run|install|make sure|remember|consider|check|see|visit|ask|contact|go to|use|"
-    r"add|remove|set|type|press|follow|keep|avoid|don'?t|do not|never|always|be sure|tip:)\s(?!of\b)", re.I)
+    r"add|remove|set|type|press|follow|keep|avoid|don'?t|do not|never|always|be sure|tip:|"
+    # A hedge that sends the reader to check ("You may want to double-check this.")
+    r"you (?:may|might) (?:want|wish|need) to|it(?:'s| is| would be|'d be) (?:a good idea|best|wise|advisable) to|"
+    r"double-check|verify)\s(?!of\b)", re.I)
 # Taste, set aside as a stance is ("I love Paris in spring." states nothing; "I love that the Eiffel Tower is in
 # Berlin." does).
 _OPINION = re.compile(r"^(?:i (?:really |just )?(?:feel|love|like|prefer|adore|enjoy))\b", re.I)
@@ -124,6 +129,13 @@ def _states_something(rest: str, *, stance: bool) -> bool:
 LIST_MARKER = re.compile(r"^\s*(?:[-*•+>]+|\d{1,3}[.)])\s+")
 _HEADING_MARK = re.compile(r"^\s*#{1,6}\s")
 _FOOTNOTE = re.compile(r"^\[\^?\d{1,3}\]:")
+# A citation marker ("[1]", "[^2]", "【3†source】"): a line of them alone points to sources, it states nothing.
+_MARKER = r"(?:\[\^?\d{1,3}\]|【\d{1,3}[^】]{0,40}】)"
+_MARKERS_ONLY = re.compile(rf"^(?:\s*{_MARKER})+\s*[.,;]?$")
+_MARKED = re.compile(rf"^{_MARKER}\s+")  # a reference list's line: "[1] https://..."
+# A block that lists the reply's sources: its items are references, not statements.
+_SOURCES_HEADING = re.compile(r"^\W*(?:references?|sources?|citations?|bibliography|further reading|works cited|"
+                              r"read more|learn more)\W*$", re.I)
 # What a sentence that only points to a link says besides the link ("You can read more at <URL>.").
 _POINTER = re.compile(r"\b(?:more|read|see|source|sources|details?|learn|visit|link|info|information|website|page|"
                       r"here|reference|references|via|found|check)\b", re.I)
@@ -248,7 +260,9 @@ def reason_to_skip(sentence: str, *, asked: bool = False) -> str | None:
         return "heading"
     if code_line(text):
         return "code"
-    if _FOOTNOTE.match(text):  # "[^1]: Britannica, 2020.": where a marker points, not a statement
+    if _FOOTNOTE.match(text) or _MARKERS_ONLY.match(text):  # "[^1]: Britannica, 2020.": where a marker points
+        return "reference"
+    if (marked := _MARKED.match(text)) and only_a_link(text[marked.end():]):  # "[1] https://en.wikipedia.org/..."
         return "reference"
     text = text.strip("*_ ").strip()
     if not _WORDS.search(text):
@@ -315,19 +329,29 @@ def answers_asked(question: str | None, sentence: str) -> bool:
     return bool(asked) and bool(_YES_NO_QUESTION.match(asked[-1].strip()))
 
 
+# An FAQ's lines: "Q: When did it sink?" then "A: In 1912." (also bold, or spelt out as Question / Answer).
+_ASKED_LINE = re.compile(r"^\W*(?:q|question)\s*(?:\*\*|__)?\s*[:.]", re.I)
+_ANSWER_LINE = re.compile(r"^\W*(?:a|answer)\s*(?:\*\*|__)?\s*[:.]\s*(?:\*\*|__)?\s*\S", re.I)
+
+
 def answers(question: str, reply: str) -> bool:
-    """Whether ``reply`` answers the question ``question`` (yes or no, possibly said more)."""
-    return question.rstrip().endswith("?") and bool(_ANSWER.match(reply))
+    """Whether ``reply`` answers the question ``question``: yes or no, possibly said more, or an FAQ's answer
+    line under its question line (the answer says nothing without it: "A: In 1912.")."""
+    if not question.rstrip().endswith("?"):
+        return False
+    return bool(_ANSWER.match(reply)) or bool(_ASKED_LINE.match(question) and _ANSWER_LINE.match(reply))
 
 
 FENCE = re.compile(r"\s*(?:```|~~~)")  # a code block's fence, opening or closing it
 _HASH_COMMENT = re.compile(r"\s*#+\s*(.*)", re.S)  # a comment line in a shell, Python or Ruby block
 
 
-def gated(text: str, *, asked: bool = False, fenced: bool = False) -> list[tuple[int, int, str | None]]:
+def gated(text: str, *, asked: bool = False, fenced: bool = False,
+          sources: bool = False) -> list[tuple[int, int, str | None]]:
     """Every sentence of ``text`` as (start, end, why it is left out or None). A question and its yes or no
     are one statement. ``asked``: as :func:`reason_to_skip`. In a fenced code block a ``#`` line is a comment,
-    judged as prose; ``fenced``: ``text`` starts inside such a block."""
+    judged as prose; ``fenced``: ``text`` starts inside such a block. ``sources``: ``text`` starts inside a
+    block of references (:func:`sources_after`)."""
     out: list[tuple[int, int, str | None]] = []
     for start, end in sentences(text):
         sentence = text[start:end]
@@ -335,12 +359,37 @@ def gated(text: str, *, asked: bool = False, fenced: bool = False) -> list[tuple
             out[-1] = (out[-1][0], end, None)
             continue
         reason = reason_to_skip(sentence, asked=asked)
+        if sources and reason != "heading" and _in_sources(text, start, sentence, reason, out[-1][1] if out else None):
+            reason = "reference"
+        sources = _sources_go_on(sentence, reason, sources)
         if FENCE.match(sentence):
             fenced = not fenced
         elif fenced and reason == "heading" and (comment := _HASH_COMMENT.match(sentence)) is not None:
             reason = reason_to_skip(comment.group(1), asked=asked)
         out.append((start, end, reason))
     return out
+
+
+def _in_sources(text: str, start: int, sentence: str, reason: str | None, after: int | None) -> bool:
+    """Whether ``sentence`` (at ``start``), in a block of references, is one of them: an item, a marked line, a
+    link, or a line of the paragraph of the sentence before it (ending at ``after``: "Lord, W. A Night to ...")."""
+    return (list_item(sentence) or _MARKED.match(sentence.strip()) is not None or reason in ("link", "reference")
+            or (after is not None and text.count("\n", after, start) < 2))
+
+
+def _sources_go_on(sentence: str, reason: str | None, sources: bool) -> bool:
+    """Whether a block of references goes on after ``sentence`` (gated with ``reason``; ``sources``: it was on)."""
+    if reason == "heading":
+        return _SOURCES_HEADING.match(sentence.strip().strip("#*_ :")) is not None
+    return sources and reason == "reference"
+
+
+def sources_after(pieces: Iterable[tuple[str, str | None]], sources: bool = False) -> bool:
+    """Whether the text after ``pieces`` (each sentence as :func:`gated` read it, with its reason) is inside a
+    block of references ("References:", "Sources:" and its items), as ``fenced`` says of a code block."""
+    for sentence, reason in pieces:
+        sources = _sources_go_on(sentence, reason, sources)
+    return sources
 
 
 def headed(text: str, pieces: Sequence[tuple[int, int, str | None]], chosen: Sequence[tuple[int, int]]) -> str:

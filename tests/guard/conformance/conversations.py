@@ -391,8 +391,8 @@ class WorldChecker(Checker):
         if call.prompt.startswith("guard_stance"):
             return stance_of(prompt, lambda claim: self.truth.get(_fold(claim), "NOT ENOUGH INFO"))
         if call.prompt.startswith("guard_fast"):
-            found = re.search(r"^Statement: (.*)$", prompt, re.M)
-            claim = found.group(1) if found else ""
+            stated = re.search(r"^Statement: (.*)$", prompt, re.M)
+            claim = stated.group(1) if stated else ""
             label = self.truth.get(_fold(claim), "NOT ENOUGH INFO")
             passage = re.search(r"^\[1\] [^:]*: (.*)$", prompt, re.M)
             if label == "NOT ENOUGH INFO" or passage is None:
