@@ -13,12 +13,23 @@ from rich.console import Console
 
 from factdebate.cli.render import LiveDebate
 from factdebate.core.events import Answer, event_json_schema, parse_event
-from factdebate.core.runtime import Listener, RunRecorder, emit, recording, span
+from factdebate.core.runtime import EventSink, RunRecorder, emit, recording, span
 from factdebate.methods.base import Method
 from factdebate.run.claim import run_claim
 from tests.eval.support import truthful
 from tests.helpers import CLAIM, resources_for
 from tests.methods.test_call_bounds import probed, reask_everything
+
+
+class Listener:
+    """A sink that names the events it reads (``span_begin:<kind>`` for one kind of span), as the guard's do:
+    a recorder whose every sink names its events builds no other."""
+
+    def __init__(self, events: tuple[str, ...], take: EventSink) -> None:
+        self.events, self.take = frozenset(events), take
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        self.take(record)
 
 
 async def _trace(method: str, script: Any = truthful) -> list[dict[str, Any]]:

@@ -118,7 +118,6 @@ def test_namespaces_are_separate(tmp_path: Path) -> None:
     wiki.update("Eiffel Tower", [EIFFEL])
     assert other.recall(["Eiffel Tower"]) == []
     assert len(wiki.recall(["Eiffel Tower"])) == 1
-    assert wiki.namespaces() == ["builtin"]
     other.update("Eiffel Tower", [EIFFEL])
     assert other.clear() == 1 and len(wiki.recall(["Eiffel Tower"])) == 1
     with pytest.raises(ValueError):

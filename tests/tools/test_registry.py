@@ -6,7 +6,7 @@ import pytest
 
 from factdebate.server.options import VerifyOptions
 from factdebate.settings.load import load_settings
-from factdebate.tools.registry import AGENT_TOOLS, agent_description, evidence_source, mcp_tool, register_agent_tool
+from factdebate.tools.registry import AGENT_TOOLS, agent_description, evidence_source, mcp_tool
 from factdebate.util.errors import ConfigError
 
 
@@ -35,7 +35,7 @@ def test_mcp_tools_and_registered_kinds_are_accepted() -> None:
     assert "wiki" in agent_description("mcp:wiki/search")
     settings = load_settings(overrides={"methods": {"tool-mad": {"agents": ["mcp:wiki/search", "none"]}}}, environ={})
     assert settings.methods["tool-mad"].agents[0] == "mcp:wiki/search"
-    register_agent_tool("archive", "agent with a newspaper archive")
+    AGENT_TOOLS["archive"] = "agent with a newspaper archive"
     try:
         assert VerifyOptions(agents=["archive", "rag"]).agents == ["archive", "rag"]
     finally:

@@ -57,10 +57,6 @@ def _root(version: Annotated[bool, Opt("--version", callback=_print_version, is_
     pass
 
 
-def _split(value: str | None) -> list[str] | None:
-    return [v.strip() for v in value.split(",") if v.strip()] if value else None
-
-
 @app.command()
 @with_option_flags(skip=set(), scopes=())
 def verify(

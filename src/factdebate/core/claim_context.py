@@ -31,11 +31,6 @@ class ClaimContext:
 _CONTEXT: ContextVar[ClaimContext] = ContextVar("factdebate_claim_context", default=ClaimContext())
 
 
-def current() -> ClaimContext:
-    """The claim being checked's context (all defaults outside a run)."""
-    return _CONTEXT.get()
-
-
 def claim_context(**changes: Any) -> AbstractContextManager[ClaimContext]:
     """Within the block, the current claim's context with ``changes`` (fields of :class:`ClaimContext`)."""
     return bound(_CONTEXT, replace(_CONTEXT.get(), **changes))

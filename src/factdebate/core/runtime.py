@@ -25,19 +25,6 @@ from factdebate.util.textsafe import dumps_record
 EventSink = Callable[[dict[str, Any]], None]
 
 
-class Listener:
-    """A sink that reads only the events it names (``events``, or ``span_begin:<kind>`` for one kind of
-    span): a recorder whose every sink names its events builds no other. A plain function reads every event."""
-
-    __slots__ = ("events", "take")
-
-    def __init__(self, events: Iterable[str], take: EventSink) -> None:
-        self.events, self.take = frozenset(events), take
-
-    def __call__(self, record: dict[str, Any]) -> None:
-        self.take(record)
-
-
 def wanted(sinks: Iterable[EventSink]) -> frozenset[str] | None:
     """The events some sink of ``sinks`` reads: None for every event (a sink that names none)."""
     names: set[str] = set()

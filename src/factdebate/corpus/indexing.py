@@ -57,6 +57,14 @@ def _chunk_all(docs: Iterable[Document], max_words: int, overlap: int) -> tuple[
     return count, chunks, duplicates
 
 
+def check_target(corpus: str, engines: tuple[str, ...]) -> None:
+    """Known engines and a valid corpus name, said before anything is opened (in process and on Ray alike)."""
+    unknown = sorted(set(engines) - set(ENGINES))
+    if unknown:
+        raise ConfigError(f"unknown search engine(s) {', '.join(unknown)}; expected rag and/or local")
+    check_corpus_name(corpus)
+
+
 def check_writable(corpus: str, uri: str, engines: tuple[str, ...], embedder: Embedder | None = None,
                    encoder: str = DEFAULT_ENCODER) -> None:
     """Open every engine for writing before either is written, so a locked database fails at once."""
@@ -84,10 +92,7 @@ def index_corpus(
     """Chunk ``docs`` and add the passages to each engine, full text first; re-running adds only what is
     missing. ``marker_extra`` is stored in each engine's finished-build marker."""
     engines = tuple(engines)
-    unknown = sorted(set(engines) - set(ENGINES))
-    if unknown:
-        raise ConfigError(f"unknown search engine(s) {', '.join(unknown)}; expected rag and/or local")
-    check_corpus_name(corpus)
+    check_target(corpus, engines)
     uri = milvus_uri or default_milvus_uri()
     started = time.perf_counter()
     check_writable(corpus, uri, engines, embedder, encoder)

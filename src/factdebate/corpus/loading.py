@@ -83,17 +83,21 @@ def _open_text(path: Path) -> IO[str]:
     return path.open("r", encoding="utf-8", newline="")
 
 
+def line_document(line: str, path: Path, lineno: int) -> Document:
+    """Line ``lineno`` of a JSON lines file as a document (a whole file's and a shard's lines alike)."""
+    where = f"{path}:{lineno}"
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: invalid JSON ({exc.msg})") from exc
+    return row_to_document(row, where, f"{path.stem}:{lineno}")
+
+
 def _jsonl(path: Path) -> Iterator[Document]:
     with _open_text(path) as fh:
         for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{where}: invalid JSON ({exc.msg})") from exc
-            yield row_to_document(row, where, f"{path.stem}:{lineno}")
+            if line.strip():
+                yield line_document(line, path, lineno)
 
 
 def _json(path: Path) -> Iterator[Document]:

@@ -6,14 +6,13 @@ one-process loader gives them, so both executors build the same index."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from factdebate.core.types import Document
-from factdebate.corpus.loading import load_documents, row_to_document
+from factdebate.corpus.loading import line_document, load_documents, row_to_document
 from factdebate.corpus.sources import SourceFile
 from factdebate.util.errors import InputError, MissingDependencyError
 
@@ -125,15 +124,9 @@ def _jsonl_lines(path: Path, shard: Shard) -> Iterator[Document]:
         fh.seek(shard.byte_start)
         for lineno in range(shard.start, shard.stop):
             raw = fh.readline()
-            where = f"{path}:{lineno}"
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise InputError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from exc
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{where}: invalid JSON ({exc.msg})") from exc
-            yield row_to_document(row, where, f"{path.stem}:{lineno}")
+            if line.strip():
+                yield line_document(line, path, lineno)

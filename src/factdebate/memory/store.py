@@ -352,10 +352,6 @@ class EvidenceMemory:
         for row in rows:
             yield dict(zip(names, row, strict=True))
 
-    def namespaces(self) -> list[str]:
-        with self._connect() as db:
-            return [r[0] for r in db.execute("SELECT DISTINCT namespace FROM evidence ORDER BY 1").fetchall()]
-
 
 def _order(before: int | None) -> str:
     """Newest first: by time for single claims; in a run, by position, then the seeded records."""

@@ -20,11 +20,10 @@ from rich.console import Console
 from factdebate.core.errors import IndexError_
 from factdebate.corpus.chunking import DEFAULT_MAX_WORDS, DEFAULT_OVERLAP
 from factdebate.corpus.index_log import IndexLog, plan_fingerprint
-from factdebate.corpus.indexing import ENGINES
+from factdebate.corpus.indexing import ENGINES, check_target
 from factdebate.corpus.lexical import LexicalIndex
 from factdebate.corpus.markers import clear_marker, get_marker, marker_key, set_marker
 from factdebate.corpus.milvus import MilvusStore, is_lite_uri
-from factdebate.corpus.names import check_corpus_name
 from factdebate.corpus.shards import Shard, plan_shards
 from factdebate.corpus.sources import Source
 from factdebate.scale.index_worker import EmbedderFactory, LexicalWriter, ShardIndexer
@@ -72,10 +71,7 @@ def index_on_ray(source: Source, corpus: str, settings: Settings, *, milvus_uri:
                  on_shard: Callable[[dict[str, Any]], None] | None = None) -> RayIndexStats:
     """Index ``source`` into ``corpus`` on ``settings.scale``'s Ray workers. ``make_embedder`` replaces the
     encoder on the workers (tests); ``on_shard`` sees every finished shard's row."""
-    unknown = sorted(set(engines) - set(ENGINES))
-    if unknown:
-        raise ConfigError(f"unknown search engine(s) {', '.join(unknown)}; expected rag and/or local")
-    check_corpus_name(corpus)
+    check_target(corpus, engines)
     uri = check_server(engines, milvus_uri)
     scale, encoder = settings.scale, settings.retrieval.encoder
     if scale.worker_gpus > 0 and encoder != "fp32" and make_embedder is None:

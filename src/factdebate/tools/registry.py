@@ -26,10 +26,6 @@ SEARCH_ENGINES: dict[str, str] = {
 _MCP_TOOL = re.compile(r"^mcp:([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)$")
 
 
-def register_agent_tool(name: str, description: str) -> None:
-    AGENT_TOOLS[name] = description
-
-
 def mcp_tool(kind: str) -> tuple[str, str] | None:
     """``(server, tool)`` for ``mcp:<server>/<tool>``, else ``None``."""
     match = _MCP_TOOL.fullmatch(kind)
