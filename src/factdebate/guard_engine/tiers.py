@@ -113,9 +113,8 @@ async def fast_outcome(claim: str, fast: FastVerdict, resources: Resources, *, s
     the claim state or contradict it (guard_engine/stance.py), and they are its quote; without it, a SUPPORTS
     without a quote about the claim (fast.unquoted_support) and a REFUTES without a held quote about it
     (fast.unfounded) are none. A SUPPORTS of a number no passage shown writes (fast.unseen_numbers) is none
-    either way: on Factcheck-Bench's 3,305 stance pairs that rule stops 22 % of the SUPPORTS a refuting passage
-    would get and 13 % of an irrelevant one's, and costs 4 % of a supporting one's
-    (benchmarks/decisions/stance_step.md)."""
+    either way: on Factcheck-Bench's 3,305 stance pairs that rule holds back a SUPPORTS on 22 % of the refuting
+    passages and 13 % of the irrelevant ones, and on 4 % of the supporting ones (benchmarks/word_rules.py)."""
     if fast.label == Label.SUPPORTS and (unseen := unseen_numbers(claim, fast.documents)):
         fast = FastVerdict(None, fast.documents, problem=unseen)
     elif stance_step:
