@@ -76,6 +76,8 @@ GATEWAYS = "builds the gateway's environment from its lock: scripts/setup.sh --d
 OPENCLAW = "OpenClaw (Node): tests/server/guard/test_openclaw.py runs its gateway and `openclaw agent` on the guard"
 MERMAID_RUN = "factdebate eval --method mermaid --dataset countries -o runs/mermaid"
 
+OFFLINE_PROXY = ("a line of the offline proxy quick start: tests/server/guard/test_stand_in.py runs the block as the "
+                 "page prints it, on a scripted checker (make test) and on the offline model (make test-all)")
 LOOP = ("a line of the re-run loop around the reader's own agent: tests/response_level/test_loop.py runs the whole "
         "script as the page prints it, with scripted agents")
 RULES: dict[str, Rule] = {
@@ -166,6 +168,13 @@ RULES: dict[str, Rule] = {
     'curl -s localhost:8000/v1/batches/<id>?results=false -H "Authorization: Bearer $KEY"': Route(SERVER),
     # docs/ways/ and docs/start/: the quick starts (the shared lines are README's and guard's above)
     "factdebate check-response --file answer.md --fail-on refuted --feedback fixes.txt --deadline 1800": Run(),
+    # docs/ways/proxy.md's offline quick start, run whole as the page prints it (its ports moved to free ones)
+    'factdebate stand-in-upstream --port 9000 --says "The Eiffel Tower was finished in 1899. It stands in Paris." &':
+        Skip(OFFLINE_PROXY),
+    "factdebate serve --no-auth --log-level warning --guard-upstream http://127.0.0.1:9000/v1 &": Skip(OFFLINE_PROXY),
+    "until curl -sf localhost:8000/v1/health > /dev/null; do sleep 2; done; curl -s localhost:8000/v1/chat/completions "
+    "-H 'Content-Type: application/json' -d '{\"model\": \"stand-in\", \"messages\": [{\"role\": \"user\", "
+    "\"content\": \"Tell me about the Eiffel Tower.\"}]}'": Skip(OFFLINE_PROXY),
     "scripts/setup-gateways.sh litellm": Skip(GATEWAYS),
     "scripts/setup-gateways.sh nemo": Skip(GATEWAYS),
     "sudo apt-get install libsndfile1": Skip("a Debian package: scripts/ci-system-deps.sh installs it for make test"),

@@ -330,6 +330,14 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_what_each_surface_shows_under_each_policy",
         ),
     ),
+    "tests/server/guard/test_stand_in.py": (
+        "make test keeps docs/ways/proxy.md's offline quick start run as the page prints it (the stand-in "
+        "upstream, serve, the health wait and the curl) on a scripted checker; this runs the same lines on the "
+        "offline model (minutes on 2 cores)",
+        (
+            "test_the_offline_quick_start_marks_the_false_sentence_on_the_offline_model",
+        ),
+    ),
     "tests/server/mcp/test_mcp_processes.py": (
         "MCP over HTTP with its key and two processes on one folder; make test keeps the stdio handshake and the "
         "SDK's default client",

@@ -1,22 +1,20 @@
-"""A scripted OpenAI-compatible chat model for the guard's tests and benchmark: a small FastAPI app that
-answers ``POST /v1/chat/completions`` with a fixed answer, whole or streamed word by word, after a fixed
-latency, and records what it was sent (headers included)."""
+"""A scripted OpenAI-compatible chat model for the guard's tests and benchmark: the stand-in upstream
+(factdebate/server/guard/stand_in.py), which answers ``POST /v1/chat/completions`` with a fixed answer, whole or
+streamed word by word, after a fixed latency, and records what it was sent (headers included)."""
 
 from __future__ import annotations
 
-import asyncio
-import json
-import re
-import threading
-import time
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi import FastAPI
 
 from factdebate.guard_engine.types import GuardClaim
+from factdebate.server.guard.stand_in import StandIn, stand_in_app, tokens
+
+__all__ = ["ANSWER", "REVISED", "REVISE_MARK", "Upstream", "scripted_checker_app", "tokens", "upstream_app",
+           "words_of"]
 
 ANSWER = ("Hi! Great question. Paris is the capital of France. The Eiffel Tower is in Rome. "
           "I think Paris is lovely in spring.")
@@ -25,90 +23,21 @@ REVISE_MARK = "A fact check of your last answer"
 
 
 @dataclass
-class Upstream:
-    """What the scripted model answers and what it saw."""
+class Upstream(StandIn):
+    """The stand-in upstream (factdebate/server/guard/stand_in.py) with the tests' answer, which answers the
+    rewrite policy's request to revise with ``revise``."""
 
     answer: str = ANSWER
-    latency: float = 0.0  # seconds before the first token (or the whole answer)
-    token_delay: float = 0.0  # seconds between streamed tokens
-    tool_calls: list[dict[str, Any]] | None = None
-    fail: tuple[int, dict[str, Any]] | None = None  # (status, body) to answer instead
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    headers: list[dict[str, str]] = field(default_factory=list)
     revise: Callable[[list[dict[str, Any]]], str] = lambda messages: REVISED
-    sent: int = 0  # stream chunks written so far
-    cut: threading.Event = field(default_factory=threading.Event)  # a stream closed before its end (a hang-up)
-    role_chunk: bool = True  # stream a first chunk with the role and no text (False: the first word comes with it)
-    chars: int = 0  # stream this many characters a chunk (0: a word a chunk)
 
-    def reply_for(self, body: dict[str, Any]) -> str:
-        last = body["messages"][-1]
+    def revision_for(self, messages: list[dict[str, Any]]) -> str | None:
+        last = messages[-1]
         if last.get("role") == "user" and REVISE_MARK in str(last.get("content")):
-            return self.revise(body["messages"])
-        return self.answer
+            return self.revise(messages)
+        return None
 
 
-def tokens(text: str) -> list[str]:
-    return re.findall(r"\S+\s*", text) or [text]
-
-
-def upstream_app(upstream: Upstream) -> FastAPI:
-    app = FastAPI()
-
-    @app.post("/v1/chat/completions", response_model=None)
-    async def complete(request: Request) -> JSONResponse | StreamingResponse:
-        body = await request.json()
-        upstream.requests.append(body)
-        upstream.headers.append({k.lower(): v for k, v in request.headers.items()})
-        if upstream.fail is not None:
-            return JSONResponse(upstream.fail[1], status_code=upstream.fail[0])
-        text = upstream.reply_for(body)
-        revising = text is not upstream.answer
-        head = {"id": "chatcmpl-scripted", "created": int(time.time()), "model": body.get("model", "scripted")}
-        calls = None if revising else upstream.tool_calls
-        if upstream.latency:
-            await asyncio.sleep(upstream.latency)
-        if not body.get("stream"):
-            message: dict[str, Any] = {"role": "assistant", "content": text or None}
-            if calls:
-                message["tool_calls"] = calls
-            # n answers (the same one each time): a guard must check every choice it passes on
-            return JSONResponse({**head, "object": "chat.completion", "choices": [{
-                "index": index, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
-                for index in range(int(body.get("n") or 1))],
-                "usage": {"prompt_tokens": 10, "completion_tokens": len(tokens(text)), "total_tokens": 20}})
-        return StreamingResponse(_chunks(upstream, head, text, calls), media_type="text/event-stream")
-
-    return app
-
-
-async def _chunks(upstream: Upstream, head: dict[str, Any], text: str,
-                  calls: list[dict[str, Any]] | None) -> AsyncIterator[bytes]:
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-        upstream.sent += 1
-        data = {**head, "object": "chat.completion.chunk",
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-        return f"data: {json.dumps(data)}\n\n".encode()
-
-    ended = False
-    try:
-        if upstream.role_chunk:
-            yield chunk({"role": "assistant", "content": ""})
-        pieces = [text[at:at + upstream.chars] for at in range(0, len(text), upstream.chars)] \
-            if upstream.chars else tokens(text) if text else []
-        for number, token in enumerate(pieces):
-            if number and upstream.token_delay:
-                await asyncio.sleep(upstream.token_delay)
-            yield chunk({"content": token} if number or upstream.role_chunk
-                        else {"role": "assistant", "content": token})
-        for index, call in enumerate(calls or []):
-            yield chunk({"tool_calls": [{"index": index, **call}]})
-        yield chunk({}, "tool_calls" if calls else "stop")
-        yield b"data: [DONE]\n\n"
-        ended = True
-    finally:
-        if not ended:
-            upstream.cut.set()
+upstream_app = stand_in_app
 
 
 def words_of(claim: GuardClaim | dict[str, Any], answer: str) -> str:

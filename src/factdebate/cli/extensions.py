@@ -39,3 +39,6 @@ def register(app: typer.Typer) -> None:
     from factdebate.cli.retrieval import register_eval_retrieval
 
     register_eval_retrieval(app)
+    from factdebate.cli.stand_in import register_stand_in
+
+    register_stand_in(app)

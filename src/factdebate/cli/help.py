@@ -25,7 +25,7 @@ PANELS = {
     "Check claims": ("verify", "check-response", "methods", "schema"),
     "Set up and inspect": ("setup", "doctor", "index", "corpus", "datasets", "memory", "docs"),
     "Evaluate and compare": ("eval", "eval-retrieval", "report", "compare", "reproduce", "calibrate"),
-    "Serve": ("serve", "mcp", "mcp-tools"),
+    "Serve": ("serve", "mcp", "mcp-tools", "stand-in-upstream"),
 }
 PANEL_OF = {name: panel for panel, names in PANELS.items() for name in names}
 
