@@ -145,3 +145,9 @@ def test_a_block_of_references_goes_on_across_the_parts_a_stream_gates() -> None
     assert [s.reason for s in gate("1. Encyclopaedia Britannica", sources=True)] == ["reference"]
     assert [s.reason for s in gate("1. Encyclopaedia Britannica")] == [None]  # no heading: an item as any
     assert not sources_after_sentences(gate("The Berlin Wall fell in 1989.", sources=True), True)
+    # A reference's line cut into sentences by its stops goes on in the next part (the whitespace before it
+    # says so); after a blank line, or where that is not known, only an item of the block is one.
+    line = "Encyclopaedia Britannica."
+    assert [s.reason for s in gate(line, sources=True, before=" ")] == ["reference"]
+    assert [s.reason for s in gate(line, asked=True, sources=True, before="\n\n")] == [None]
+    assert [s.reason for s in gate(line, asked=True, sources=True)] == [None]

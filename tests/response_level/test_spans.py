@@ -3,7 +3,12 @@ came from, or no span and a reason, never a place that does not say it."""
 
 from __future__ import annotations
 
-from factdebate.response_level.spans import claim_spans, find_span, sentences
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from factdebate.response_level.spans import SentenceEnds, boundaries, claim_spans, find_span, sentences
 
 TEXT = ("Dr. Smith was born in 1950.  The Eiffel   tower is in Rome. It costs 3.5 euros!\n"
         "Paris is the capital of France. Paris is the capital of France.")
@@ -95,3 +100,24 @@ def test_on_real_answers_no_abbreviation_ends_a_sentence_the_next_word_goes_on()
                 assert all(end - 1 != stop for _, end in sentences(piece)), piece
                 checked += 1
     assert checked >= 20  # the sets hold dozens: a pattern that finds none tests nothing
+
+
+def test_a_citation_marker_after_a_stop_ends_the_sentence_with_it() -> None:
+    text = "The Titanic sank in 1912.[1] The wall fell in 1989.[^2][3] U.S.[4] troops left. It is 3.6 m [5]. Next."
+    assert [text[a:b] for a, b in sentences(text)] == [
+        "The Titanic sank in 1912.[1]", "The wall fell in 1989.[^2][3]", "U.S.[4] troops left.", "It is 3.6 m [5].",
+        "Next."]
+    hindi = "टाइटैनिक जहाज़ १९१२ में डूबा था। बर्लिन की दीवार १९८९ में गिरी थी।"  # a danda ends a sentence
+    assert [hindi[a:b] for a, b in sentences(hindi)] == ["टाइटैनिक जहाज़ १९१२ में डूबा था।",
+                                                         "बर्लिन की दीवार १९८९ में गिरी थी।"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["It sank", ".", "[1]", "[", "^", "2", "]", "\"", " ", "\n", "in 1912", "U.S",
+                                 "[^3]", "!"]), max_size=30).map("".join),
+       st.lists(st.integers(min_value=0, max_value=120), max_size=10))
+def test_markers_read_in_pieces_end_sentences_where_the_whole_text_does(text: str, cuts: list[int]) -> None:
+    points = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
+    ends = SentenceEnds()
+    gaps = [gap for a, b in itertools.pairwise(points) for gap in ends.feed(text[a:b])] + ends.pending()
+    assert gaps == boundaries(text)

@@ -29,14 +29,16 @@ class Sentence:
         return Span(start=self.start, end=self.end)
 
 
-def gate(text: str, *, asked: bool = False, fenced: bool = False, sources: bool = False) -> list[Sentence]:
+def gate(text: str, *, asked: bool = False, fenced: bool = False, sources: bool = False,
+         before: str | None = None) -> list[Sentence]:
     """Every sentence of ``text`` with its offsets and whether it is check-worthy. A question followed by its
     yes or no is one statement. ``asked``: the reply answers a person's message, so a short answer is a
     statement, never "no content". In a fenced code block a ``#`` line is a comment judged as any sentence,
     not a heading; ``fenced``: ``text`` starts inside such a block (:func:`fenced_after`). ``sources``: it
-    starts inside a block of references, whose items state nothing (:func:`sources_after_sentences`)."""
+    starts inside a block of references, whose items state nothing (:func:`sources_after_sentences`), after
+    the whitespace ``before`` (None: not known)."""
     return [Sentence(start, end, text[start:end], reason)
-            for start, end, reason in gated(text, asked=asked, fenced=fenced, sources=sources)]
+            for start, end, reason in gated(text, asked=asked, fenced=fenced, sources=sources, before=before)]
 
 
 def sources_after_sentences(sentences: Iterable[Sentence], sources: bool = False) -> bool:

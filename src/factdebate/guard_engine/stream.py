@@ -111,11 +111,17 @@ class AnswerSoFar:
         self._ends.cursor = start
 
 
-def gated(part: str, start: int, *, asked: bool = False, fenced: bool = False,
-          sources: bool = False) -> list[Sentence]:
+def gated(part: str, start: int, *, asked: bool = False, fenced: bool = False, sources: bool = False,
+          before: str | None = None) -> list[Sentence]:
     """The sentences of ``part`` gated as :func:`gate` does, with their offsets in the answer."""
     return [Sentence(s.start + start, s.end + start, s.text, s.reason)
-            for s in gate(part, asked=asked, fenced=fenced, sources=sources)]
+            for s in gate(part, asked=asked, fenced=fenced, sources=sources, before=before)]
+
+
+def whitespace_before(text: str, start: int) -> str:
+    """The whitespace ``text`` holds right before ``start`` (all of it has arrived once a word starts there)."""
+    head = text[max(0, start - 64):start]
+    return head[len(head.rstrip()):]
 
 
 def fenced_after_text(part: str, fenced: bool) -> bool:
@@ -218,7 +224,10 @@ class StreamingCheck:
         fenced = self._fenced  # the part's start is inside a code block: what follows "#" is a comment
         sources = self._sources  # ... or inside a block of references, whose items state nothing
         if len(part) < LONG_TEXT:
-            found = gated(part, start, asked=self._check.asked, fenced=fenced, sources=sources)
+            # Within a block of references, whether the part goes on a reference's paragraph (read only then:
+            # the answer's text is joined to read it).
+            before = whitespace_before(self._answer.index.text, start) if sources else None
+            found = gated(part, start, asked=self._check.asked, fenced=fenced, sources=sources, before=before)
             self._fenced = fenced_after((s.text for s in found), fenced)
             self._sources = sources_after_sentences(found, sources)
             if not final and found and (found[-1].reason == "question" or runs_on(found[-1], self._answer.gap)):

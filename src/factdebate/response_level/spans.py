@@ -18,7 +18,7 @@ from factdebate.response_level.placing import MARGIN, PLACE, SentenceWords, conf
 # A sentence ends at . ! or ? (and any closing quote or bracket) followed by spaces or tabs, or at whitespace
 # holding a line break; "3.6", "e.g.x" and a list's marker ("1.") starting a sentence do not end one. Whether a
 # word starts a sentence is read from the text before it, so a stream's part is cut as the whole reply is.
-_STOPS = ".!?\u3002\uff01\uff1f\uff61"
+_STOPS = ".!?\u3002\uff01\uff1f\uff61\u0964\u0965\u061f\u06d4"  # and Devanagari's danda, Arabic's ? and Urdu's stop
 # Closing quotes and brackets, of Latin and of East Asian text: they end the sentence before them.
 CLOSING = "\"'\u201d\u2019)]\u300d\u300f\uff09\u3011\u3015\u3009\u300b"
 # Scripts written without spaces (Japanese, Chinese) end a sentence at a full-width stop ("\u3002", "\uff01",
@@ -30,6 +30,16 @@ _ANY_FULL_STOP = re.compile(f"[{_FULL_STOPS}]")
 # quotation particle "と", or "って", follows the closing bracket).
 _QUOTE_CLOSES = "\u300d\u300f"
 _QUOTED_ON = "\u3068\u3063"
+
+
+# What may follow a sentence's stop in the same word: closing quotes and brackets, and citation markers ("sank in
+# 1912.[1]", "[^2]"), which belong to the sentence; a marker may arrive in pieces ("[", "1]").
+_LAST_STOP = re.compile(f"[{re.escape(_STOPS)}][^{re.escape(_STOPS)}]*$")
+_CITED = r"\[\^?\d{1,3}\]"
+_TAIL_DONE = re.compile(f"(?:[{re.escape(CLOSING)}]|{_CITED})*")
+_TAIL_BEGUN = re.compile(f"(?:[{re.escape(CLOSING)}]|{_CITED})*(?:\\[\\^?\\d{{0,3}})?")
+_LONGEST_TAIL = 40
+_LAST_CITED = re.compile(f"({_CITED})[{re.escape(CLOSING)}]*$")
 
 
 def _quoted_on(marks: str, following: str) -> bool:
@@ -101,7 +111,10 @@ class SentenceEnds:
         self._word = -1  # where the last word (run of non-whitespace) starts
         self._opens = False  # that word starts a sentence (or the text): "1." there is a list's marker
         self._head = ""  # its first characters
-        self._stop = -1  # just after its last . ! or ? when only closing quotes or brackets follow; else -1
+        self._stop = -1  # just after its last . ! or ? (and any citation markers after it) when only closing
+        # quotes or brackets follow; else -1
+        self._tail = ""  # the word's characters after its last stop, while they may still be closing marks
+        self._tail_at = -1  # where they start; -1: no stop, or characters after it that end no sentence
         self._run = -1  # where the whitespace the text ends with starts; -1 when it ends with a word
         self._blank_end = -1  # the end of that whitespace's leading spaces and tabs
         self._blank_open = False  # it is all spaces and tabs so far (they may go on)
@@ -135,14 +148,15 @@ class SentenceEnds:
                     opens = opens or self._ended() or between
                     settled += self._gaps(at, between=between)
                     self._run = -1
-                self._word, self._head, self._stop = at, part[:_HEAD], self._stop_in(part, at, -1)
+                self._word, self._head, self._tail_at = at, part[:_HEAD], -1
+                self._stop = self._stop_in(part, at)
                 self._opens, self._next = opens, ""
                 settled += self._full_stops(part, at)
                 self._last = part[-1]
             else:  # the text's last word goes on
                 if len(self._head) < _HEAD:
                     self._head += part[:_HEAD - len(self._head)]
-                self._stop = self._stop_in(part, at, self._stop)
+                self._stop = self._stop_in(part, at)
                 settled += self._full_stops(part, at)
                 self._last = part[-1]
         self.length = base + len(piece)
@@ -175,16 +189,29 @@ class SentenceEnds:
         self._next = ""
         return self._gaps(self.length) if self._run >= 0 else []
 
-    @staticmethod
-    def _stop_in(part: str, at: int, unchanged: int) -> int:
-        core = part.rstrip(CLOSING)
-        if not core:  # closing quotes only: the word still ends as it did
-            return unchanged
-        return at + len(core) if core[-1] in _STOPS else -1
+    def _stop_in(self, part: str, at: int) -> int:
+        """Where the sentence of the word ``part`` (at ``at``) continues may stop: just after its last stop, and
+        after the citation markers that follow it; -1 when something else follows it or there is none. The
+        word's characters after its stop are kept (``_tail``), so a marker cut between pieces reads as whole."""
+        found = _LAST_STOP.search(part)
+        if found is not None:
+            tail, self._tail_at = part[found.start() + 1:], at + found.start() + 1
+        elif self._tail_at >= 0:  # the word goes on after a stop in an earlier piece
+            tail = self._tail + part
+        else:
+            return -1
+        if len(tail) > _LONGEST_TAIL or not _TAIL_BEGUN.fullmatch(tail):
+            self._tail_at = -1
+            return -1
+        self._tail = tail
+        if not _TAIL_DONE.fullmatch(tail):
+            return -1  # a marker not closed yet
+        cited = _LAST_CITED.search(tail)
+        return self._tail_at + (cited.end(1) if cited else 0)
 
     def _stop_ends(self) -> bool:
         """Whether the last word's . ! or ? ends its sentence: not an abbreviation, nor a list's marker."""
-        length = self._stop - self._word
+        length = self._tail_at - self._word  # the word to its stop, without the markers after it ("U.S.[1]")
         marker = self._opens and 1 < length <= 4 and self._head[:length - 1].isdigit()
         if marker:
             return False

@@ -346,12 +346,13 @@ FENCE = re.compile(r"\s*(?:```|~~~)")  # a code block's fence, opening or closin
 _HASH_COMMENT = re.compile(r"\s*#+\s*(.*)", re.S)  # a comment line in a shell, Python or Ruby block
 
 
-def gated(text: str, *, asked: bool = False, fenced: bool = False,
-          sources: bool = False) -> list[tuple[int, int, str | None]]:
+def gated(text: str, *, asked: bool = False, fenced: bool = False, sources: bool = False,
+          before: str | None = None) -> list[tuple[int, int, str | None]]:
     """Every sentence of ``text`` as (start, end, why it is left out or None). A question and its yes or no
     are one statement. ``asked``: as :func:`reason_to_skip`. In a fenced code block a ``#`` line is a comment,
     judged as prose; ``fenced``: ``text`` starts inside such a block. ``sources``: ``text`` starts inside a
-    block of references (:func:`sources_after`)."""
+    block of references (:func:`sources_after`), ``before`` the whitespace before it there (None: not known,
+    so its first sentence goes on the block only as an item of it)."""
     out: list[tuple[int, int, str | None]] = []
     for start, end in sentences(text):
         sentence = text[start:end]
@@ -359,7 +360,8 @@ def gated(text: str, *, asked: bool = False, fenced: bool = False,
             out[-1] = (out[-1][0], end, None)
             continue
         reason = reason_to_skip(sentence, asked=asked)
-        if sources and reason != "heading" and _in_sources(text, start, sentence, reason, out[-1][1] if out else None):
+        gap = text[out[-1][1]:start] if out else before + text[:start] if before is not None else None
+        if sources and reason != "heading" and _in_sources(sentence, reason, gap):
             reason = "reference"
         sources = _sources_go_on(sentence, reason, sources)
         if FENCE.match(sentence):
@@ -370,11 +372,12 @@ def gated(text: str, *, asked: bool = False, fenced: bool = False,
     return out
 
 
-def _in_sources(text: str, start: int, sentence: str, reason: str | None, after: int | None) -> bool:
-    """Whether ``sentence`` (at ``start``), in a block of references, is one of them: an item, a marked line, a
-    link, or a line of the paragraph of the sentence before it (ending at ``after``: "Lord, W. A Night to ...")."""
+def _in_sources(sentence: str, reason: str | None, gap: str | None) -> bool:
+    """Whether ``sentence``, in a block of references, is one of them: an item, a marked line, a link, or a
+    line of the paragraph of the sentence before it, ``gap`` the whitespace between them ("Lord, W. A Night to
+    Remember."; None: not known)."""
     return (list_item(sentence) or _MARKED.match(sentence.strip()) is not None or reason in ("link", "reference")
-            or (after is not None and text.count("\n", after, start) < 2))
+            or (gap is not None and gap.count("\n") < 2))
 
 
 def _sources_go_on(sentence: str, reason: str | None, sources: bool) -> bool:

@@ -293,7 +293,14 @@ def digits(draw: st.DrawFn, kind: str) -> Conversation:
         name, line = _written(kind, fact)
         (false, false_claim), (true, true_claim) = line(fact.wrong), line(fact.year)
     said = [Said(false, false_claim, False), Said(true, true_claim, True)]
-    return _convo(f"{kind}: {name}", _ask(f"Tell me something about {name}."), false, true, false, said)
+    tail = ""
+    if kind in WRITTEN and draw(st.booleans()):  # another fact in the same language after it ("... था। ...")
+        other = next(f for f in FACTS if f.full in WRITTEN[kind] and f.full != name)
+        stated = _written(kind, other)[1](other.year)
+        tail = ("" if kind == "full-width digits" else " ") + stated[0]
+        said.append(Said(stated[0], stated[1], True))
+    return _convo(f"{kind}: {name}", _ask(f"Tell me something about {name}."), false + tail, true + tail, false,
+                  said)
 
 
 # -- citations and references --------------------------------------------------------------------------------
