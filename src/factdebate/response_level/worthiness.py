@@ -267,7 +267,7 @@ def reason_to_skip(sentence: str, *, asked: bool = False) -> str | None:
     text = text.strip("*_ ").strip()
     if not _WORDS.search(text):
         return "no content"
-    if text.endswith("?"):
+    if text.endswith(("?", "\uff1f", "\u061f")):  # and the full-width and Arabic question marks
         return "question"
     if not item and heading(sentence):
         return "heading"
