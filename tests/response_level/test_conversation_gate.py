@@ -133,6 +133,9 @@ def test_citations_references_and_a_hedge_state_nothing() -> None:
         ("Encyclopaedia Britannica.", "reference"), ("Retrieved 12 March 2024.", "reference"),
         ("**Sources:**", "heading"), ("1. Encyclopaedia Britannica", "reference"),
         ("The Berlin Wall fell in 1989.", None)]  # the block ends at a paragraph that is no item
+    # A question in Arabic or Japanese ends with its own question mark.
+    assert reason_to_skip("هل غرقت تايتانيك عام ١٩١٢؟") == "question"
+    assert reason_to_skip("タイタニック号はいつ沈没しましたか？") == "question"
     # A hedge that states something is checked for it.
     assert reason_to_skip("You may want to check that the Eiffel Tower is in Berlin.") is None
 
