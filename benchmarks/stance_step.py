@@ -160,7 +160,7 @@ def main() -> None:
         held, held_figures = table(with_thresholds(rows, thresholds))
         print("with them, on this draw:\n" + held)
         figures.update({f"thresholded.{k}": v for k, v in held_figures.items() if "." in k})
-        figures["thresholds"] = thresholds
+        figures.update({f"threshold.{k}": v for k, v in thresholds.items()})
     if args.record:
         record("stance_step", {**figures, "llm": args.llm or "default", "per_stance": args.per_stance,
                                "seed": args.seed}, load=load)
