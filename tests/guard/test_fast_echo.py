@@ -254,3 +254,13 @@ def test_a_quote_about_another_subject_does_not_check_a_claim() -> None:
     verdict = FastVerdict(Label.SUPPORTS, [war], quote="The Second Boer War began in 1899", cited=True)
     assert unquoted_support("The Eiffel Tower was finished in 1899.", verdict) == UNQUOTED
     assert unquoted_support("The Second Boer War began in 1899.", verdict) == ""
+
+
+def test_a_comparison_in_other_words_speaks_to_the_claim() -> None:
+    # A refutation that compares the other way, or by another word for the same measure, bears on the claim.
+    assert bears_on("The Nile is shorter than the Thames.", "The Nile is longer than the Thames.", "Nile")
+    assert bears_on("The Eiffel Tower is about three times the height of the Washington Monument.",
+                    "The Eiffel Tower is about twice as tall as the Washington Monument.", "Eiffel Tower")
+    assert bears_on("Everest is lower than K2.", "Everest is higher than K2.", "Mount Everest")
+    # Another measure is not the claim's: age says nothing of height.
+    assert not bears_on("The Nile is shorter than the Thames.", "The Nile is older than the Thames.", "Nile")

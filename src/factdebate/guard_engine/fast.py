@@ -80,7 +80,27 @@ def bears_on(claim: str, quote: str, passage: str = "") -> bool:
         return True
     if numbers(claim) and _numbers_as_written(quote, claim):
         return True
-    return any(_same_word(word, other) for word in predicate for other in written)
+    return any(_same_word(word, other) or _same_measure(word, other) for word in predicate for other in written)
+
+
+# Words that state one measure, whichever way they compare: a quote that writes "longer" speaks to a claim that
+# says "shorter", "twice as tall" to "three times the height" (a refutation in other words).
+_MEASURES = tuple(frozenset(group.split()) for group in (
+    "tall taller tallest short shorter shortest high higher highest low lower lowest height",
+    "long longer longest short shorter shortest length",
+    "big bigger biggest large larger largest small smaller smallest size area",
+    "old older oldest young younger youngest age",
+    "heavy heavier heaviest light lighter lightest weight",
+    "fast faster fastest slow slower slowest speed",
+    "deep deeper deepest shallow shallower shallowest depth",
+    "wide wider widest narrow narrower narrowest width",
+    "hot hotter hottest cold colder coldest warm warmer cool cooler temperature",
+    "early earlier earliest late later latest",
+))
+
+
+def _same_measure(word: str, other: str) -> bool:
+    return any(word in group and other in group for group in _MEASURES)
 
 
 def about(claim: str, passage: str) -> bool:
