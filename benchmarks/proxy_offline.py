@@ -34,8 +34,10 @@ from tests.server.proxy_quick_start import (  # noqa: E402
 def figures_of(reply: dict[str, Any], wall_s: float, cpu_s: float, load_start: float) -> dict[str, Any]:
     check = reply.get("factdebate") or {}
     content = reply["choices"][0]["message"]["content"] or ""
+    # Yes and no as words: the figures page shows each figure as text or as a number.
     figures: dict[str, Any] = {"wall_s": round(wall_s, 1), "cpu_s": round(cpu_s, 1), "load_start": round(load_start, 1),
-                               "load_end": round(os.getloadavg()[0], 1), "marked": "yes" if marked(content) is not None else "no",
+                               "load_end": round(os.getloadavg()[0], 1),
+                               "marked": "yes" if marked(content) is not None else "no",
                                "deadline_missed": "yes" if check.get("deadline_missed") else "no",
                                "model_calls": (check.get("usage") or {}).get("model_calls")}
     for number, claim in enumerate(check.get("claims") or []):

@@ -283,6 +283,10 @@ RULES: dict[str, Rule] = {
     "--deadline-s 600": Script("the stance pairs with the offline model (an hour of both cores)"),
     ".venv/bin/python benchmarks/stance_step.py --per-stance 15 --seed 2": Script(
         "the stance step on 60 pairs with the offline model (about 20 minutes of both cores)"),
+    ".venv/bin/python benchmarks/stance_step.py --per-stance 10 --seed 3 --output cal": Script(
+        "the calibration draw of the stance thresholds with the offline model (40 pairs, about 15 minutes)"),
+    ".venv/bin/python benchmarks/stance_step.py --per-stance 5 --seed 4 --output meas --thresholds-from cal": Script(
+        "the measurement draw, with the thresholds chosen on the calibration draw's folder (20 pairs)"),
     ".venv/bin/python benchmarks/offline_accuracy.py": Script("the offline model's accuracy table (an hour of both "
                                                                "cores and the offline model)"),
     "FACTDEBATE_CPU_PROFILE=/tmp/prof .venv/bin/python -m pytest -p benchmarks.pytest_cpu -n 2 tests/cli": Skip(

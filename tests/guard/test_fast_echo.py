@@ -198,8 +198,9 @@ async def test_an_off_topic_refutes_leaves_the_claim_unchecked_with_why(window_c
     # As the offline checker answered the README's guard example: REFUTES on the tower's first sentence.
     text = "The Eiffel Tower was finished in 1899 and is made of wrought iron."
     refutes = lambda claim: json.dumps({"label": "REFUTES", "passage": 1, "quote": LATTICE})  # noqa: E731
+    # Without the stance step: with it, the checker's quote is not the one shown (tests/guard/test_stance.py).
     result, _ = await run_check(script(claims=[text], fast=refutes), text, docs=TOWER, policy="flag",
-                                guard={**FAST_ONLY, "window_call": window_call})
+                                guard={**FAST_ONLY, "window_call": window_call, "stance_step": False})
     (claim,) = result.claims
     assert (claim.status, claim.label, claim.correction) == ("unchecked", None, None)
     assert result.label != Label.REFUTES and claim.reason is not None and OFF_TOPIC in claim.reason

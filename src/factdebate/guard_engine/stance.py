@@ -8,8 +8,9 @@ rarely copied a passage's words (benchmarks/decisions/stance_step.md). So here t
 the stance is asked of it alone:
 
 1. the sentences of the passage the checker named (of every passage shown, where it named none), ranked by the
-   encoder the retrieval uses against the claim as written: the best one is the quote
-   (:func:`closest_sentences`, :data:`QUOTE_SENTENCES`);
+   encoder the retrieval uses against the claim as written: the best one is the quote, or of the few best the
+   first that speaks to what the claim states (:func:`closest_sentences`, :data:`QUOTE_SENTENCES`,
+   :data:`CANDIDATES`);
 2. one call constrained to three words decides whether the quote ``states`` the claim, ``contradicts`` it, or
    ``neither`` (:func:`ask_stance`, prompt ``guard_stance``).
 
@@ -44,6 +45,12 @@ QUOTE_SENTENCES = 1
 SENTENCE_CHARS = 400
 # Sentences ranked a claim, all passages together: enough for a few passages of a page's lead each.
 MOST_SENTENCES = 200
+# The closest sentences among which one that speaks to the claim (fast.bears_on) is preferred as the quote.
+CANDIDATES = 3
+
+
+def _shown(document: Document) -> str:
+    return f"{document.title}: {document.text}"
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,11 @@ async def closest_sentences(claim: str, documents: list[Document], encoder: Text
     unit = vectors / norms
     scores = unit[1:] @ unit[0]
     order = [int(i) for i in np.argsort(-scores, kind="stable")]
+    # Of the few closest, the first that speaks to what the claim states ("It opened in 1889." for "The Eiffel
+    # Tower opened in 1920.", where "The Eiffel Tower is a tower in Paris." shares more of its words).
+    speaks = [i for i in order[:CANDIDATES] if bears_on(claim, found[i][2], _shown(documents[found[i][0]]))]
+    if speaks:
+        order = [speaks[0], *(i for i in order if i != speaks[0])]
     best = found[order[0]][0]
     picked = [found[i] for i in order if found[i][0] == best][:QUOTE_SENTENCES]
     picked.sort(key=lambda item: item[1])
@@ -160,7 +172,7 @@ async def settled(claim: str, verdict: FastVerdict, llm: LLM, encoder: TextEncod
     stance = await ask_stance(claim, quote, llm)
     if stance != NEEDED[label]:
         return FastVerdict(None, verdict.documents, problem=not_said(label, stance))
-    if label == Label.REFUTES and not bears_on(claim, quote.text, f"{quote.document.title}: {quote.document.text}"):
+    if label == Label.REFUTES and not bears_on(claim, quote.text, _shown(quote.document)):
         # Kept beside the step where measured to help: on Factcheck-Bench's stance pairs, no sentence of the
         # passage speaks to the claim in 28 % of the irrelevant pairs and 6 % of the refuting ones.
         return FastVerdict(None, verdict.documents, problem=OFF_TOPIC)
