@@ -180,10 +180,12 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/llm/test_llama_cpp.py": (
-        "the embedded model in process: make test keeps its held generation, state cache and readers; this adds a "
-        "whole Tool-MAD round on it (golden records check Tool-MAD's protocol)",
+        "the embedded model in process: make test keeps its held generation, state cache, readers and scored "
+        "choices; these add a whole Tool-MAD round on it (golden records check Tool-MAD's protocol) and the greedy "
+        "grammar sampler's token-for-token match with the full-vocabulary check",
         (
             "test_one_round_of_tool_mad_runs_end_to_end_on_the_real_model",
+            "test_a_greedy_grammar_call_writes_what_the_full_vocabulary_check_writes",
         ),
     ),
     "tests/llm/test_llama_server.py": (
@@ -193,6 +195,7 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_mad_labels_through_the_openai_path",
             "test_tool_mad_with_tools_and_query_rewrites_labels_every_turn",
             "test_verify_labels_every_turn_through_the_openai_path",
+            "test_every_reader_reads_a_newline_inside_a_json_string_as_the_server_wrote_it[dpd ballot]",
         ),
     ),
     "tests/methods/mermaid/test_embedded.py": (
@@ -475,6 +478,14 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_axe_finds_nothing_serious_on_any_screen",
         ),
     ),
+    "tests/server/page/test_response_page_failures.py": (
+        "a response check's claims whose model server died, failed then retried on the page; make test keeps the "
+        "claim endpoint's input checks and the server's address kept from the caller, and the page's failed "
+        "check in words (test_page_model_down)",
+        (
+            "test_claims_whose_model_server_died_fail_and_are_retried_alone",
+        ),
+    ),
     "tests/server/page/test_page_model_down.py": (
         "make test keeps a check that fails before any answer; this is a server down mid-way",
         (
@@ -601,9 +612,11 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/server/test_mermaid_faces.py": (
-        "MERMAID's verify over MCP; make test keeps MCP's verify with Tool-MAD and DPD",
+        "MERMAID's verify over MCP and from Python; make test keeps MCP's verify with Tool-MAD and DPD and "
+        "MERMAID's golden record",
         (
             "test_mcp_verify_claim",
+            "test_python_api",
         ),
     ),
     "tests/server/test_response_claim_kept.py": (
