@@ -153,11 +153,12 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/golden/test_golden.py": (
-        "the eval records of DPD and MERMAID; make test keeps every method's verify records and the other eval "
-        "records",
+        "DPD's verify and eval records and MERMAID's eval record; make test keeps every other method's verify "
+        "records, MERMAID's, Tool-MAD's eval record and DPD's protocol in process (tests/methods/dpd)",
         (
             "test_every_method_answers_as_recorded[eval-dpd]",
             "test_every_method_answers_as_recorded[eval-mermaid]",
+            "test_every_method_answers_as_recorded[verify-dpd]",
         ),
     ),
     "tests/guard/conformance/test_gateway_limits.py": (
@@ -181,11 +182,13 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "tests/llm/test_llama_cpp.py": (
         "the embedded model in process: make test keeps its held generation, state cache, readers and scored "
-        "choices; these add a whole Tool-MAD round on it (golden records check Tool-MAD's protocol) and the greedy "
-        "grammar sampler's token-for-token match with the full-vocabulary check",
+        "choices, and the thread count read from the load (test_llama_threads); these add a whole Tool-MAD round "
+        "on it (golden records check Tool-MAD's protocol), the greedy grammar sampler's token-for-token match with "
+        "the full-vocabulary check, and a model of its own loaded on a busy machine taking both cores later",
         (
             "test_one_round_of_tool_mad_runs_end_to_end_on_the_real_model",
             "test_a_greedy_grammar_call_writes_what_the_full_vocabulary_check_writes",
+            "test_a_model_loaded_on_a_busy_machine_runs_on_both_cores_once_the_load_falls",
         ),
     ),
     "tests/llm/test_llama_server.py": (
