@@ -84,7 +84,7 @@ class OpenAIBackend:
         self.model = model
         self.endpoint = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_URL).rstrip("/")
         key = api_key or os.environ.get("OPENAI_API_KEY")
-        remember_endpoints([self.endpoint])  # what no caller may read of the checker (util/scrub.py)
+        remember_endpoints([self.endpoint])  # what no caller may read of the checker (util/scrub/)
         remember_secrets([key] if key else [])
         if not key:
             if self.endpoint == OPENAI_DEFAULT_URL:

@@ -1,6 +1,6 @@
 """What a run needs to be run again beyond its settings: package versions, source revision, each role's model,
 behaviour-changing environment variables and input checksums, in ``run.json`` or beside a batch's results.
-Nothing secret is recorded (util/scrub.py)."""
+Nothing secret is recorded (util/scrub/)."""
 
 from __future__ import annotations
 

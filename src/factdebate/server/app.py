@@ -134,7 +134,7 @@ def create_app(config: ServiceConfig | None = None, *, build: Builder | None = N
                            expose_headers=[CHECK_ID_HEADER, GUARD_CHECK_ID_HEADER, ACTION_HEADER, REFUTED_HEADER])
     app.add_middleware(CheckIdHeader)  # outside the body limit and the key check: their refusals carry it too
     app.add_middleware(SecurityHeaders)
-    app.add_middleware(ScrubResponses)  # what any answer says passes one scrub on its way out (util/scrub.py)
+    app.add_middleware(ScrubResponses)  # what any answer says passes one scrub on its way out (util/scrub/)
     # out of CPU: the chat door's 503 before any of the above costs the busy process a step (openai_chat/shed_gate.py)
     app.add_middleware(ShedGate, service=service)
     # every request counted and timed, its model calls and searches watched (server/ops/metrics.py)

@@ -64,7 +64,7 @@ class Service:
 
     @classmethod
     def build(cls, config: ServiceConfig, build: Builder | None = None) -> Service:
-        # Its keys, database URL and endpoints reach no caller, whatever text carries them (util/scrub.py).
+        # Its keys, database URL and endpoints reach no caller, whatever text carries them (util/scrub/).
         remember_settings(config.model_dump(mode="json"), secrets=config.secret_values())
         pool = ResourcePool(config.resource_cache_size, build, lite_copies=config.shared_state)
         # A database server holds everything (replicas on several machines); otherwise the batch store's

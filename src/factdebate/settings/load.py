@@ -61,7 +61,7 @@ def load_settings(config_file: str | Path | None = None, overrides: dict[str, An
                                                                     for name in Settings.model_fields})
     settings._config_file = config  # for the run's provenance (run/provenance.py)
     _offline_default(settings)
-    remember_settings(settings.model_dump(mode="json"))  # its secrets and endpoints reach no caller (util/scrub.py)
+    remember_settings(settings.model_dump(mode="json"))  # its secrets and endpoints reach no caller (util/scrub/)
     return settings
 
 

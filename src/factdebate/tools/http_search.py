@@ -19,7 +19,7 @@ class HttpSearchTool:
         self.attempts = attempts
         self.base_delay = base_delay
         self._key = api_key or None
-        remember_endpoints([self.base_url])  # what no caller may read of the engine (util/scrub.py)
+        remember_endpoints([self.base_url])  # what no caller may read of the engine (util/scrub/)
         remember_secrets([api_key] if api_key else [])
 
     def __repr__(self) -> str:  # never show the key

@@ -83,7 +83,7 @@ _HEADER_VALUE = re.compile(r"^[A-Za-z0-9 ,:.\-]{1,64}$")
 def scrubbed(text: str) -> str:
     """An upstream's error text as the caller reads it: no address (a proxy's error names the server behind
     it), no host name or IP, no secret the process holds, no key-shaped string (an error that quotes the key it
-    was sent): util/scrub.py."""
+    was sent): util/scrub/."""
     return hide_endpoints(text)
 
 

@@ -45,7 +45,7 @@ class QuietProbes(logging.Filter):
 def quiet_probes(name: str = ACCESS_LOGGER) -> None:
     """Attach :class:`QuietProbes` to uvicorn's access logger (once; uvicorn's logging configuration keeps a
     logger's filters). Put in front of the logger's other filters, so it reads uvicorn's arguments before one
-    rewrites the message (util/scrub.py)."""
+    rewrites the message (util/scrub/)."""
     logger = logging.getLogger(name)
     if not any(isinstance(f, QuietProbes) for f in logger.filters):
         logger.filters.insert(0, QuietProbes())
