@@ -368,3 +368,18 @@ async def test_a_claim_the_window_s_answer_leaves_out_is_asked_alone_with_its_pa
 def _asked(backend: ScriptedBackend) -> list[str]:
     """The prompts ``backend`` was asked, in order, but the stance step's (one a label: test_stance.py)."""
     return [info.prompt for info, _ in backend.calls if not info.prompt.startswith("guard_stance")]
+
+
+async def test_a_claim_opening_with_it_keeps_the_window_s_verdict_under_the_reply_s_subject() -> None:
+    """The extractor writes the second sentence's claim as "It was finished in 1889."; the claim is checked as
+    "The Eiffel Tower was finished in 1889." (the reply's subject in place of "It"). It is the same statement, so
+    the window's verdict for it stands: no claim is asked alone (offline, that second call is about 30 s)."""
+    text = "The Eiffel Tower stands in Paris. It was finished in 1889."
+    events: list[dict[str, Any]] = []
+    result, backend = await run_check(script(claims=["The Eiffel Tower stands in Paris.", "It was finished in 1889."]),
+                                      text, events=events, **FAST)
+    assert _asked(backend) == ["guard_window"]
+    assert [(c.claim, c.status, c.label.value if c.label else None) for c in result.claims] == [
+        ("The Eiffel Tower stands in Paris.", "checked", "SUPPORTS"),
+        ("The Eiffel Tower was finished in 1889.", "checked", "SUPPORTS")]
+    assert not [e for e in events if e["event"] == "span_begin" and e["kind"] == "guard_window_reask"]

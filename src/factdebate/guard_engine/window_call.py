@@ -374,8 +374,19 @@ class WindowCall:
                                                             _correction(item) if label.value == "REFUTES" else None))
 
     def outcome_of(self, claim: str) -> Decided | None:
-        """The verdict the window's call gave ``claim`` (each claim's once), or None."""
-        return self.decided.pop(_folded(claim), None)
+        """The verdict the window's call gave ``claim`` (each claim's once), or None. A claim the extractor wrote
+        opening with "It" reaches its check with the reply's subject in its place ("It was finished in 1889." is
+        checked as "The Eiffel Tower was finished in 1889.", response_level/grounding.py's ``uncovered_places``):
+        the same statement, so its verdict is the one given under the words the extractor wrote. Without this it
+        was asked again alone, a second call (about 30 s offline) for a verdict already in hand."""
+        folded = _folded(claim)
+        if (found := self.decided.pop(folded, None)) is not None:
+            return found
+        for key in list(self.decided):
+            rest = key.removeprefix("it ")
+            if rest != key and folded.endswith(" " + rest):
+                return self.decided.pop(key)
+        return None
 
     async def alone(self, claim: str) -> TierOutcome:
         """The fast tier's outcome for ``claim``, which the window's answer gave no usable verdict (its item
