@@ -225,7 +225,17 @@ def test_numbers_are_read_as_values_whatever_their_writing() -> None:
     assert numbers("nineteen eighty-nine") == {"1989"} and numbers("twenty twenty") == {"2020"}
     assert numbers("Everest is 8\u202f849 m high.") == numbers("Everest is 8 849 metres high.") == {"8849"}
     assert numbers("\u0661\u0669\u0668\u0669") == {"1989"}  # Eastern Arabic digits
-    assert numbers("It costs 3.5 euros.") == {"3", "5"}  # a decimal as before
+    assert numbers("It costs 3.5 euros.") == {"3.5"}  # a decimal is one value
+
+
+def test_a_claims_numbers_are_held_to_the_passages_as_values() -> None:
+    city = [Document(id="c", title="Lyon", text="Lyon has 1,500,000 inhabitants and lies 2.50 km from the Rhône "
+                                                "weir, built in nineteen eighty-nine; 3 locks and 5 gates.")]
+    assert unseen_numbers("Lyon has 1.5 million inhabitants.", city) == ""  # 1,500,000 is 1.5 million
+    assert unseen_numbers("Lyon lies 2.5 km from the weir, built in 1989.", city) == ""
+    assert unseen_numbers("Lyon has more than 2 million inhabitants.", city) == ""  # a bound, scale and all
+    # 3.5 is a value the passage does not write, whatever digits it writes apart; values come sorted as values
+    assert "writes 3.5, 10: a number" in unseen_numbers("Lyon lies 3.5 km from the weir, 10 km from Vienne.", city)
 
 
 async def test_a_supports_that_quotes_no_passage_about_the_claim_is_unchecked_said_why() -> None:

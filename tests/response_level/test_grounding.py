@@ -68,7 +68,7 @@ def test_grounding_is_on_names_and_numbers_not_the_first_word() -> None:
 
 def test_numbers_in_words_are_read_as_numbers() -> None:
     assert numbers("twenty-six metres, three hundred and five days, 1,791 steps, 3.5 km") == \
-        {"26", "305", "1791", "3", "5"}
+        {"26", "305", "1791", "3.5"}
     assert numbers("one of the largest") == set()
 
 
@@ -79,6 +79,41 @@ def test_years_in_two_halves_and_dates_are_read_as_values() -> None:
     assert numbers("on April 15, 1912") == numbers("on 15 April 1912") == numbers("on 1912-04-15") == \
         {"1912", "4", "15"}
     assert numbers("Maybe 5 of them marched 3 km.") == {"5", "3"}
+
+
+def test_numbers_are_read_as_values() -> None:
+    # A decimal is one value, written once; thousands are grouped by a comma (as English writes them) or by a
+    # thin, narrow, no-break or plain space, the decimal mark after them the other mark.
+    assert numbers("1.50 m") == numbers("1.5 m") == {"1.5"} and numbers("0.25 l") == {"0.25"}
+    assert numbers("1,788 steps") == numbers("1788 steps") == {"1788"} and numbers("2.0") == {"2"}
+    assert numbers("1,234.5 and 1.234,5 and 3,5 km") == {"1234.5", "3.5"}
+    assert numbers("Everest is 8\u2009849 m high.") == numbers("Everest is 8\u00a0849 m high.") == {"8849"}
+    assert numbers("\u0663\u066b\u0665 \u0661\u0669\u0668\u0669") == {"3.5", "1989"}  # Eastern Arabic: 3.5 1989
+    assert numbers("\u0661\u066c\u0667\u0668\u0668") == {"1788"} and numbers("8 8490") == {"8", "8490"}
+    assert numbers("on 15.04.1912, at 192.168.0.1") == {"15", "4", "1912", "192", "168", "0", "1"}
+    # A scale word multiplies the digits before it; alone in the plural it is no amount.
+    assert numbers("1.5 million people") == numbers("1,500,000 people") == {"1500000"}
+    assert numbers("a million people") == {"1000000"} and numbers("hundreds of people") == set()
+    assert numbers("the fifth largest") == set() and numbers("Sources [1, 2]") == set()
+
+
+def test_numbers_in_french_spanish_and_german_words_are_read() -> None:
+    assert numbers("La tour mesure trois cent trente mètres et a été finie en mil huit cent quatre-vingt-neuf.") \
+        == {"330", "1889"}
+    assert numbers("La torre mide trescientos treinta metros y fue terminada en mil ochocientos ochenta y nueve.") \
+        == {"330", "1889"}
+    assert numbers("Die Mauer fiel neunzehnhundertneunundachtzig und ist dreiundvierzig Kilometer lang.") == \
+        {"1989", "43"}
+    assert numbers("Il y a deux millions de personnes.") == {"2000000"}
+    # An English text is read in English only: "fire" is 4 in Danish, "once" 11 in Spanish, "elf" 11 in German.
+    assert numbers("Once the fire was out, an elf and Otto sang.") == set()
+
+
+def test_years_said_in_halves_are_one_year() -> None:
+    assert numbers("in nineteen eighty-nine and nineteen ninety") == {"1989", "1990"}
+    assert numbers("twenty twenty-one") == {"2021"} and numbers("'Square Two' is an album.") == {"2"}
+    assert numbers("nineteen hundred and five") == {"1905"} and numbers("two thousand and five") == {"2005"}
+    assert numbers("nineteen, twenty") == {"19", "20"}  # two numbers said apart are two
 
 
 def test_a_claim_writing_an_iso_date_or_a_measure_in_words_is_the_texts() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from decimal import Decimal
 
 from factdebate.core.runtime import count_reply
 from factdebate.core.types import Document, Label
@@ -105,7 +106,7 @@ def unsupported_words(sentence: str, claim: str, quote: str) -> list[str]:
     written = _WORD.findall(quote)
     quoted = {w.casefold() for w in written} | {stem(w) for w in written}
     missing = [n for n in sorted(names(sentence) - names(claim)) if n not in quoted and stem(n) not in quoted]
-    return missing + sorted(numbers(sentence) - numbers(claim) - numbers(quote), key=int)
+    return missing + sorted(numbers(sentence) - numbers(claim) - numbers(quote), key=Decimal)
 
 
 async def supported_by_quote(sentence: str, evidence: ClaimEvidence, llm: LLM, *,

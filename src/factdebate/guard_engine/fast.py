@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from factdebate.core.runtime import count_reply
 from factdebate.core.types import THREE_LABELS, Document, Label
@@ -147,10 +148,10 @@ def unquoted_support(claim: str, verdict: FastVerdict) -> str:
 
 # Numbers a claim names without stating them as its value: a bound ("before 1940", "over 300 metres"), a decade
 # or a century ("the late 1800s", "the 14th century"), and any number of a negated claim ("did not sink in 1915"):
-# a passage that supports the claim need not write them.
+# a passage that supports the claim need not write them. A bound's scale word is the bound's ("over 2 million").
 _BOUND = re.compile(r"\b(?:before|after|until|till|by|since|over|under|more than|less than|fewer than|at least|"
                     r"at most|nearly|almost|about|around|approximately|roughly|up to|within)\s+(?:the\s+)?(?:year\s+)?"
-                    r"\d[\d,.]*", re.I)
+                    r"\d[\d,.]*(?:\s+(?:hundred|thousand|million|billion|trillion)\b)?", re.I)
 _PERIOD = re.compile(r"\b\d{1,3}0'?s\b|\b\d{1,2}(?:st|nd|rd|th)[\s-]+century\b", re.I)
 _NEGATED = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.I)
 
@@ -169,7 +170,7 @@ def unseen_numbers(claim: str, documents: list[Document]) -> str:
     passages that write 1887 and 1889 only, and again over a passage on a war that writes 1899."""
     texts = [f"{d.title}: {d.text}" for d in documents]
     shown = set().union(*(numbers(t) for t in texts if about(claim, t))) if texts else set()
-    unseen = sorted(stated_numbers(claim) - shown, key=int)
+    unseen = sorted(stated_numbers(claim) - shown, key=Decimal)  # values: "2.5" sorts before "10"
     if not unseen:
         return ""
     return (f"the checker answered SUPPORTS, but no passage it was shown about the claim's subject writes "

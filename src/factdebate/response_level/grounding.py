@@ -14,11 +14,15 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from datetime import date
+from decimal import Decimal
 from functools import cache, lru_cache
 from itertools import pairwise
 from pathlib import Path
+
+from text_to_num import Occurence, alpha2digit, find_numbers, text2num
 
 from factdebate.response_level.lemmas import lemmas
 from factdebate.response_level.relative import relative_years
@@ -80,14 +84,6 @@ _CLAUSE = re.compile(r";\s+|,\s+(?:and|but|while|whereas|yet|so)\s+(?=[a-z]*\s*\
 _VERBS = frozenset(("is", "was", "are", "were", "has", "had", "have", "can", "could", "will", "would", "became",
                     "remains", "remained", "includes", "included", "also", "then", "it", "its"))
 
-# Numbers in words ("one" is left out: "one of the largest" counts nothing).
-_UNITS = {w: i for i, w in enumerate(("zero", "_", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-                                      "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
-                                      "seventeen", "eighteen", "nineteen"))}
-_UNITS.pop("_")
-_TENS = {w: 10 * i for i, w in enumerate(("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy",
-                                           "eighty", "ninety")) if w}
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _EXAMPLE = Path(__file__).resolve().parents[1] / "prompts" / "claims_extract.j2"
 
 
@@ -109,50 +105,192 @@ def content_words(text: str) -> set[str]:
 
 
 # Numbers a text writes that state nothing: a list item's number ("3. ", "**3.**", "(3)"), a citation marker
-# ("[1]", "[^2]", "【3†source】") and a footnote definition's ("[^1]: ...").
-_NOT_STATED = re.compile(
-    r"^\s*(?:[*_]{1,2})?\(?\d{1,3}[.)](?:[*_]{1,2})?(?=\s)|\[\^?\d{1,3}\]:?|【\d{1,3}[^】]{0,40}】", re.M)
+# ("[1]", "[^2]", "[1, 2]", "【3†source】") and a footnote definition's ("[^1]: ...").
+_NOT_STATED = re.compile(r"^\s*(?:[*_]{1,2})?\(?\d{1,3}[.)](?:[*_]{1,2})?(?=\s)|\[\^?\d{1,3}(?:,\s?\d{1,3})*\]:?|"
+                         r"【\d{1,3}[^】]{0,40}】", re.M)
 
 
 # Thousands grouped by a thin, narrow or no-break space (SI style: "8 849 m"), or by a plain space before
 # exactly three digits that end the number ("8 849 metres").
-_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u2009\u202f\u00a0]\d{3})+(?![\d.,]\d)")
-# A year said in two halves begins with a teen or a tens word ("nineteen eighty-nine", "twenty twenty").
-_YEAR_HALVES = frozenset(w for w in (*_UNITS, *_TENS) if w not in ("zero", "two", "three", "four", "five", "six",
-                                                                   "seven", "eight", "nine", "ten"))
+_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u2009\u202f\u00a0]\d{3})+(?![.,]?\d)")
+# Arabic's decimal and thousands marks ("٣٫٥" is 3.5, "١٬٠٠٠" 1000), read as the marks English writes.
+_ARABIC_MARKS = str.maketrans({"\u066b": ".", "\u066c": ","})
+_DIGITS = re.compile(r"\d[\d.,]*\d|\d")  # digits of any script ("١٩٨٩"), with the marks between them
+# Commas before groups of exactly three digits ("1,788", "384,400"), or points twice or more ("1.234.567").
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3}){2,}")
+# A decimal mark: the last mark after thousands grouped by the other ("1,234.5", "1.234,5"), or a number's
+# one mark where it groups no thousands ("3.5", "0.25", "3,5").
+_DECIMAL = re.compile(r"(\d{1,3}(?:,\d{3})+)\.(\d+)|(\d{1,3}(?:\.\d{3})+),(\d+)|(\d+)[.,](\d+)")
+
+
+def _value(digits: str) -> str:
+    """A number as its value is written once: no leading zero, no trailing decimal zero ("09": "9", "1.50":
+    "1.5", "100": "100")."""
+    return format(Decimal(digits).normalize(), "f")
+
+
+def _digit_values(token: str) -> list[str]:
+    """The values one run of digits and marks (:data:`_DIGITS`) writes: a number with its thousands grouped or
+    a decimal mark is one value; any other run (a date "15.04.1912", an address "192.168.0.1") is its runs of
+    digits, each a number."""
+    if token.isdigit():
+        return [_value(token)]
+    if _THOUSANDS.fullmatch(token):
+        return [_value(re.sub(r"\D", "", token))]
+    if match := _DECIMAL.fullmatch(token):
+        whole, fraction = [g for g in match.groups() if g is not None]
+        return [_value(re.sub(r"\D", "", whole) + "." + fraction)]
+    return [_value(run) for run in re.findall(r"\d+", token)]
+
+
+# Numbers in words are read by text2num (text_to_num), in English and in a language it reads whose commonest
+# words the text writes more of than English's: the text's language is not known here, and every language at
+# once reads English words as numbers ("fire" is 4 in Danish, "once" 11 in Spanish, "elf" 11 in German).
+_COMMONEST = {
+    "en": "the of and is was in with to for on that",
+    "fr": "le la les des de du et est une un il y en dans avec sont été au aux pour par sur qui",
+    "es": "el la los las de del y es una un con fue por en que se",
+    "it": "il lo la gli le di del della e è una un con che sono fu",
+    "pt": "o os de da dos das e é um uma com foi são em que não",
+    "de": "der die das den dem des und ist ein eine mit von wurde im zu nicht",
+    "nl": "de het een van en zijn werd met niet op",
+    "da": "og er det den en af til ikke blev med på"}
+_LANGUAGES_OF = {word: frozenset(lang for lang, words in _COMMONEST.items() if word in words.split())
+                 for word in " ".join(_COMMONEST.values()).split()}
+# A word of another language than English: only then are the words counted (most texts are English).
+_FOREIGN = re.compile(r"\b(?:" + "|".join(w for w, langs in _LANGUAGES_OF.items() if langs != {"en"}) + r")\b")
+_TOKEN = re.compile(r"\d[\d.,]*\d|\d|[^\W\d_]+|[^\w\s]")  # runs of digits, words, and each mark
+# A number word alone counts from 2 on (text2num converts one whose value is not below the threshold): "one of
+# the largest" counts nothing.
+_THRESHOLD = 1.5
+
+
+class _Token(str):
+    """A token as text2num's ``find_numbers`` reads it (its Token protocol)."""
+
+    __slots__ = ()
+
+    def text(self) -> str:
+        return str(self)
+
+    def nt_separated(self, previous: _Token) -> bool:
+        return False  # written text: punctuation is a token of its own
+
+    def not_a_number_part(self) -> bool:
+        return False
+
+
+def _languages(text: str) -> list[str]:
+    """The languages whose number words to read in ``text``: English where text2num finds any, and each other
+    language whose commonest words (:data:`_COMMONEST`) the text writes most, twice or more and more often than
+    English's (a list of initials writes Portuguese's "o" and "e" once)."""
+    # (alpha2digit, text2num's reading of a whole text, keeps a word with an apostrophe or a hyphen on its edge
+    # whole: "'Two'" is no number to it, and is one to find_numbers, which is given the marks as tokens)
+    spaced = text.replace("'", " ").replace("-", " - ")
+    out = ["en"] if alpha2digit(spaced, "en", _THRESHOLD) != spaced else []
+    folded = text.casefold()
+    if not _FOREIGN.search(folded):
+        return out
+    hits = Counter(lang for word in _WORD.findall(folded) for lang in _LANGUAGES_OF.get(word, ()))
+    best = max((count for lang, count in hits.items() if lang != "en"), default=0)
+    return out + [lang for lang, count in hits.items() if lang != "en" and count == best > max(hits["en"], 1)]
+
+
+# How a scale word ends in the plural ("hundreds", "Millionen", "millioner"), by language.
+_PLURAL = {"de": "en", "nl": "en", "da": "er"}
+
+
+def _is_scale(number: Occurence) -> bool:
+    """Whether ``number`` is one word for a power of ten from a hundred on ("hundred", "millions", "mil")."""
+    value = Decimal(repr(number.value))
+    return number.end - number.start == 1 and value >= 100 and value == 10 ** (len(str(int(value))) - 1)
+
+
+def _multiplied(tokens: list[_Token], number: Occurence) -> str | None:
+    """The value of digits that a scale word right after them multiplies ("1.5 million": 1500000), if any."""
+    before = tokens[number.start - 1] if number.start and _is_scale(number) else ""
+    values = _digit_values(before) if before[:1].isdigit() else []
+    return _value(str(Decimal(values[0]) * Decimal(repr(number.value)))) if len(values) == 1 else None
+
+
+def _said(tokens: list[_Token], language: str) -> tuple[set[str], set[int]]:
+    """The numbers ``tokens`` say in words of ``language``, and the indices of the runs of digits a word
+    multiplies ("1.5 million": 1500000). Ordinals count nothing ("the second largest" states no 2; "second" is
+    also a unit), nor does a scale word in the plural alone ("hundreds of people", "millones")."""
+    said = [n for n in find_numbers(tokens, language, _THRESHOLD) if not n.is_ordinal]
+    out: set[str] = set()
+    used: set[int] = set()
+    halves = False
+    for number, after in zip(said, [*said[1:], None], strict=False):
+        if halves:  # the second half of a year already read
+            halves = False
+        elif after is not None and _year_halves(number, after):
+            # text2num reads "nineteen eighty-nine" as 19 and 89, "twenty twenty" as 20 and 20: one year
+            out.add(str(int(number.value) * 100 + int(after.value)))
+            halves = True
+        elif (product := _multiplied(tokens, number)) is not None:
+            out.add(product)
+            used.add(number.start - 1)
+        elif not (_is_scale(number) and tokens[number.start].casefold().endswith(_PLURAL.get(language, "s"))):
+            out.add(_value(repr(number.value)))
+    return out, used
+
+
+def _year_halves(first: Occurence, second: Occurence) -> bool:
+    """Whether two numbers said in words, one right after the other, are a year said in halves: each a whole
+    number of two digits, the first from ten on ("nineteen twelve", "twenty twenty")."""
+    return first.end == second.start and all(n.value == int(n.value) and 10 <= n.value < 100
+                                              for n in (first, second))
+
+
+@lru_cache(maxsize=4096)  # a passage is read again for every claim checked on it: CPU per reply
+def _numbers(text: str) -> frozenset[str]:
+    text = _NOT_STATED.sub(" ", text).translate(_ARABIC_MARKS)
+    text = _GROUPED.sub(lambda m: re.sub(r"\D", "", m.group()), text)  # "8 849" and "8 849" are 8849
+    found = {str(month) for month in _dated_months(text)}  # "April 15, 1912" writes the 4 of "1912-04-15"
+    languages = _languages(text)
+    if not languages:
+        return frozenset(found | {v for token in _DIGITS.findall(text) for v in _digit_values(token)})
+    tokens = [_Token(token) for token in _TOKEN.findall(text)]
+    used: set[int] = set()
+    for language in languages:
+        said, multiplied = _said(tokens, language)
+        found |= said
+        used |= multiplied
+    return frozenset(found | {v for i, token in enumerate(tokens) if token[:1].isdigit() and i not in used
+                              for v in _digit_values(token)})
 
 
 def numbers(text: str) -> set[str]:
-    """The numbers ``text`` writes, in digits ("1,788" as "1788") or in words ("twenty-six" as "26"), less those
-    that state nothing (:data:`_NOT_STATED`)."""
-    text = _NOT_STATED.sub(" ", text)
-    text = _GROUPED.sub(lambda m: re.sub(r"\D", "", m.group()), text)  # "8 849" and "8 849" are 8849
-    # Digits of any script ("١٩٨٩" is 1989), a leading zero read as the value ("09" of
-    # "1989-11-09" is 9)
-    found = {str(int(n)) for token in re.findall(r"\d[\d.,]*", text)
-             for n in re.findall(r"\d+", token.replace(",", ""))}
-    found |= {str(month) for month in _dated_months(text)}  # "April 15, 1912" writes the 4 of "1912-04-15"
-    value: int | None = None
-    last = ""
-    for word in re.findall(r"[a-z]+", text.lower().replace("-", " ")):
-        if last in _YEAR_HALVES and value is not None and 10 <= value < 100 and (
-                word in _TENS or _UNITS.get(word, 0) >= 10):
-            # "nineteen eighty-nine" is the year 1989, not 19 + 80 + 9; "nineteen twelve" 1912, not 19 + 12
-            value = value * 100 + _TENS.get(word, 0) + _UNITS.get(word, 0)
-        elif word == "one" and last in _TENS and value is not None:
-            value += 1  # "ninety-one" ("one" alone counts nothing: "one of the largest")
-        elif word in _UNITS or word in _TENS:
-            value = (value or 0) + _UNITS.get(word, 0) + _TENS.get(word, 0)
-        elif word in _SCALES and value is not None:
-            value *= _SCALES[word]
-        elif word != "and" or value is None:
-            if value is not None:
-                found.add(str(value))
-            value = None
-        last = word
-    if value is not None:
-        found.add(str(value))
-    return found
+    """The numbers ``text`` writes, as values, less those that state nothing (:data:`_NOT_STATED`).
+
+    Digits of any script count ("١٩٨٩" is 1989), a leading zero read as the value ("09" of "1989-11-09" is 9),
+    with thousands grouped by a thin, narrow, no-break or plain space ("8 849"). A value is written once: "1.50"
+    is "1.5", "3,5" is "3.5". A comma before groups of exactly three digits groups thousands ("1,788" is 1788,
+    as English writes it); a point is a decimal point ("1.788" is 1.788) unless it groups thousands twice
+    ("1.234.567") or a comma follows it ("1.234,5" is 1234.5); a run with other marks is its runs of digits
+    ("15.04.1912" writes 15, 4 and 1912). A month named in a date is its number.
+
+    Number words are read by text2num (:func:`_languages` chooses the languages): "twenty-six" is 26, "trois
+    cent trente" 330, "1.5 million" 1500000; a year said in halves is one year ("nineteen eighty-nine" is
+    1989). "one" alone, ordinals ("fifth") and plural scales ("hundreds of") count nothing."""
+    return set(_numbers(text))
+
+
+def is_number_word(word: str) -> bool:
+    """Whether ``word`` is an English number word but "one" ("twenty", "hundred": no predicate, no verb)."""
+    return _is_number_word(word.casefold())
+
+
+@lru_cache(maxsize=8192)
+def _is_number_word(folded: str) -> bool:
+    if folded == "one" or len(folded) < 2 or not folded.isalpha():
+        return False
+    try:
+        text2num(folded, "en")
+    except ValueError:
+        return False
+    return True
 
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -303,9 +441,9 @@ def _has_verb(words: Sequence[str]) -> bool:
     if any(_FINITE.fullmatch(w) for w in words) or any(w.endswith("ed") and len(w) > 4 for w in words[1:]):
         return True
     for word, after in pairwise(words[1:]):
-        if not word[:1].islower() or len(word) < 3 or word in _FUNCTION or word in _UNITS or word in _TENS:
+        if not word[:1].islower() or len(word) < 3 or word in _FUNCTION or is_number_word(word):
             continue
-        if after.casefold() in _AFTER_VERB or after[:1].isupper() or after[:1].isdigit() or after in _UNITS:
+        if after.casefold() in _AFTER_VERB or after[:1].isupper() or after[:1].isdigit() or is_number_word(after):
             return True
     return False
 
@@ -336,7 +474,7 @@ def predicate_words(claim: str) -> set[str]:
         if (word[:1].isupper() and not ordinary) or word.isdigit() or len(word) < 3:
             continue
         folded = word.casefold()
-        if folded in _FUNCTION or folded in _UNITS or folded in _TENS or folded in _SCALES:
+        if folded in _FUNCTION or is_number_word(folded):
             continue
         out.add(folded)
     return out
@@ -526,7 +664,7 @@ def left_unsaid(sentence: str, claims: Sequence[str]) -> list[str]:
         return []
     said = forms(w for c in claims for w in _WORD.findall(c))
     written = set().union(*(numbers(c) for c in claims))
-    out = [n for n in sorted(numbers(_ITEM_NUMBER.sub("", sentence, count=1)) - written, key=int)]
+    out = [n for n in sorted(numbers(_ITEM_NUMBER.sub("", sentence, count=1)) - written, key=Decimal)]
     parts = [p for p in _JOINS.split(sentence) if p and p.strip()]
     words = [content_words(p) for p in parts]
     touched = [any(among(w, said) for w in own) for own in words]
