@@ -113,8 +113,6 @@ _NOT_STATED = re.compile(r"^\s*(?:[*_]{1,2})?\(?\d{1,3}[.)](?:[*_]{1,2})?(?=\s)|
 # Thousands grouped by a thin, narrow or no-break space (SI style: "8 849 m"), or by a plain space before
 # exactly three digits that end the number ("8 849 metres").
 _GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u2009\u202f\u00a0]\d{3})+(?![.,]?\d)")
-# Arabic's decimal and thousands marks ("٣٫٥" is 3.5, "١٬٠٠٠" 1000), read as the marks English writes.
-_ARABIC_MARKS = str.maketrans({"\u066b": ".", "\u066c": ","})
 _DIGITS = re.compile(r"\d[\d.,]*\d|\d")  # digits of any script ("١٩٨٩"), with the marks between them
 # Commas before groups of exactly three digits ("1,788", "384,400"), or points twice or more ("1.234.567").
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3}){2,}")
@@ -157,8 +155,9 @@ _COMMONEST = {
     "da": "og er det den en af til ikke blev med på"}
 _LANGUAGES_OF = {word: frozenset(lang for lang, words in _COMMONEST.items() if word in words.split())
                  for word in " ".join(_COMMONEST.values()).split()}
-# A word of another language than English: only then are the words counted (most texts are English).
-_FOREIGN = re.compile(r"\b(?:" + "|".join(w for w, langs in _LANGUAGES_OF.items() if langs != {"en"}) + r")\b")
+# The words of another language than English: only where the text writes one are its words counted (most
+# texts are English).
+_FOREIGN = frozenset(w for w, langs in _LANGUAGES_OF.items() if langs != {"en"})
 _TOKEN = re.compile(r"\d[\d.,]*\d|\d|[^\W\d_]+|[^\w\s]")  # runs of digits, words, and each mark
 # A number word alone counts from 2 on (text2num converts one whose value is not below the threshold): "one of
 # the largest" counts nothing.
@@ -189,7 +188,7 @@ def _languages(text: str) -> list[str]:
     spaced = text.replace("'", " ").replace("-", " - ")
     out = ["en"] if alpha2digit(spaced, "en", _THRESHOLD) != spaced else []
     folded = text.casefold()
-    if not _FOREIGN.search(folded):
+    if _FOREIGN.isdisjoint(folded.split()):  # (a function word is seldom written against a mark)
         return out
     hits = Counter(lang for word in _WORD.findall(folded) for lang in _LANGUAGES_OF.get(word, ()))
     best = max((count for lang, count in hits.items() if lang != "en"), default=0)
@@ -245,7 +244,8 @@ def _year_halves(first: Occurence, second: Occurence) -> bool:
 
 @lru_cache(maxsize=4096)  # a passage is read again for every claim checked on it: CPU per reply
 def _numbers(text: str) -> frozenset[str]:
-    text = _NOT_STATED.sub(" ", text).translate(_ARABIC_MARKS)
+    # Arabic's decimal and thousands marks ("٣٫٥" is 3.5, "١٬٠٠٠" 1000) are the marks English writes
+    text = _NOT_STATED.sub(" ", text).replace("\u066b", ".").replace("\u066c", ",")
     text = _GROUPED.sub(lambda m: re.sub(r"\D", "", m.group()), text)  # "8 849" and "8 849" are 8849
     found = {str(month) for month in _dated_months(text)}  # "April 15, 1912" writes the 4 of "1912-04-15"
     languages = _languages(text)
