@@ -36,7 +36,7 @@ from factdebate.methods.toolmad.paper import label_guide_on
 from factdebate.methods.toolmad.score_note import agreed, note_applies, passes, score_note
 from factdebate.methods.toolmad.scripted import REPLIES
 from factdebate.methods.toolmad.settings import ToolMADSettings
-from factdebate.prompts import render
+from factdebate.prompts import Prompt, render
 from factdebate.scoring.consistency import consistency
 from factdebate.scoring.faithfulness import faithfulness
 from factdebate.scoring.relevance import answer_relevance
@@ -76,6 +76,16 @@ def ending(last: Round) -> str:
     if None in labels or len(labels) != 1:
         return "disagreed"
     return "unscored" if any(turn.score_errors for turn in last.turns) else "low_score"
+
+
+def debate_prompt(cfg: ToolMADSettings, agent_desc: str, claim: str, documents: list[Document], *,
+                  label_guide: bool, number_notes: bool, others: list[dict[str, str]] | None = None,
+                  note: list[dict[str, str]] | None = None) -> Prompt:
+    """A debater's prompt (Fig. 5) as the debate renders it; the label guide and the number note are given
+    apart so that benchmarks/label_guide.py can render one turn with each of them on and off."""
+    return render("debate_answer", agent_desc=agent_desc, claim=claim, others=others or [], documents=documents,
+                  answer_sentences=cfg.answer_sentences, score_note=note, label_guide=label_guide,
+                  number_notes=number_notes)
 
 
 @dataclass
@@ -198,10 +208,9 @@ class ToolMAD(Method[ToolMADSettings]):
         if previous is not None and note_applies(cfg) and agreed(previous) and confirmed is not None:
             await confirmed.wait()  # the note reads the previous round's scores: a round ahead waits for them
         note = score_note(previous, index, agent.tool is not None, cfg)
-        prompt = render("debate_answer", agent_desc=agent.desc, claim=claim, others=others, documents=documents,
-                        answer_sentences=cfg.answer_sentences, score_note=note,
-                        label_guide=label_guide_on(cfg, resources.settings),
-                        number_notes=notes_numbers(resources.settings))
+        prompt = debate_prompt(cfg, agent.desc, claim, documents, others=others, note=note,
+                               label_guide=label_guide_on(cfg, resources.settings),
+                               number_notes=notes_numbers(resources.settings))
         turn = await answer_turn(resources.debater, prompt, agent=agent.name, round=r, tool=agent.tool_name,
                                  query=query, query_changed=changed, evidence=documents,
                                  temperature=resources.settings.llm.temperature)
