@@ -71,6 +71,9 @@ def ensure_onnx_model() -> Path:
     return path
 
 
+# The most rows one ONNX run encodes (see encode).
+RUN_ROWS = 16
+
 class OnnxInt8Embedder(Embedder):
     """Drop-in :class:`Embedder` on ONNX Runtime (vectors about 0.96 cosine to the float model's)."""
 
@@ -113,9 +116,13 @@ class OnnxInt8Embedder(Embedder):
             return np.zeros((0, self.dim), dtype=np.float32)
         tokenizer, session = self._load()
         out: list[np.ndarray] = []
+        # At most RUN_ROWS rows a run, whatever the caller's batch: each run pads to its longest text, so smaller
+        # runs pad less (384 built-in passages: 68 CPU-s in runs of 16, 78 in runs of 64), and Ctrl-C or a stop,
+        # which Python sees only between runs, lands a quarter as late in a niced background build.
+        step = max(1, min(batch_size, RUN_ROWS))
         with self._encode_lock:
-            for start in range(0, len(texts), batch_size):
-                encoded = tokenizer.encode_batch(texts[start : start + batch_size])
+            for start in range(0, len(texts), step):
+                encoded = tokenizer.encode_batch(texts[start : start + step])
                 feed = {"input_ids": np.array([e.ids for e in encoded], dtype=np.int64),
                         "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
                         "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64)}
