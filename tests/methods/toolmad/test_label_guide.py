@@ -14,6 +14,7 @@ from factdebate.run.claim import run_claim
 from tests.helpers import CLAIM, debate_script, resources_for
 
 GUIDE = "First say what the documents state about the claim's subject"
+SILENT = "NOT ENOUGH INFO is for documents that say nothing about it"
 # The debaters disagree every round, so the judge is asked too.
 SPLIT = {(agent, r): label for r in (1, 2, 3) for agent, label in (("rag", "SUPPORTS"), ("search", "REFUTES"))}
 
@@ -33,8 +34,9 @@ async def test_the_offline_model_reads_the_guide_and_the_verdict_declares_it() -
     debaters, judges, declared = await run("llama-cpp:qwen2.5-coder-1.5b")
     assert debaters and judges
     assert all(GUIDE in text for text in debaters + judges)
-    assert "NOT ENOUGH INFO is for documents that say nothing about it" in judges[0]
-    assert judges[0].endswith("NOT ENOUGH INFO is for documents that say nothing about it.\n\nReasoning:")
+    # Documents silent on the claim are NOT ENOUGH INFO: each debater and the judge read it right before they
+    # reason (benchmarks/label_guide.py measures whether the offline model follows it).
+    assert all(text.endswith(SILENT + ".\n\nReasoning:") for text in debaters + judges)
     assert "label_guide" in declared
 
 
