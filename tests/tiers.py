@@ -201,6 +201,13 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_every_reader_reads_a_newline_inside_a_json_string_as_the_server_wrote_it[dpd ballot]",
         ),
     ),
+    "tests/methods/toolmad/test_label_guide_offline.py": (
+        "make test keeps the label guide's prompt text on a scripted model (test_label_guide); this asks the "
+        "offline model about real built-in passages that are silent on the claim (minutes on 2 cores)",
+        (
+            "test_passages_about_someone_else_end_not_enough_info",
+        ),
+    ),
     "tests/methods/mermaid/test_embedded.py": (
         "MERMAID on the embedded model; make test keeps Tool-MAD on it (test_llama_cpp) and MERMAID's golden "
         "records",
