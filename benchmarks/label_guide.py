@@ -180,7 +180,8 @@ def table(rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
         for condition in conditions:
             hit = sum(r["answers"][condition] == gold for r in of)
             cells.append(f"{hit}/{len(of)} {interval(hit, len(of))}")
-            figures[f"{gold}.{condition}.recall"] = f"{hit}/{len(of)}"
+            # a figure's name is one word on the figures page: "NOT ENOUGH INFO" as NOT_ENOUGH_INFO
+            figures[f"{gold.replace(' ', '_')}.{condition}.recall"] = f"{hit}/{len(of)}"
         lines.append(f"| {gold} | {len(of)} | " + " | ".join(cells) + " |")
     lines.append("")
     for condition in conditions:
