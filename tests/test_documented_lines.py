@@ -270,6 +270,10 @@ RULES: dict[str, Rule] = {
     'echo "claims were still refuted after $attempt tries; giving up" >&2': Skip(LOOP),
     "exit 1": Skip(LOOP),
     ".venv/bin/python benchmarks/test_suite.py [--top 60] [--workers 3]": Script("runs the whole suite"),
+    ".venv/bin/python benchmarks/real_answers.py --answers 4 --record": Script(
+        "the real-answer table with the offline model (12 answers, about 20 minutes of both cores)"),
+    ".venv/bin/python benchmarks/real_answers.py --claims-level --claims 12 --record": Script(
+        "the claim-level table with the offline model (24 claims, about 15 minutes of both cores)"),
     ".venv/bin/python benchmarks/real_answers.py --answers 20 --tiers fast,standard --methods madke --llm "
     "openai:gpt-4o-mini": Script("the real-answer table with a served "
                                                                      "model: hundreds of its calls"),
