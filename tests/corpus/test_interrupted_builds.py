@@ -141,9 +141,10 @@ def test_ctrl_c_while_the_vectors_build_in_the_background_stops_them_with_the_co
     seven batches): Ctrl-C once its first batch is written ends the command with 130 and no verdict, and the
     child with it, before its build was complete (no marker; its log says it stopped)."""
     data = tmp_path / "data"
-    # The claim's first RAG search is held for as long as the test may take: the verdict cannot come first.
+    # The claim's first RAG search (which starts the build) is held on the full-text index for as long as the
+    # test may take: the verdict cannot come first.
     env = fresh_env(data, onnx_model, FACTDEBATE_RETRIEVAL__BUILTIN_DOCS="400", FACTDEBATE_LLM="scripted:agree",
-                    TEST_HELD="factdebate.tools.rag_pending:PendingRagTool:search", TEST_HOLD_S=str(WAIT_S))
+                    TEST_HELD="factdebate.tools.rag_pending:PendingRagTool:_full_text", TEST_HOLD_S=str(WAIT_S))
     proc = _start(env, tmp_path / "trace.jsonl")
     before = _interrupt_after_first_vectors(proc, data)
     try:

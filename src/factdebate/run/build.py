@@ -96,7 +96,8 @@ def _vectors(settings: Settings) -> Build:
 
 def _pending_rag(settings: Settings) -> Tool | None:
     """With ``while_indexing: full_text`` and the vectors incomplete: the full-text index now, the vectors
-    searched once built in the background (tools/rag_pending.py); else None."""
+    built in the background from the tool's first search and searched once built (tools/rag_pending.py); else
+    None."""
     from factdebate.corpus import vectors_later
 
     if settings.retrieval.corpus != BUILTIN_CORPUS or settings.retrieval.while_indexing != "full_text":
@@ -112,7 +113,6 @@ def _pending_rag(settings: Settings) -> Tool | None:
 
         # Here, before the claim (whose scores need it too), not in the child and the claim's scorer at once.
         ensure_onnx_model()
-    vectors_later.start(build)
     return PendingRagTool(build, settings.retrieval.corpus)
 
 
