@@ -383,3 +383,67 @@ async def test_a_claim_opening_with_it_keeps_the_window_s_verdict_under_the_repl
         ("The Eiffel Tower stands in Paris.", "checked", "SUPPORTS"),
         ("The Eiffel Tower was finished in 1889.", "checked", "SUPPORTS")]
     assert not [e for e in events if e["event"] == "span_begin" and e["kind"] == "guard_window_reask"]
+
+
+async def test_a_claim_numbered_to_the_wrong_sentence_covers_the_it_sentence_it_restates() -> None:
+    """The offline model's window answer for the proxy quick start's reply, as it wrote it: "The Eiffel Tower
+    stands in Paris." numbered sentence 1, though it restates sentence 2 ("It stands in Paris.") with the reply's
+    subject in place of "It". The claim goes on sentence 2, and sentence 2 is not reported again as a claim whose
+    "It" could not be resolved (the reader saw that line under a sentence the check had supported)."""
+    answer = {"claims": [
+        {"claim": "The Eiffel Tower was finished in 1899.", "sentences": [1], "label": "SUPPORTS", "passage": 0,
+         "quote": "", "correction": ""},
+        {"claim": "The Eiffel Tower stands in Paris.", "sentences": [1], "label": "SUPPORTS", "passage": 1,
+         "quote": "The Eiffel Tower is a tower in Paris.", "correction": ""}]}
+    base = script()
+
+    def respond(call: Any, messages: Any, params: Any) -> str:
+        return json.dumps(answer) if call.prompt.startswith("guard_window") else str(base(call, messages, params))
+
+    text = "The Eiffel Tower was finished in 1899. It stands in Paris."
+    result, _ = await run_check(respond, text, policy="flag", question="Tell me about the Eiffel Tower.", **FAST)
+    assert [(c.claim, text[c.span.start:c.span.end] if c.span else None) for c in result.claims] == [
+        ("The Eiffel Tower was finished in 1899.", "The Eiffel Tower was finished in 1899."),
+        ("The Eiffel Tower stands in Paris.", "It stands in Paris.")]
+    assert result.claims[1].status == "checked"
+    assert "It stands in Paris." not in result.text.split("Fact check:")[1]  # the footnotes the reader sees
+
+
+async def test_a_checker_on_this_machine_is_asked_for_labels_without_passage_numbers_or_quotes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checker on this machine with the stance step on (the offline default) writes each claim's label and
+    correction only: the stance step copies the quote from the passages shown and decides it, so a passage number
+    and a quote are tokens (about a tenth of a second each offline) that nothing reads. Its SUPPORTS is checked on
+    the passage sentence the stance step copied."""
+    from factdebate.guard_engine import window_call
+
+    monkeypatch.setattr(window_call, "checker_runs_here", lambda settings: True)
+    lean = {"claims": [{"claim": "The Eiffel Tower stands in Paris.", "sentences": [1], "label": "SUPPORTS",
+                        "correction": ""}]}
+    asked: list[tuple[str, Any]] = []
+    base = script()
+
+    def respond(call: Any, messages: Any, params: Any) -> str:
+        if call.prompt.startswith("guard_window"):
+            asked.append((messages[0]["content"], params.json_schema))
+            return json.dumps(lean)
+        return str(base(call, messages, params))
+
+    result, _ = await run_check(respond, "The Eiffel Tower stands in Paris.", **FAST)
+    prompt, schema = asked[0]
+    fields = schema["properties"]["claims"]["items"]["properties"]
+    assert set(fields) == {"claim", "sentences", "label", "correction"}
+    assert '"quote"' not in prompt and "copy from it" not in prompt
+    claim = result.claims[0]
+    assert (claim.status, claim.label.value if claim.label else None) == ("checked", "SUPPORTS")
+    assert claim.evidence[0].quote == "The Eiffel Tower is a tower in Paris."  # copied by the stance step
+
+
+def test_a_window_answer_s_numbers_are_held_to_those_shown() -> None:
+    """llama.cpp's grammar of a JSON schema ignores an integer's minimum and maximum (the offline model numbered a
+    claim of a two-sentence answer 3): the numbers are an enumeration."""
+    from factdebate.guard_engine.window_call import window_schema
+
+    item = window_schema(4, 2, 200, 3)["properties"]["claims"]["items"]["properties"]
+    assert item["sentences"]["items"]["enum"] == [1, 2]
+    assert item["passage"]["enum"] == [0, 1, 2, 3]

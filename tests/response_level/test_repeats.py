@@ -51,3 +51,26 @@ def test_a_claim_with_a_new_name_or_number_is_not_a_repeat() -> None:
 def test_only_closed_objects_are_read() -> None:
     text = '{"claims": [{"claim": "A.", "sentences": [1]}, {"claim": "B is'
     assert [c for c, _ in written_claims(text)] == ["A."]
+
+
+EIFFEL = ["The Eiffel Tower was finished in 1899.", "It stands in Paris."]
+
+
+def test_the_list_ends_at_a_claim_no_sentence_states_once_every_sentence_is_held() -> None:
+    """The offline model's window answer for the proxy quick start's two sentences, as it wrote it: after the two
+    claims that hold both sentences it went on with claims from the passages ("a lattice tower", "a tall
+    structure"), which grounding drops; the list ends before them."""
+    reply = json.dumps({"claims": [item("The Eiffel Tower was finished in 1899.", 1),
+                                   item("The Eiffel Tower stands in Paris.", 1),
+                                   item("The Eiffel Tower is a lattice tower.", 2),
+                                   item("The Eiffel Tower is a tall structure.", 2)]})
+    kept = next(k for k in map(end_when_repeating(EIFFEL), prefixes(reply)) if k is not None)
+    assert [c["claim"] for c in json.loads(kept)["claims"]] == [
+        "The Eiffel Tower was finished in 1899.", "The Eiffel Tower stands in Paris."]
+
+
+def test_a_claim_beyond_the_sentences_before_every_sentence_is_held_does_not_end_it() -> None:
+    reply = json.dumps({"claims": [item("The Eiffel Tower was finished in 1899.", 1),
+                                   item("The Eiffel Tower is a lattice tower.", 1),
+                                   item("The Eiffel Tower stands in Paris.", 2)]})
+    assert all(end_when_repeating(EIFFEL)(p) is None for p in prefixes(reply))

@@ -111,20 +111,29 @@ EXAMPLE = json.dumps({"claims": [
      "quote": "The Quorvel Bridge opened to traffic in 1881.", "correction": EXAMPLE_CORRECTION}]})
 
 
+# The lean answer (:attr:`WindowCall.lean`): each claim's label and correction, without a passage number or a quote.
+LEAN_EXAMPLE = json.dumps({"claims": [{k: v for k, v in item.items() if k not in ("passage", "quote")}
+                                      for item in json.loads(EXAMPLE)["claims"]]})
+
+
 def window_schema(max_items: int, count: int, longest: int, passages: int,
-                  quote_chars: int = QUOTE_CHARS) -> dict[str, Any]:
+                  quote_chars: int = QUOTE_CHARS, *, lean: bool = False) -> dict[str, Any]:
     """The extraction's schema (response_level/extract.py's ``claims_schema``) with each claim's verdict and
-    correction (empty unless the claim is refuted)."""
-    numbers = {"type": "integer", "minimum": 1, "maximum": max(1, count)}
-    item = {"type": "object", "additionalProperties": False,
-            "required": ["claim", "sentences", "label", "passage", "quote", "correction"],
-            "properties": {"claim": {"type": "string", "minLength": 1, "maxLength": longest},
-                           "sentences": {"type": "array", "minItems": 1, "maxItems": MOST_SOURCES,
-                                         "items": numbers},
-                           "label": {"type": "string", "enum": LABELS},
-                           "passage": {"type": "integer", "minimum": 0, "maximum": max(0, passages)},
-                           "quote": {"type": "string", "maxLength": quote_chars},
-                           "correction": {"type": "string", "maxLength": CORRECTION_CHARS}}}
+    correction (empty unless the claim is refuted); ``lean``: without the passage number and the quote. A
+    sentence's and a passage's number are each one of the numbers shown (an enumeration: llama.cpp's grammar of a
+    JSON schema does not hold an integer to its minimum and maximum, and the offline model numbered a claim of a
+    two-sentence answer 3)."""
+    numbers = {"type": "integer", "enum": list(range(1, max(1, count) + 1))}
+    fields: dict[str, Any] = {
+        "claim": {"type": "string", "minLength": 1, "maxLength": longest},
+        "sentences": {"type": "array", "minItems": 1, "maxItems": MOST_SOURCES, "items": numbers},
+        "label": {"type": "string", "enum": LABELS},
+        "passage": {"type": "integer", "enum": list(range(0, max(0, passages) + 1))},
+        "quote": {"type": "string", "maxLength": quote_chars},
+        "correction": {"type": "string", "maxLength": CORRECTION_CHARS}}
+    if lean:
+        fields = {k: v for k, v in fields.items() if k not in ("passage", "quote")}
+    item = {"type": "object", "additionalProperties": False, "required": list(fields), "properties": fields}
     return {"type": "object", "additionalProperties": False, "required": ["claims"],
             "properties": {"claims": {"type": "array", "minItems": 1, "maxItems": max_items, "items": item}}}
 
@@ -325,6 +334,16 @@ class WindowCall:
         """Whether the checker runs on this machine, where every prompt token costs (:data:`LOCAL_PASSAGES_PER_K`)."""
         return checker_runs_here(self.ctx.settings)
 
+    @property
+    def lean(self) -> bool:
+        """Whether the answer leaves out each claim's passage number and quote: a checker on this machine (where
+        every token it writes costs about a tenth of a second) with the stance step on, which copies the quote
+        from the passages itself and decides its stance (guard_engine/stance.py), so neither is read. The
+        offline model's quotes were most of its answer (455 tokens for a two-sentence reply, 109 s), rarely a
+        passage's words, and its passage numbers named the wrong passage; without them the stance step copies
+        the sentence closest to the claim from every passage shown."""
+        return self.local and self.ctx.settings.guard.stance_step
+
     async def _ask(self, text: str, units: Sequence[tuple[int, int]], room: int, shown: list[Document], *,
                    question: str | None, context: str | None) -> ClaimsReply | None:
         """The window's claims with their verdicts kept; None when the answer's claims cannot be read."""
@@ -333,8 +352,11 @@ class WindowCall:
         settings = tier_settings(self.ctx.settings, method=self.ctx.options.method, tier="fast",
                                  mode=self.ctx.options.evidence_mode, scope=self.ctx.scope)
         checker = tier_resources(self.ctx.resources, settings).llm("debater")
+        lean = self.lean
+        if lean:
+            max_tokens -= VERDICT_TOKENS * room // 2  # no passage number or quote: about half a verdict's tokens
         prompt = render("guard_window", text=numbered(text, units), question=question, context=context,
-                        documents=shown, max_claims=room, example=EXAMPLE)
+                        documents=shown, max_claims=room, example=LEAN_EXAMPLE if lean else EXAMPLE, lean=lean)
 
         with span("claims and their fast verdicts", "extraction"):
             count_reply("guard_window", "asked")
@@ -342,7 +364,7 @@ class WindowCall:
                 [{"role": "user", "content": prompt.text}],
                 GenParams(temperature=0.0, max_tokens=max_tokens,
                           json_schema=window_schema(room, len(units), most, len(shown),
-                                                    LOCAL_QUOTE_CHARS if self.local else QUOTE_CHARS),
+                                                    LOCAL_QUOTE_CHARS if self.local else QUOTE_CHARS, lean=lean),
                           ended=end_when_repeating([text[a:b] for a, b in units])),
                 agent=AGENT, prompt=prompt.name)
         items, _ = parse_claims(reply.text, len(units))

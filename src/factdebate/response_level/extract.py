@@ -29,6 +29,8 @@ from factdebate.response_level.grounding import (
     forms,
     grounded,
     in_english,
+    reply_subject,
+    subject_in_place,
     uncovered_places,
     without_label,
 )
@@ -331,13 +333,15 @@ def _share(words: set[str], unit: str) -> float:
     return sum(among(w, found) for w in words) / len(words) if words else 0.0
 
 
-def placed_right(drawn: Drawn, text: str, units: Sequence[tuple[int, int]]) -> Drawn:
+def placed_right(drawn: Drawn, text: str, units: Sequence[tuple[int, int]], subject: str | None = None) -> Drawn:
     """``drawn`` with its sentences corrected where they plainly are not the ones it was drawn from (see
-    :data:`_MOSTLY`)."""
+    :data:`_MOSTLY`). A sentence opening with "It" is read with ``subject`` (the reply's) in its place: "The
+    Eiffel Tower stands in Paris." numbered 1 is drawn from "It stands in Paris.", not from "The Eiffel Tower was
+    finished in 1899.", which would leave the second sentence uncovered and its "It" unresolved."""
     words = content_words(drawn.claim)
     if not drawn.sentences or not words or len(units) < 2:
         return drawn
-    shares = [_share(words, text[a:b]) for a, b in units]
+    shares = [_share(words, subject_in_place(text[a:b], subject)) for a, b in units]
     said = max((shares[n - 1] for n in drawn.sentences if n <= len(units)), default=0.0)
     best = max(range(len(units)), key=lambda i: shares[i])
     if shares[best] < _MOSTLY or shares[best] - said < _CLEARLY:
@@ -349,7 +353,8 @@ def _held_to_text(items: list[Drawn] | None, text: str, source: str, max_claims:
                   opening: str | None = None, units: Sequence[tuple[int, int]] = ()) -> Held:
     """The claims ``source`` grounds plus the text's uncovered sentences, each with its sentences; those dropped."""
     # A claim the extractor copied with its line's label ("Answer: Paris is ...") is the statement after it.
-    drawn = {without_label(d.claim): placed_right(d, text, units) for d in items or []}
+    subject = reply_subject(text, opening)
+    drawn = {without_label(d.claim): placed_right(d, text, units, subject) for d in items or []}
     claims, ungrounded = grounded(list(drawn), source, translated={
         c for c, d in drawn.items() if not _drawn_in_english(text, units, d.sentences)}, answered={
         c for c, d in drawn.items() if _drawn_from_short_answers(text, units, d.sentences)})

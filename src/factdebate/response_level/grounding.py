@@ -681,6 +681,23 @@ def uncovered_sentences(text: str, claims: list[str], limit: int, *, opening: st
     return [sentence for sentence, _, _ in uncovered_places(text, claims, limit, opening=opening, covered=covered)]
 
 
+def reply_subject(text: str, opening: str | None = None) -> str | None:
+    """The subject a leading "It" of ``text``'s sentences stands for: that of ``opening`` (the reply's first
+    sentence, when ``text`` is a part of the reply), else of ``text``'s first sentence; None when it names none."""
+    bounds = sentences(text)
+    first = opening if opening is not None else text[bounds[0][0]:bounds[0][1]] if bounds else None
+    return _subject(first.strip()) if first else None
+
+
+def subject_in_place(sentence: str, subject: str | None) -> str:
+    """``sentence`` with a leading "It" replaced by ``subject`` ("It stands in Paris." read as "The Eiffel
+    Tower stands in Paris."), as :func:`uncovered_places` reads it; unchanged without a subject."""
+    stripped = sentence.strip()
+    if subject and (pronoun := _PRONOUN_START.match(stripped)):
+        return subject + stripped[pronoun.end():]
+    return sentence
+
+
 def uncovered_places(text: str, claims: list[str], limit: int, *, opening: str | None = None,
                      covered: Sequence[tuple[int, int]] = ()) -> list[tuple[str, int, int]]:
     """The sentences of ``text`` that state a fact the ``claims`` do not cover, at most ``limit``, as the text
@@ -695,8 +712,7 @@ def uncovered_places(text: str, claims: list[str], limit: int, *, opening: str |
     for claim, (span, _) in zip(claims, claim_spans(claims, text), strict=True):
         if span is not None:
             placed.setdefault(bisect_right(starts, span.start) - 1, []).append(claim)
-    first = opening if opening is not None else text[bounds[0][0]:bounds[0][1]] if bounds else None
-    subject = _subject(first.strip()) if first else None
+    subject = reply_subject(text, opening)
     out: list[tuple[str, int, int]] = []
     said = {" ".join(c.split()).casefold() for c in claims}  # a sentence said again word for word is not added twice
     for number, (start, end) in enumerate(bounds):
