@@ -30,8 +30,20 @@ def conversation_of(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]
 def local_host(options: dict[str, Any], config_file: str | Path | None, trace: str | Path | None,
                on_event: EventSink | None, backends: dict[str, Backend] | None,
                reviser: Reviser | None = None) -> tuple[GuardOptions, LocalHost]:
-    """The guard's options (``GUARD_OPTIONS`` of ``options``) and the caller's host over the rest."""
+    """The guard's options (``GUARD_OPTIONS`` of ``options``) and the caller's host over the rest. A Python
+    caller's ``deadline_s`` is the deadline, past ``guard.max_deadline_s`` too: that cap keeps a service's callers
+    from holding its checkers, and in its own process the caller is the operator (a 300 s deadline was cut to
+    120 s without a word, and the check it asked for time to finish came back unchecked). Past the setting's own
+    bound it is an error, as the setting is."""
     chosen = {name: options.pop(name) for name in list(options) if name in GUARD_OPTIONS}
     guard_options = GuardOptions.model_validate(chosen)
     settings = settings_from(options, config_file)
+    asked = guard_options.deadline_s
+    bound = type(settings.guard).model_fields["max_deadline_s"].metadata
+    most = next((float(m.le) for m in bound if getattr(m, "le", None) is not None), None)
+    if asked is not None and most is not None and asked > most:
+        raise InputError(f"deadline_s must be at most {most:g} seconds, got {asked:g}")
+    if asked is not None and asked > settings.guard.max_deadline_s:
+        guard = type(settings.guard).model_validate({**settings.guard.model_dump(), "max_deadline_s": asked})
+        settings = settings.model_copy(update={"guard": guard})
     return guard_options, LocalHost(settings, lambda s: session(s, backends, on_event, trace), reviser=reviser)
