@@ -3,6 +3,11 @@ other processes keep busy (no timing here; benchmarks/embedded_model.py measures
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
 from factdebate.llm import llama_threads
@@ -96,3 +101,23 @@ def test_the_free_cores_are_read_again_once_the_last_reading_is_old() -> None:
     busy[0] = 1.0
     clock.now = 2 * llama_threads.REREAD_S
     assert live.current().threads == 1  # and back down when a neighbour starts
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads Linux's /proc")
+def test_a_niced_child_of_this_process_is_not_counted_busy_and_a_plain_one_is() -> None:
+    """A child at nice 10 (the background vector build) yields its core to the model's threads, so it leaves it
+    free; a child at this process's own priority holds it. Each child spins until killed; the counts are those
+    of its runnable threads (1 while it spins)."""
+    spin = [sys.executable, "-c", "while True: pass"]
+    niced = subprocess.Popen(["nice", "-n", "10", *spin])
+    plain = subprocess.Popen(spin)
+    try:
+        deadline = time.monotonic() + 60
+        while llama_threads._runnable_threads(str(niced.pid)) == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)  # started and runnable (a loaded machine may take a moment)
+        assert llama_threads._niced_children_running() == 1
+    finally:
+        for child in (niced, plain):
+            child.kill()
+            child.wait()
+    assert llama_threads._niced_children_running() == 0
