@@ -1,7 +1,7 @@
 """The offline quick start of docs/ways/proxy.md, run as the page prints it: its one bash block (the stand-in
 upstream, ``factdebate serve`` in front of it, the wait for ``/v1/health`` and the curl) by bash, with its ports
 (9000 and 8000) moved to free ones, since other servers may hold those. tests/server/guard/test_stand_in.py runs
-it on a scripted checker and on the offline model; benchmarks/proxy_offline.py times it."""
+it on a scripted checker and on the offline model; benchmarks/guard_first_runs.py times it."""
 
 from __future__ import annotations
 

@@ -135,8 +135,9 @@ class GuardOptions(GivenEvidence):
 
     policy: Policy | None = Field(default=None, description="annotate, flag, hold, rewrite or block (default: the "
                                   "operator's guard.policy, flag unless set).")
-    deadline_s: float | None = Field(default=None, gt=0, description="Seconds to decide every claim; lowers, "
-                                     "never raises, the operator's guard.max_deadline_s.")
+    deadline_s: float | None = Field(default=None, gt=0, description="Seconds to decide every claim; a service's "
+                                     "caller lowers, never raises, the operator's guard.max_deadline_s (a Python "
+                                     "caller's own check has it, up to 3600).")
     tier: Tier | None = Field(default=None, description="fast (one call per claim), standard (one debate round) "
                               "or deep (the full method); never above guard.max_tier.")
     max_tier: Tier | None = Field(default=None, description="The highest tier a claim may climb to (its cost's cap): "

@@ -167,3 +167,5 @@ def test_the_offline_quick_start_marks_the_false_sentence_on_the_offline_model(t
     content = reply["choices"][0]["message"]["content"]
     assert content.startswith(SAYS) and marked(content), content
     assert "Traceback" not in said
+    if not reply["factdebate"]["deadline_missed"]:  # decided in time: the true sentence is not marked
+        assert "It stands in Paris." not in content.split(NOTES, 1)[-1], content
