@@ -60,12 +60,15 @@ def _payload(result: Any) -> Any:
 
 
 async def _when_ready(session: Any, tool: str, arguments: dict[str, Any]) -> Any:
-    """The tool's answer, asked again while the server says its index is being prepared (as an agent would)."""
+    """The tool's answer, asked again while the server says its index is being prepared, or, for a vector
+    search, while it answers from the full-text index in its stead until it has opened the vectors (as an agent
+    would: the answer says to ask again later; a loaded machine takes seconds past the build to open them)."""
     deadline = time.monotonic() + READY_WITHIN_S
     while True:
         result = await session.call_tool(tool, arguments)
         text = result.content[0].text if result.is_error and result.content else ""
-        if "being prepared" not in text or time.monotonic() > deadline:
+        stand_in = arguments.get("tool") == "rag" and "ask again later" in str(result.content)
+        if ("being prepared" not in text and not stand_in) or time.monotonic() > deadline:
             return _payload(result)
         await anyio.sleep(0.5)
 

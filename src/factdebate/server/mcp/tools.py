@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -237,20 +235,12 @@ async def _answer_tiers_now(index: Preparation, settings: Settings, max_tier: st
             f"supported did not climb to '{max_tier}') {why}; ask again later for the tiers above it")
 
 
-BUILD_NICE = 10  # the background index build's priority: below the checks the server answers meanwhile
-
-
 def prepare_indexes(settings: Settings, pool: ResourcePool, index: Preparation) -> None:
     """The background work: the built-in indexes the configured method searches, built if missing, then this
     process's searches over them opened (each process searches its own copy of a Milvus Lite folder: Milvus
     Lite serves one process at a time, docs/service.md). Until they are ready the tools say how far it is, and
-    serve the full-text index on its own once it is there (the fast tier). The thread runs at a lower priority,
-    as the command line's background build does (nice 10, corpus/vectors_later.py), and so do the threads and
-    processes it starts (the encoder's, Milvus Lite's): a check the server answers meanwhile gets the cores
-    first. At the same priority the build took a core from the first check's model (the MCP quick start's one
-    claim took 104 s)."""
-    with contextlib.suppress(OSError, AttributeError):  # where threads have no priority of their own: as it is
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BUILD_NICE)
+    serve the full-text index on its own once it is there (the fast tier). The builds run at a lower priority
+    (scale/builtin_indexes.py), the opening of the searches at the server's own."""
     pool.prepare_builtin(settings, index.follow, index.full_text.set)
 
 
