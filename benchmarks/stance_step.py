@@ -11,8 +11,9 @@ sentences closest to the claim by the encoder in use are copied as the quote, an
 many the annotators gave the matching stance: states = completely-support, contradicts = refute, neither =
 irrelevant; partially-support is counted apart) and recall, with Wilson intervals, and what the step does to a
 SUPPORTS or a REFUTES the checker gave: a SUPPORTS stands only on ``states``, a REFUTES only on
-``contradicts``. Rows are appended to ``--output``/rows.jsonl as each pair is decided; a second run on the same
-folder skips the pairs already there.
+``contradicts``; and of an in-process model, a SUPPORTS only on ``states`` of a quote that writes the claim
+(stance.writes_claim), which the table gives apart. Rows are appended to ``--output``/rows.jsonl as each pair
+is decided; a second run on the same folder skips the pairs already there.
 
 Where the backend reads the model's probability of each stance (llama.cpp in process), each row keeps them, and
 ``--thresholds-from DIR`` chooses on that folder's rows (another draw: its pairs are left out of this one) the
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.types import Document
-from factdebate.guard_engine.stance import StanceReply, closest_sentences, decided, stance_reply
+from factdebate.guard_engine.stance import StanceReply, closest_sentences, decided, stance_reply, writes_claim
 from factdebate.run.build import build_resources
 from factdebate.settings.load import settings_from
 
@@ -92,6 +93,15 @@ def table(rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
     lines.append(f"a SUPPORTS on a refute or irrelevant pair stands on {wrong_kept} of {wrong}; on a "
                  f"completely-support pair on {sum(a == 'states' for a, s in got if s == 'completely-support')} of "
                  f"{sum(s == 'completely-support' for _, s in got)}")
+    # An in-process model's states stands only on a quote that writes the claim (stance.writes_claim)
+    written = [r["stance"] for r in rows if r["answer"] == "states" and writes_claim(r["claim"], r["quote"])]
+    hit = sum(s == "completely-support" for s in written)
+    of = sum(s == "completely-support" for _, s in got)
+    lines.append(f"states on a quote that writes the claim (an in-process model's SUPPORTS): precision {hit}/"
+                 f"{len(written)} {interval(hit, len(written))}, recall {hit}/{of} {interval(hit, of)}; "
+                 f"given to {json.dumps(dict(Counter(written)))}")
+    figures["written_states.precision"] = f"{hit}/{len(written)}"
+    figures["written_states.recall"] = f"{hit}/{of}"
     seconds = sorted(r["seconds"] for r in rows)
     if seconds:
         figures["median_s"] = seconds[len(seconds) // 2]

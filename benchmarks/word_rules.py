@@ -13,6 +13,9 @@ which the rule would stop the label:
 - ``bears_on`` (guard_engine/fast.py), applied by the stance step to the sentence it copies, stops a REFUTES
   whose sentence says nothing of what the claim states. Here any sentence of the passage may be the copied one
   (the most the rule lets through): right on refute pairs, a loss; on irrelevant pairs, a wrong flag stopped.
+- ``writes_claim`` (guard_engine/stance.py), applied to an in-process model's ``states``, stops a SUPPORTS
+  whose copied sentence does not write the claim's names, numbers and most of its words; any sentence may be
+  the copied one here too: on completely-support pairs, a loss; on the others, a wrong "checked" stopped.
 
 Shares come with Wilson intervals."""
 
@@ -34,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.results_log import add_record_flag, record
 from benchmarks.stance_pairs import PAIRS, STANCES
 from benchmarks.stance_pairs import _interval as interval
+from factdebate.guard_engine.stance import writes_claim
 
 
 def stopped(claim: str, evidence: str) -> dict[str, bool]:
@@ -41,7 +45,8 @@ def stopped(claim: str, evidence: str) -> dict[str, bool]:
     passage = Document(id="p", title="Passage", text=evidence)
     quotes = [evidence[a:b] for a, b in sentences(evidence)] or [evidence]
     return {"unseen_numbers": bool(unseen_numbers(claim, [passage])),
-            "bears_on": not any(bears_on(claim, q, f"Passage: {evidence}") for q in quotes)}
+            "bears_on": not any(bears_on(claim, q, f"Passage: {evidence}") for q in quotes),
+            "writes_claim": not any(writes_claim(claim, q) for q in quotes)}
 
 
 def main() -> None:
@@ -60,7 +65,7 @@ def main() -> None:
     figures: dict[str, str] = {"pairs": str(len(rows))}
     print(f"{len(rows)} pairs; the share of each stance's pairs on which the rule stops its label")
     print(f"{'rule':<16}" + "".join(f"{s:>28}" for s in STANCES))
-    for rule in ("unseen_numbers", "bears_on"):
+    for rule in ("unseen_numbers", "bears_on", "writes_claim"):
         cells = []
         for stance in STANCES:
             hit, of = hits[(rule, stance)], total[stance]

@@ -173,3 +173,60 @@ async def test_a_flag_needs_no_words_of_the_checker_s_own_but_a_copied_sentence_
         else:
             assert (claim.status, claim.label) == ("unchecked", None)
             assert "say nothing of what the claim states" in (claim.reason or "")
+
+
+# Claims of real chatbot answers (benchmarks/real_answers.py, FactBench's and FELM's sets) and the built-in
+# passage sentence the offline model's stance step called "states" on each.
+NOT_WRITTEN = [
+    ("C# is a modern, multi-paradigm programming language developed by Microsoft.",
+     "C is a general-purpose programming language created in 1972 by Dennis Ritchie.", "C (programming language)"),
+    ("Eise Eisinga was a Dutch amateur astronomer and clockmaker.",
+     "People from the Netherlands are referred to as Dutch.", "Netherlands"),
+    ("The Pilgrims first landed in Plymouth, Massachusetts in 1620.",
+     "In 1620, the Pilgrims established Plymouth Colony, the second successful settlement in British America.",
+     "Plymouth Colony"),
+    ("The largest waterfall in the world is the Victoria Falls, located on the border of Zambia and Zimbabwe.",
+     "Victoria Falls is a waterfall on the Zambezi River, located on the border between Zambia and Zimbabwe.",
+     "Victoria Falls"),
+    ("Michael Phelps has won a total of 28 Olympic medals.",
+     "Phelps also holds the all-time records for Olympic gold medals (23).", "Michael Phelps"),
+]
+WRITTEN = [
+    ("The Eiffel Tower stands in Paris.", "It stands on the Champ de Mars in Paris, France.", "Eiffel Tower"),
+    ("Toni Morrison won the Nobel Prize in Literature in 1993.",
+     "She was awarded the Nobel Prize in Literature in 1993.", "Toni Morrison"),
+    ("The Titanic sank in 1912 after striking an iceberg.",
+     "RMS Titanic sank on 15 April 1912 after striking an iceberg.", "Titanic"),
+]
+
+
+def test_a_quote_writes_its_claim_only_with_its_names_numbers_and_most_of_its_words() -> None:
+    from factdebate.guard_engine.stance import writes_claim
+
+    for claim, quote, title in NOT_WRITTEN:
+        assert not writes_claim(claim, quote, title), claim
+    for claim, quote, title in WRITTEN:
+        assert writes_claim(claim, quote, title), claim
+
+
+async def test_an_in_process_model_s_states_on_a_sentence_that_does_not_write_the_claim_leaves_it_unchecked() -> None:
+    from factdebate.llm.model import LLM
+
+    claim, quote, title = NOT_WRITTEN[0]
+    passage = Document(id="c", title=title, text=quote)
+    for name, stands in (("llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", False), ("openai:gpt-4o", True)):
+        backend, asked = _stance_double("states")
+        backend.name = name
+        out = await settled(claim, FastVerdict(Label.SUPPORTS, [passage]), LLM(backend, role="debater"),
+                            BagOfWordsEncoder())
+        assert len(asked) == 1
+        if stands:  # a served model's stance is taken as it answers (benchmarks/stance_step.py measures it)
+            assert out.label == Label.SUPPORTS and out.quote == quote
+        else:
+            assert out.label is None and out.problem is not None and "does not write its names" in out.problem
+    # the same model's states on a sentence that writes the claim stands, with that sentence as its quote
+    claim, quote, title = WRITTEN[0]
+    backend, _ = _stance_double("states")
+    backend.name = "llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    out = await settled(claim, FastVerdict(Label.SUPPORTS, [TOWER]), LLM(backend, role="debater"), BagOfWordsEncoder())
+    assert out.label == Label.SUPPORTS and out.quote == quote

@@ -81,7 +81,7 @@ def bears_on(claim: str, quote: str, passage: str = "") -> bool:
         return True
     if numbers(claim) and _numbers_as_written(quote, claim):
         return True
-    return any(_same_word(word, other) or _same_measure(word, other) for word in predicate for other in written)
+    return any(same_word(word, other) or _same_measure(word, other) for word in predicate for other in written)
 
 
 # Words that state one measure, whichever way they compare: a quote that writes "longer" speaks to a claim that
@@ -108,11 +108,11 @@ def about(claim: str, passage: str) -> bool:
     """Whether ``passage`` (its title and text) is about what ``claim`` is about: where the claim has names, the
     passage writes one of them as a name, or half of the claim's other words (:func:`bears_on`)."""
     named = names(claim)
-    if not named or any(_same_word(name, other) for name in named for other in names(passage)):
+    if not named or any(same_word(name, other) for name in named for other in names(passage)):
         return True
     predicate = predicate_words(claim)
     written = {w.casefold() for w in re.findall(r"[^\W_]+", passage)}
-    return bool(predicate) and 2 * sum(any(_same_word(w, other) for other in written) for w in predicate) >= len(
+    return bool(predicate) and 2 * sum(any(same_word(w, other) for other in written) for w in predicate) >= len(
         predicate)
 
 
@@ -124,7 +124,7 @@ def _numbers_as_written(quote: str, claim: str) -> set[str]:
     return numbers(quote)
 
 
-def _same_word(word: str, other: str) -> bool:
+def same_word(word: str, other: str) -> bool:
     if word == other or not lemmas(word).isdisjoint(lemmas(other)):
         return True
     # a shared stem joins two forms of one word; a short stem of a long word joins words that only begin alike
