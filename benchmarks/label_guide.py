@@ -17,6 +17,8 @@ Two sets, read at run time from the Tool-MAD authors' FEVER sample (``--fever``,
 Each claim is asked with the guide off (the papers' prompts) and on; the number note is on in both (the
 offline model's default), and with ``--number-note``, where the note says something for a claim, the claim is
 asked once more with the guide on and the note off (elsewhere the prompt is the same, and so is the answer).
+The ``subject`` column is the guide only where a document shown names the claim's subject
+(methods/kit/subject.py): its answer is the "on" answer there and the "off" answer elsewhere, the same prompts.
 The label is read by the method's parser (methods/kit/common.py ``read_answer``) from the first reply, asked
 as the method asks it (held to a "Verdict:" line on llama.cpp); a reply it cannot read is counted as
 unreadable, never as a label, and not asked again. ``--from K`` starts each set's seeded draw at its K-th
@@ -49,6 +51,7 @@ from factdebate.llm.base import GenParams
 from factdebate.llm.llama_threads import ENV as THREADS_ENV
 from factdebate.methods.kit.common import read_answer, search_tool, trim
 from factdebate.methods.kit.formats import verdict_params
+from factdebate.methods.kit.subject import names_subject
 from factdebate.methods.kit.turns import ANSWER_TOKENS
 from factdebate.methods.resources import Resources
 from factdebate.methods.toolmad.method import ToolMAD, debate_prompt
@@ -68,6 +71,9 @@ FEVER = ROOT.parent / "shared" / "datasets" / "toolmad_authors" / "fever.json"
 # (label guide, number note): the papers' prompts with the offline model's note, the offline default, and the
 # default without the note (asked only where the note says something).
 CONDITIONS = {"off": (False, True), "on": (True, True), "on-no-note": (True, False)}
+# The method's default: the guide where a document names the claim's subject (methods/kit/subject.py), else
+# the papers' prompt. Its prompt is one of the two asked, so its answer is read from theirs, not asked again.
+SUBJECT = "subject"
 LABELS = ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO", "unreadable")
 
 
@@ -153,8 +159,11 @@ async def measure(sets: dict[str, list[dict[str, Any]]], resources: Resources, p
                                                                               *CONDITIONS["on-no-note"])
             elif not noted:
                 answers["on-no-note"] = answers["on"]
+            named = names_subject(claim["claim"], documents)
+            answers[SUBJECT] = answers["on" if named else "off"]
             row = {"set": name, "id": claim["id"], "claim": claim["claim"], "gold": claim["gold"],
-                   "wording": wording, "noted": noted, "answers": answers, "replies": replies,
+                   "wording": wording, "noted": noted, "names_subject": named, "answers": answers,
+                   "replies": replies,
                    "documents": [d.title for d in documents], "seconds": round(time.monotonic() - started, 1)}
             done[key] = row
             with path.open("a", encoding="utf-8") as out:
@@ -170,7 +179,7 @@ def table(rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
     lines: list[str] = []
     figures: dict[str, Any] = {"claims": len(rows)}
     # The note's condition only where every row has it (asked, or the note silent for the claim).
-    conditions = [c for c in CONDITIONS if all(c in r["answers"] for r in rows)]
+    conditions = [c for c in (*CONDITIONS, SUBJECT) if all(c in r["answers"] for r in rows)]
     golds = [g for g in LABELS if any(r["gold"] == g for r in rows)]
     lines.append("| gold | n | " + " | ".join(f"recall, guide {c}" for c in conditions) + " |")
     lines.append("|---|---|" + "---|" * len(conditions))
@@ -198,7 +207,8 @@ def table(rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
         figures[f"refutations_found.{condition}"] = f"{found}/{len(refutes)}"
         figures[f"silent_called_refutes.{condition}"] = f"{wrong}/{len(silent_rows)}"
     lines.append("")
-    for a, b in [(a, b) for a, b in (("on", "off"), ("on", "on-no-note")) if b in conditions]:
+    pairs = (("on", "off"), ("on", "on-no-note"), (SUBJECT, "on"), (SUBJECT, "off"))
+    for a, b in [(a, b) for a, b in pairs if a in conditions and b in conditions]:
         for name, subset in (("all", rows), ("decidable", [r for r in rows if r["set"] == "decidable"]),
                              ("silent", silent_rows)):
             only_a = sum(r["answers"][a] == r["gold"] != r["answers"][b] for r in subset)

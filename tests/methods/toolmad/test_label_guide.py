@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from factdebate.core.deviations import keys
+from factdebate.core.types import Document
 from factdebate.run.claim import run_claim
-from tests.helpers import CLAIM, debate_script, resources_for
+from tests.helpers import CLAIM, StaticTool, debate_script, resources_for
 
 GUIDE = "First say what the documents state about the claim's subject"
 SILENT = "NOT ENOUGH INFO is for documents that say nothing about it"
@@ -19,10 +20,11 @@ SILENT = "NOT ENOUGH INFO is for documents that say nothing about it"
 SPLIT = {(agent, r): label for r in (1, 2, 3) for agent, label in (("rag", "SUPPORTS"), ("search", "REFUTES"))}
 
 
-async def run(model: str, **tool_mad: Any) -> tuple[list[str], list[str], list[str]]:
+async def run(model: str, tools: dict[str, Any] | None = None,
+              **tool_mad: Any) -> tuple[list[str], list[str], list[str]]:
     """The debaters' and the judge's prompts as the model read them, and the verdict's deviation keys."""
     resources, backend, _ = resources_for(debate_script(SPLIT), llm={"debater": model, "cache": False},
-                                          methods={"tool-mad": tool_mad})
+                                          methods={"tool-mad": tool_mad}, tools=tools)
     verdict = await run_claim(CLAIM, resources.settings, resources)
     assert verdict.decided_by == "judge"
     asked = [(info.prompt, messages[-1]["content"]) for info, messages in backend.calls]
@@ -52,3 +54,27 @@ async def test_the_setting_wins_either_way() -> None:
     assert GUIDE in debaters[0] and "label_guide" in declared
     debaters, _, declared = await run("llama-cpp:qwen2.5-coder-1.5b", label_guide=False)
     assert GUIDE not in debaters[0] and "label_guide" not in declared
+
+
+async def test_documents_about_something_else_are_read_with_the_papers_prompts() -> None:
+    # What the full-text index returned for a FEVER claim it holds no page on: namesakes (the guide made the
+    # offline model refute over them, benchmarks/decisions/label_guide.md).
+    claim = "Steve Coogan produced What Maisie Knew."
+    namesakes = [Document(id=title, title=title, text=f"{title} was an American businessman.")
+                 for title in ("Steve Wozniak", "Steve Jobs")]
+    tools = {"rag": StaticTool("rag", namesakes), "search": StaticTool("local", namesakes)}
+    resources, backend, _ = resources_for(debate_script(SPLIT), llm={"debater": "llama-cpp:qwen2.5-coder-1.5b",
+                                                                     "cache": False}, tools=tools)
+    verdict = await run_claim(claim, resources.settings, resources)
+    asked = [messages[-1]["content"] for info, messages in backend.calls if info.prompt in ("debate_answer", "judge")]
+    assert asked and verdict.decided_by == "judge"
+    assert not any(GUIDE in text for text in asked)
+    # where a debater is shown the subject's own page, that debater (and the judge, who reads every turn) is guided
+    tools["search"] = StaticTool("local", [Document(id="c", title="Steve Coogan",
+                                                    text="Steve Coogan is an English actor and producer.")])
+    resources, backend, _ = resources_for(debate_script(SPLIT), llm={"debater": "llama-cpp:qwen2.5-coder-1.5b",
+                                                                     "cache": False}, tools=tools)
+    await run_claim(claim, resources.settings, resources)
+    by_agent = {(info.agent, info.prompt): messages[-1]["content"] for info, messages in backend.calls}
+    assert GUIDE in by_agent[("search", "debate_answer")] and GUIDE not in by_agent[("rag", "debate_answer")]
+    assert any(GUIDE in text for (agent, prompt), text in by_agent.items() if prompt == "judge")

@@ -1,9 +1,9 @@
 """Silent evidence on the offline model itself: Tool-MAD's round-1 RAG debater, shown the built-in passages the
 full-text index returns for a FEVER NOT ENOUGH INFO claim (passages about someone or something else), answers
-NOT ENOUGH INFO with the papers' prompts; with the label guide it answers REFUTES, as
-benchmarks/label_guide.py measured on these claims (benchmarks/decisions/label_guide.md), a strict expected
-failure that turns into a failure once the guide stops doing so. The prompt is the method's, with the number
-note as the offline model gets it, on two llama.cpp threads as measured; minutes on 2 cores, skipped where
+NOT ENOUGH INFO with the offline default. The label guide, which turned these claims into REFUTES
+(benchmarks/decisions/label_guide.md), is given only where a document names the claim's subject, so the
+default's prompt here is the papers'. The prompt is the method's, with the number note as the
+offline model gets it, on two llama.cpp threads as measured; minutes on 2 cores, skipped where
 ``factdebate setup`` has not installed the model."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from factdebate.hub.offline_model import QWEN_CODER_1_5B
 from factdebate.llm.llama_threads import ENV as THREADS_ENV
 from factdebate.methods.kit.common import trim
 from factdebate.methods.kit.paper_setup import notes_numbers
+from factdebate.methods.kit.subject import names_subject
 from factdebate.methods.kit.turns import answer_turn
 from factdebate.methods.toolmad.method import ToolMAD, debate_prompt
 from factdebate.methods.toolmad.paper import label_guide_on
@@ -34,25 +35,24 @@ SILENT = [
     ("Avatar: The Last Airbender ran for 61 episodes.",
      ("The Last Supper (Leonardo)", "Fermat's Last Theorem", "Vlad the Impaler")),
 ]
-GUIDE = pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, reason="the label guide turns silent evidence into REFUTES on the offline model "
-    "(benchmarks/decisions/label_guide.md)"))
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not (installed_data_folder() / "models" / QWEN_CODER_1_5B.file).exists(),
                     reason="the offline model is not installed (factdebate setup)")
-@pytest.mark.parametrize("guide", [False, GUIDE], ids=["papers-prompts", "label-guide"])
 @pytest.mark.parametrize(("claim", "titles"), SILENT)
-async def test_passages_about_someone_else_end_not_enough_info(claim: str, titles: tuple[str, ...], guide: bool,
+async def test_passages_about_someone_else_end_not_enough_info(claim: str, titles: tuple[str, ...],
                                                                tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FACTDEBATE_DATA_DIR", str(offline_data_folder(tmp_path / "data", installed_data_folder())))
     monkeypatch.setenv(THREADS_ENV, "2")
-    settings = settings_from({"llm": QWEN, "cache": False, "label_guide": guide})
+    settings = settings_from({"llm": QWEN, "cache": False})
     cfg = ToolMAD().cfg(settings)
     articles = {document.title: document for document in load_builtin_corpus()}
     documents = trim([articles[title] for title in titles], settings.retrieval.max_doc_chars)
-    prompt = debate_prompt(cfg, agent_description("rag"), claim, documents, label_guide=label_guide_on(cfg, settings),
+    assert label_guide_on(cfg, settings)  # the offline default turns the guide on ...
+    guided = label_guide_on(cfg, settings) and names_subject(claim, documents)
+    assert not guided  # ... and these passages name nothing the claim is about: the papers' prompt
+    prompt = debate_prompt(cfg, agent_description("rag"), claim, documents, label_guide=guided,
                            number_notes=notes_numbers(settings))
     resources = build_resources(settings)
     try:

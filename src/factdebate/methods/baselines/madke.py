@@ -17,6 +17,7 @@ from factdebate.methods.base import CallProbe, Method, MethodSettings, register
 from factdebate.methods.baselines.utils import evidence_pool
 from factdebate.methods.kit.paper_setup import guide_labels, notes_numbers, number_notes, toolmad_backbone
 from factdebate.methods.kit.sources import homogeneous_deviation, rag_corpus_deviation, search_engine_deviation
+from factdebate.methods.kit.subject import names_subject
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge
 from factdebate.methods.resources import Resources
 from factdebate.prompts import render
@@ -48,8 +49,9 @@ class MADKESettings(MethodSettings):
     # debates (benchmarks/decisions/label_guide.md): the same two sentences, on the same models.
     label_guide: bool | None = Field(
         title="Say what the labels mean", default=None, json_schema_extra=offered(group="scoring"),
-        description="Two sentences before the debaters' and the judge's verdicts: first say what the documents "
-                    "state about the claim's subject, then whether it matches; another value makes the claim "
+        description="Two sentences before the debaters' and the judge's verdicts, where a document of the pool "
+                    "names the claim's subject: first say what the documents state about it, then whether it "
+                    "matches; another value makes the claim "
                     "REFUTES, and NOT ENOUGH INFO is for documents silent on it. Unset: on for an in-process GGUF "
                     "model other than the embedded SmolLM2, off for a served model. On is declared.")
 
@@ -99,9 +101,10 @@ class MADKE(Method[MADKESettings]):
                 + number_notes(settings)
                 + ([Deviation(key="label_guide", paper="the MADKE prompts the Tool-MAD paper ran name the labels "
                               "without saying what tells REFUTES from NOT ENOUGH INFO",
-                              here="the debaters' and the judge's prompts ask them to say first what the documents "
-                                   "state about the claim's subject and whether it matches: another value refutes "
-                                   "the claim (on for an in-process GGUF model)",
+                              here="where a document of the pool names the claim's subject, the debaters' and the "
+                                   "judge's prompts ask them to say first what the documents state about it and "
+                                   "whether it matches: another value refutes the claim (on for an in-process GGUF "
+                                   "model)",
                               restore="methods.madke.label_guide: false in the config")]
                    if guide_labels(self.cfg(settings).label_guide, settings) else []))
 
@@ -122,7 +125,8 @@ class MADKE(Method[MADKESettings]):
             if agreed:
                 return finish(claim, self.name, turns[0].label, "consensus", rounds)
         prompt = render("madke_judge", claim=claim, documents=pool, history=history_text(rounds),
-                        number_notes=notes_numbers(settings), label_guide=guide_labels(cfg.label_guide, settings))
+                        number_notes=notes_numbers(settings),
+                        label_guide=guide_labels(cfg.label_guide, settings) and names_subject(claim, pool))
         decision = await judge(resources.judge, prompt, round=len(rounds) + 1,
                                temperature=settings.llm.temperature)
         return finish(claim, self.name, decision.vote, "judge", rounds, [decision])
@@ -134,7 +138,8 @@ class MADKE(Method[MADKESettings]):
             {"desc": _desc(t.agent), "response": t.response} for t in previous if t.agent != name]
         prompt = render("madke_answer", agent_desc=_desc(name), claim=claim, others=others, documents=pool,
                         number_notes=notes_numbers(resources.settings),
-                        label_guide=guide_labels(self.cfg(resources.settings).label_guide, resources.settings))
+                        label_guide=guide_labels(self.cfg(resources.settings).label_guide, resources.settings)
+                        and names_subject(claim, pool))
         # The pool is stored once, on the round-1 turns; later rounds read the same documents.
         return await answer_turn(resources.debater, prompt, agent=name, round=r, tool="pool",
                                  query=claim if r == 1 else None, evidence=pool if r == 1 else [],

@@ -27,6 +27,7 @@ from factdebate.methods.kit.formats import (
 from factdebate.methods.kit.paper_setup import notes_numbers
 from factdebate.methods.kit.sources import heterogeneous
 from factdebate.methods.kit.speculation import play_rounds, speculation_wanted
+from factdebate.methods.kit.subject import names_subject
 from factdebate.methods.kit.turns import answer_turn, end_round, finish, judge, scored
 from factdebate.methods.resources import Resources
 from factdebate.methods.toolmad import paper
@@ -209,7 +210,7 @@ class ToolMAD(Method[ToolMADSettings]):
             await confirmed.wait()  # the note reads the previous round's scores: a round ahead waits for them
         note = score_note(previous, index, agent.tool is not None, cfg)
         prompt = debate_prompt(cfg, agent.desc, claim, documents, others=others, note=note,
-                               label_guide=label_guide_on(cfg, resources.settings),
+                               label_guide=label_guide_on(cfg, resources.settings) and names_subject(claim, documents),
                                number_notes=notes_numbers(resources.settings))
         turn = await answer_turn(resources.debater, prompt, agent=agent.name, round=r, tool=agent.tool_name,
                                  query=query, query_changed=changed, evidence=documents,
@@ -306,8 +307,9 @@ class ToolMAD(Method[ToolMADSettings]):
             for i, agent in enumerate(agents):
                 scores.append({"desc": agent.desc, "text": score_summary(i, rounds, cfg.scoring_variant)})
         history = format_history(rounds, [a.desc for a in agents], cfg.judge_evidence_chars)
+        read = [document for played in rounds for turn in played.turns for document in turn.evidence]
         prompt = render("judge", claim=claim, history=history, scores=scores, ending=ending(rounds[-1]),
                         score_kind=cfg.scoring_variant if cfg.scoring else "none",
-                        label_guide=label_guide_on(cfg, resources.settings))
+                        label_guide=label_guide_on(cfg, resources.settings) and names_subject(claim, read))
         return await judge(resources.judge, prompt, round=len(rounds) + 1,
                            temperature=resources.settings.llm.temperature)

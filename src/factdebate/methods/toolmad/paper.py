@@ -75,9 +75,10 @@ def deviations(cfg: ToolMADSettings, settings: RunSettings) -> list[Deviation]:
         found.append(Deviation(
             key="label_guide", paper="the debate and judge prompts (Fig. 5, 6) list the labels without saying what "
             "tells REFUTES from NOT ENOUGH INFO",
-            here="the debaters' and the judge's prompts end by asking them to say first what the documents state "
-                 "about the claim's subject and whether it matches: another value refutes the claim, and NOT ENOUGH "
-                 "INFO is for documents silent on it (on for an in-process GGUF model)", restore="--no-label-guide"))
+            here="where a document shown names the claim's subject, the debaters' and the judge's prompts end by "
+                 "asking them to say first what the documents state about it and whether it matches: another value "
+                 "refutes the claim, and NOT ENOUGH INFO is for documents silent on it (on for an in-process GGUF "
+                 "model)", restore="--no-label-guide"))
     if cfg.scoring and cfg.scoring_variant == "stability" and offline_scoring_on(cfg, settings):
         found.append(Deviation(
             key="offline_scoring", paper="faithfulness is the share of all an answer's statements that its "

@@ -86,11 +86,11 @@ class ToolMADSettings(MethodSettings):
     # what tells them apart (benchmarks/decisions/label_guide.md).
     label_guide: bool | None = Field(
         title="Say what the labels mean", default=None, json_schema_extra=offered(group="scoring"),
-        description="Two sentences before the debaters' and the judge's reasoning: first say what the documents "
-                    "state about the claim's subject, then whether it matches; another value (a place, date, "
-                    "number or name) makes the claim REFUTES, and NOT ENOUGH INFO is for documents silent on it. "
-                    "Unset: on for an in-process GGUF model other than the embedded SmolLM2 (the offline model), "
-                    "off for a served model. On is declared.")
+        description="Two sentences before the debaters' and the judge's reasoning, where a document they are "
+                    "shown names the claim's subject: first say what the documents state about it, then whether "
+                    "it matches; another value (a place, date, number or name) makes the claim REFUTES, and NOT "
+                    "ENOUGH INFO is for documents silent on it. Unset: on for an in-process GGUF model other than "
+                    "the embedded SmolLM2 (the offline model), off for a served model. On is declared.")
     # The offline model's rounds agree but almost never pass the paper's scores: MiniLM scores its answers'
     # relevance lower than the paper's encoder, and its scorer checks a refutation's conclusion ("X is not in
     # Rome") literally, so every claim costs three rounds and the judge (benchmarks/decisions/offline_scoring.md).
