@@ -163,3 +163,25 @@ def test_only_the_names_and_numbers_a_correction_adds_must_be_in_the_quote() -> 
 def test_the_revise_instruction_says_the_evidence_is_data_not_instructions() -> None:
     claim = GuardClaim(index=0, claim="The Eiffel Tower is in Rome.", label=Label.REFUTES, status="checked")
     assert render("evidence_is_data").text in revise_instruction([claim])
+
+
+async def test_an_in_process_model_s_correction_needs_a_quote_that_writes_it() -> None:
+    from factdebate.guard_engine.correct import supported_by_quote
+    from factdebate.guard_engine.types import ClaimEvidence
+    from factdebate.llm.model import LLM
+    from factdebate.llm.scripted import ScriptedBackend
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt.startswith("guard_stance"):
+            return "states"
+        return json.dumps({"label": "SUPPORTS", "passage": 1, "quote": "The Eiffel Tower is a tower in Paris."})
+
+    evidence = ClaimEvidence(title="Eiffel Tower", quote="The Eiffel Tower is a tower in Paris.")
+    offline = "llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    for sentence, name, kept in (("The Eiffel Tower is in Paris.", offline, True),
+                                 ("The Eiffel Tower opened in Paris in 1889.", offline, False),
+                                 ("The Eiffel Tower opened in Paris in 1889.", "openai:gpt-4o", True)):
+        llm = LLM(ScriptedBackend(respond, name=name), role="debater")
+        ok, why = await supported_by_quote(sentence, evidence, llm)
+        assert ok == kept, (sentence, name, why)
+        assert kept or "does not write its names, numbers" in why

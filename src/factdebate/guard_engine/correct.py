@@ -20,7 +20,7 @@ from factdebate.guard_engine.evidence import shares_words
 from factdebate.guard_engine.fast import EXAMPLE as FAST_EXAMPLE
 from factdebate.guard_engine.fast import SCHEMA as VERIFY_SCHEMA
 from factdebate.guard_engine.fast import UNFOUNDED, read_reply
-from factdebate.guard_engine.stance import Quote, ask_stance
+from factdebate.guard_engine.stance import Quote, ask_stance, in_process, writes_claim
 from factdebate.guard_engine.types import ClaimEvidence, Correction
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
@@ -112,8 +112,8 @@ def unsupported_words(sentence: str, claim: str, quote: str) -> list[str]:
 async def supported_by_quote(sentence: str, evidence: ClaimEvidence, llm: LLM, *,
                              stance_step: bool = True) -> tuple[bool, str]:
     """(supported, why not): the checker decides ``sentence`` over the quote alone (the fast tier's prompt);
-    with ``stance_step`` its SUPPORTS stands only where the stance step finds that the quote ``states`` it, as a
-    claim's SUPPORTS does (guard_engine/stance.py)."""
+    with ``stance_step`` its SUPPORTS stands only where the stance step finds that the quote ``states`` it (and,
+    for a model in this process, that the quote writes it), as a claim's SUPPORTS does (guard_engine/stance.py)."""
     passage = Document(id="quote", title=evidence.title or "passage", text=evidence.quote)
     prompt = render("guard_fast", claim=sentence, documents=[passage], example=FAST_EXAMPLE)
     count_reply("guard_correction_check", "asked")
@@ -131,6 +131,10 @@ async def supported_by_quote(sentence: str, evidence: ClaimEvidence, llm: LLM, *
     if stance_step and (stance := await ask_stance(sentence, Quote(0, passage, evidence.quote), llm)) != "states":
         said = "could not be read" if stance is None else f"answered {stance}"
         return False, f"the checker found it SUPPORTED, but the stance step on its quote {said}, not states"
+    if stance_step and in_process(llm) and not writes_claim(sentence, evidence.quote, passage.title):
+        # as a claim's SUPPORTS from a model whose stance was measured near chance (stance.writes_claim)
+        return False, ("the checker found it SUPPORTED and the stance step answered states, but its quote does not "
+                       "write its names, numbers and most of its words")
     return True, ""
 
 
