@@ -230,3 +230,33 @@ async def test_an_in_process_model_s_states_on_a_sentence_that_does_not_write_th
     backend.name = "llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
     out = await settled(claim, FastVerdict(Label.SUPPORTS, [TOWER]), LLM(backend, role="debater"), BagOfWordsEncoder())
     assert out.label == Label.SUPPORTS and out.quote == quote
+
+
+async def test_what_a_guard_caller_reads_when_an_in_process_checker_says_states_of_a_sentence_about_c() -> None:
+    from factdebate.llm.scripted import ScriptedBackend
+
+    reply = "C# is a programming language developed by Microsoft."
+    c_doc = Document(id="c", title="C (programming language)", text="C is a general-purpose programming language "
+                     "created in 1972 by Dennis Ritchie. It is used on computers from supercomputers to embedded "
+                     "systems.")
+    base = script(claims=["C# is a programming language developed by Microsoft."])
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt.startswith("guard_stance"):
+            return "states"  # as the offline model answered on this very pair
+        return str(base(call, messages, params))
+
+    for name, checked in (("llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", False), ("scripted", True)):
+        result, _ = await run_check(respond, reply, guard=FAST_ONLY, docs=[c_doc],
+                                    backend=ScriptedBackend(respond, name=name), policy="flag")
+        (claim,) = result.claims
+        if checked:
+            assert (claim.status, claim.label) == ("checked", "SUPPORTS")
+            assert result.text == reply  # nothing added under a checked claim
+        else:
+            assert (claim.status, claim.label) == ("unchecked", None)
+            assert claim.reason is not None and "does not write its names, numbers" in claim.reason
+            assert result.label is None
+            # what the reader gets: the sentence, and under it that it could not be checked, and why
+            assert result.text.startswith(reply) and f'"{reply}" could not be checked' in result.text
+            assert "does not write its names, numbers and most of its words" in result.text
