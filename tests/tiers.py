@@ -173,6 +173,29 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_nemos_llmrails_refutes_the_false_shape_and_passes_its_twin",
         ),
     ),
+    "tests/guard/conformance/test_limits.py": (
+        "make test keeps every limit's shape through every core door under flag, block and hold, and annotate and "
+        "rewrite through every door on the scenarios (test_conformance.py); this adds annotate and rewrite on "
+        "every limit's shape",
+        (
+            "test_annotate_marks_and_rewrite_replaces_the_false_statement",
+        ),
+    ),
+    "tests/guard/conformance/test_conversations.py": (
+        "make test keeps every conversation through every door under flag, and block and hold through every door "
+        "on the limits' shapes and the scenarios; this adds block and hold on every conversation",
+        (
+            "test_block_refuses_and_hold_withholds_the_false_statement",
+        ),
+    ),
+    "tests/guard/test_hold_formats.py": (
+        "make test keeps hold on every format, plain and streamed, and a text read in pieces of 1, 3 and 11 "
+        "characters cut into the sentences of the whole; this checks whole guarded replies streamed in pieces "
+        "of 1, 2 and 7 characters against the plain check",
+        (
+            "test_plain_and_streamed_replies_are_cut_into_the_same_sentences_and_spans",
+        ),
+    ),
     "tests/guard/test_real_model.py": (
         "the guard's fast tier on the embedded model in process; make test keeps the guard in front of "
         "llama.cpp's server (test_guard_llama)",
