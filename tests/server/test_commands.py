@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
-from tests.readiness import run, wait_until_ready
+from tests.readiness import wait_until_ready
 from tests.server.conftest import free_port
 
 EXE = str(Path(sys.executable).with_name("factdebate"))
@@ -33,16 +34,30 @@ def _wait_until_up(url: str, process: subprocess.Popen[str]) -> None:
                      log=lambda: process.stdout.read() if process.stdout and process.poll() is not None else "")
 
 
-def test_serve_refuses_to_start_without_keys(tmp_path: Path) -> None:
-    result = run([EXE, "serve"], what="factdebate serve without keys", env=_env(tmp_path))
-    assert result.returncode != 0 and "FACTDEBATE_API_KEYS" in result.stderr
-    assert "Traceback" not in result.stderr
+def _serve_in_process(args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                      capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """``factdebate serve`` run as the console script runs it, in this process: a refusal comes before the
+    service is built, so nothing starts (a subprocess spent most of its seconds importing the package)."""
+    from factdebate.cli.main import run as cli
+
+    monkeypatch.delenv("FACTDEBATE_API_KEYS", raising=False)
+    monkeypatch.setenv("FACTDEBATE_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("FACTDEBATE_LLM", "scripted:agree")
+    code = cli(["serve", *args])
+    return code, capsys.readouterr().err
 
 
-def test_serve_refuses_no_auth_off_loopback(tmp_path: Path) -> None:
-    result = run([EXE, "serve", "--no-auth", "--host", "0.0.0.0"], what="factdebate serve off loopback",
-                 env=_env(tmp_path))
-    assert result.returncode != 0 and "loopback" in result.stderr
+def test_serve_refuses_to_start_without_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = _serve_in_process([], tmp_path, monkeypatch, capsys)
+    assert code != 0 and "FACTDEBATE_API_KEYS" in err
+    assert "Traceback" not in err
+
+
+def test_serve_refuses_no_auth_off_loopback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = _serve_in_process(["--no-auth", "--host", "0.0.0.0"], tmp_path, monkeypatch, capsys)
+    assert code != 0 and "loopback" in err
 
 
 def test_serve_runs_with_keys_from_the_environment(tmp_path: Path) -> None:
