@@ -18,9 +18,8 @@ A SUPPORTS stands only on ``states`` and a REFUTES only on ``contradicts``; any 
 unchecked at this tier with the reason (:func:`settled`), and it goes up a tier where one is allowed. A model
 that runs in this process answers ``states`` near the base rate (the offline model: right on 11 of 33), so its
 ``states`` stands only where the quote also writes the claim (:func:`writes_claim`): what the reader is shown
-then says it in words they can see. An
-answer that cannot be read is counted as a lost reply and read as no stance, never as a label. NOT ENOUGH INFO
-is not asked about: it claims nothing a reader is told was checked.
+then says it in words they can see. An answer that cannot be read is counted as a lost reply and read as no
+stance, never as a label. NOT ENOUGH INFO is not asked about: it claims nothing a reader is told was checked.
 """
 
 from __future__ import annotations
@@ -161,8 +160,8 @@ def writes_claim(claim: str, quote: str, title: str = "") -> bool:
     or more past its names and function words, more than half of them in the quote (as written, a lemma, or a
     stem shared with a word of about its length).
 
-    Measured on Factcheck-Bench's 3,305 stance pairs (benchmarks/word_rules.py, the closest sentence that passes
-    of each passage): it lets through 28 % of completely supporting passages, 8 % of partly supporting ones,
+    Measured on Factcheck-Bench's 3,305 stance pairs (benchmarks/word_rules.py, where any sentence of a passage
+    may be the one copied): it lets through 28 % of completely supporting passages, 8 % of partly supporting ones,
     15 % of refuting ones and 4 % of irrelevant ones. Beside the offline model's ``states`` on 120 pairs of the
     stance benchmark's draws, a SUPPORTS stood on 9 of 14 right, against 23 of 74 without it
     (benchmarks/decisions/stance_step.md): fewer claims checked, far more of them stated by their quote."""
@@ -180,8 +179,8 @@ def writes_claim(claim: str, quote: str, title: str = "") -> bool:
 
 # Why an in-process model's SUPPORTS does not stand on a quote that does not write its claim.
 UNWRITTEN = ("the checker answered SUPPORTS and the stance step answered states, but the passage sentence closest "
-             "to the claim does not write its names, numbers and most of its words, and this model's stance alone "
-             "is no ground for 'checked' (it was measured near chance)")
+             "to the claim does not write its names, numbers and most of its words, and an in-process model's stance "
+             "alone is no ground for 'checked' (the offline model's was measured near chance)")
 
 
 def not_said(label: Label, stance: str | None) -> str:
