@@ -260,3 +260,40 @@ async def test_what_a_guard_caller_reads_when_an_in_process_checker_says_states_
             # what the reader gets: the sentence, and under it that it could not be checked, and why
             assert result.text.startswith(reply) and f'"{reply}" could not be checked' in result.text
             assert "does not write its names, numbers and most of its words" in result.text
+
+
+async def test_what_a_streamed_reply_shows_when_an_in_process_checker_says_states_of_a_sentence_about_c() -> None:
+    from collections.abc import AsyncIterator
+
+    from factdebate.guard_engine.options import GuardOptions
+    from factdebate.guard_engine.stream_policy import guard_stream
+    from factdebate.llm.scripted import ScriptedBackend
+    from factdebate.run.build import build_resources
+    from tests.helpers import StaticTool, resources_for
+
+    reply = "Sure. C# is a programming language developed by Microsoft."
+    c_doc = Document(id="c", title="C (programming language)", text="C is a general-purpose programming language "
+                     "created in 1972 by Dennis Ritchie.")
+    base = script(claims=["C# is a programming language developed by Microsoft."])
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        return "states" if call.prompt.startswith("guard_stance") else str(base(call, messages, params))
+
+    async def words() -> AsyncIterator[str]:
+        for word in reply.split(" "):
+            yield word + " "
+
+    tools = {"rag": StaticTool("rag", [c_doc]), "search": StaticTool("local", [c_doc])}
+    shown: dict[str, str] = {}
+    for name in ("llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "scripted"):
+        settings = resources_for(respond, method="single", tools=tools, guard=FAST_ONLY)[0].settings
+        resources = build_resources(settings, backends={"debater": ScriptedBackend(respond, name=name)},
+                                    tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
+        async with resources:
+            shown[name] = "".join([out.text async for out in guard_stream(
+                words(), settings, resources, options=GuardOptions(policy="flag"),
+                question="Which company made C#? I was asked this at work earlier today.") if out.kind == "text"])
+    offline = shown["llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"]
+    assert offline.startswith("Sure. C# is a programming language developed by Microsoft.")
+    assert "could not be checked" in offline and "does not write its names, numbers" in offline
+    assert "could not be checked" not in shown["scripted"] and "Fact check" not in shown["scripted"]
