@@ -12,8 +12,11 @@ many the annotators gave the matching stance: states = completely-support, contr
 irrelevant; partially-support is counted apart) and recall, with Wilson intervals, and what the step does to a
 SUPPORTS or a REFUTES the checker gave: a SUPPORTS stands only on ``states``, a REFUTES only on
 ``contradicts``; and of an in-process model, a SUPPORTS only on ``states`` of a quote that writes the claim
-(stance.writes_claim), which the table gives apart. Rows are appended to ``--output``/rows.jsonl as each pair
-is decided; a second run on the same folder skips the pairs already there.
+(stance.writes_claim), and a REFUTES only on ``contradicts`` of a quote that writes another number, name or
+negation in the claim's place (stance.writes_against), which the table gives apart. The quote is the closest
+sentence, as the guard copies it for a served model's label (for an in-process model's SUPPORTS the guard
+prefers, of the three closest, one that writes the claim). Rows are appended to ``--output``/rows.jsonl as each
+pair is decided; a second run on the same folder skips the pairs already there.
 
 Where the backend reads the model's probability of each stance (llama.cpp in process), each row keeps them, and
 ``--thresholds-from DIR`` chooses on that folder's rows (another draw: its pairs are left out of this one) the
@@ -34,7 +37,14 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.types import Document
-from factdebate.guard_engine.stance import StanceReply, closest_sentences, decided, stance_reply, writes_claim
+from factdebate.guard_engine.stance import (
+    StanceReply,
+    closest_sentences,
+    decided,
+    stance_reply,
+    writes_against,
+    writes_claim,
+)
 from factdebate.run.build import build_resources
 from factdebate.settings.load import settings_from
 
@@ -102,6 +112,15 @@ def table(rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
                  f"given to {json.dumps(dict(Counter(written)))}")
     figures["written_states.precision"] = f"{hit}/{len(written)}"
     figures["written_states.recall"] = f"{hit}/{of}"
+    # and its contradicts only on a quote that writes something in the claim's place (stance.writes_against)
+    against = [r["stance"] for r in rows if r["answer"] == "contradicts" and writes_against(r["claim"], r["quote"])]
+    hit = sum(s == "refute" for s in against)
+    of = sum(s == "refute" for _, s in got)
+    lines.append(f"contradicts on a quote that writes against the claim (an in-process model's REFUTES): precision "
+                 f"{hit}/{len(against)} {interval(hit, len(against))}, recall {hit}/{of} {interval(hit, of)}; "
+                 f"given to {json.dumps(dict(Counter(against)))}")
+    figures["against_contradicts.precision"] = f"{hit}/{len(against)}"
+    figures["against_contradicts.recall"] = f"{hit}/{of}"
     seconds = sorted(r["seconds"] for r in rows)
     if seconds:
         figures["median_s"] = seconds[len(seconds) // 2]

@@ -16,6 +16,9 @@ which the rule would stop the label:
 - ``writes_claim`` (guard_engine/stance.py), applied to an in-process model's ``states``, stops a SUPPORTS
   whose copied sentence does not write the claim's names, numbers and most of its words; any sentence may be
   the copied one here too: on completely-support pairs, a loss; on the others, a wrong "checked" stopped.
+- ``writes_against`` (guard_engine/stance.py), applied to an in-process model's ``contradicts``, stops a
+  REFUTES whose copied sentence writes no other number, name or negation in the claim's place: on refute pairs,
+  a loss; on the others, a wrong flag stopped.
 
 Shares come with Wilson intervals."""
 
@@ -37,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.results_log import add_record_flag, record
 from benchmarks.stance_pairs import PAIRS, STANCES
 from benchmarks.stance_pairs import _interval as interval
-from factdebate.guard_engine.stance import writes_claim
+from factdebate.guard_engine.stance import writes_against, writes_claim
 
 
 def stopped(claim: str, evidence: str) -> dict[str, bool]:
@@ -46,7 +49,8 @@ def stopped(claim: str, evidence: str) -> dict[str, bool]:
     quotes = [evidence[a:b] for a, b in sentences(evidence)] or [evidence]
     return {"unseen_numbers": bool(unseen_numbers(claim, [passage])),
             "bears_on": not any(bears_on(claim, q, f"Passage: {evidence}") for q in quotes),
-            "writes_claim": not any(writes_claim(claim, q) for q in quotes)}
+            "writes_claim": not any(writes_claim(claim, q) for q in quotes),
+            "writes_against": not any(writes_against(claim, q) for q in quotes)}
 
 
 def main() -> None:
@@ -65,7 +69,7 @@ def main() -> None:
     figures: dict[str, str] = {"pairs": str(len(rows))}
     print(f"{len(rows)} pairs; the share of each stance's pairs on which the rule stops its label")
     print(f"{'rule':<16}" + "".join(f"{s:>28}" for s in STANCES))
-    for rule in ("unseen_numbers", "bears_on", "writes_claim"):
+    for rule in ("unseen_numbers", "bears_on", "writes_claim", "writes_against"):
         cells = []
         for stance in STANCES:
             hit, of = hits[(rule, stance)], total[stance]

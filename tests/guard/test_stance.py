@@ -188,6 +188,10 @@ NOT_WRITTEN = [
     ("The largest waterfall in the world is the Victoria Falls, located on the border of Zambia and Zimbabwe.",
      "Victoria Falls is a waterfall on the Zambezi River, located on the border between Zambia and Zimbabwe.",
      "Victoria Falls"),
+    # FacTool's false answer: the sentence writes the empire and "existed" in other words, not "first"
+    ("The Aztec Empire existed first.", "The Aztec Empire was a confederation of three city-states established in "
+     "1427: Tenochtitlan, Tetzcoco, and Tlacopan.", "Aztec Empire"),
+    ("The Titanic did not sink in 1912.", "RMS Titanic sank on 15 April 1912 after striking an iceberg.", "Titanic"),
     ("Michael Phelps has won a total of 28 Olympic medals.",
      "Phelps also holds the all-time records for Olympic gold medals (23).", "Michael Phelps"),
 ]
@@ -207,6 +211,81 @@ def test_a_quote_writes_its_claim_only_with_its_names_numbers_and_most_of_its_wo
         assert not writes_claim(claim, quote, title), claim
     for claim, quote, title in WRITTEN:
         assert writes_claim(claim, quote, title), claim
+
+
+# Claim and passage sentence pairs where the sentence writes something in the claim's place, and where it does
+# not (the offline model answered contradicts on the first of NOT_AGAINST, FactBench's pork chop answer).
+AGAINST = [
+    ("The Eiffel Tower opened in 1920.", "It opened to the public in 1889.", "Eiffel Tower"),
+    ("The Eiffel Tower is located in Rome.", "It stands on the Champ de Mars in Paris, France.", "Eiffel Tower"),
+    ("Sydney is the capital of Australia.", "Canberra is the capital city of Australia.", "Australia"),
+    ("The Titanic did not sink after striking an iceberg.", "RMS Titanic sank after striking an iceberg.",
+     "Titanic"),
+]
+NOT_AGAINST = [
+    ("There are no chromosomes in a pork chop, as it is a piece of meat.",
+     "Pork is the culinary name for the meat of the pig.", "Pork"),
+    ("The Eiffel Tower stands in Paris.", "It stands on the Champ de Mars in Paris, France.", "Eiffel Tower"),
+    ("The Eiffel Tower opened in 1889.", "Gustave Eiffel's company designed and built it.", "Eiffel Tower"),
+    ("Toni Morrison won the Nobel Prize in Literature in 1993.",
+     "Her first novel, The Bluest Eye, was published in 1970.", "Toni Morrison"),
+]
+
+
+def test_a_quote_writes_against_its_claim_only_with_another_number_name_or_negation_in_its_place() -> None:
+    from factdebate.guard_engine.stance import writes_against
+
+    for claim, quote, title in AGAINST:
+        assert writes_against(claim, quote, title), claim
+    for claim, quote, title in NOT_AGAINST:
+        assert not writes_against(claim, quote, title), claim
+
+
+async def test_an_in_process_model_s_contradicts_on_a_sentence_that_writes_nothing_against_the_claim_is_no_flag(
+) -> None:
+    from factdebate.llm.model import LLM
+
+    claim, quote, title = NOT_AGAINST[0]
+    passage = Document(id="p", title=title, text=quote)
+    for name, flagged in (("llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", False), ("openai:gpt-4o", True)):
+        backend, asked = _stance_double("contradicts")
+        backend.name = name
+        out = await settled(claim, FastVerdict(Label.REFUTES, [passage]), LLM(backend, role="debater"),
+                            BagOfWordsEncoder())
+        assert len(asked) == 1
+        if flagged:
+            assert out.label == Label.REFUTES and out.quote == quote
+        else:
+            assert out.label is None and out.problem is not None and "writes no other number, name" in out.problem
+    # where a sentence of the passage writes another year, the flag stands on it
+    backend, _ = _stance_double("contradicts")
+    backend.name = "llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    tower = Document(id="t", title="Eiffel Tower", text="The Eiffel Tower is a lattice tower in Paris. It opened to "
+                     "the public in 1889.")
+    out = await settled("The Eiffel Tower opened in 1920.", FastVerdict(Label.REFUTES, [tower]),
+                        LLM(backend, role="debater"), BagOfWordsEncoder())
+    assert out.label == Label.REFUTES and out.quote == "It opened to the public in 1889."
+
+
+async def test_of_the_closest_sentences_the_quote_is_one_that_writes_the_claim_for_an_in_process_model() -> None:
+    from factdebate.llm.model import LLM
+
+    # The closer sentence by words is the Pulitzer's; the one that writes the Nobel Prize and the year is the
+    # quote, for an in-process model whose states needs it. A served model's states stands on the closer one.
+    nobel = "In 1993 she was also awarded the Nobel Prize in Literature by the Swedish Academy in Stockholm."
+    morrison = Document(id="m", title="Toni Morrison", text=f"Toni Morrison won the Pulitzer Prize in Literature "
+                        f"in 1988. {nobel}")
+    claim = "Toni Morrison won the Nobel Prize in Literature in 1993."
+    quotes = {}
+    for name in ("llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "openai:gpt-4o"):
+        backend, _ = _stance_double("states")
+        backend.name = name
+        out = await settled(claim, FastVerdict(Label.SUPPORTS, [morrison]), LLM(backend, role="debater"),
+                            BagOfWordsEncoder())
+        assert out.label == Label.SUPPORTS
+        quotes[name] = out.quote
+    assert quotes == {"llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf": nobel,
+                      "openai:gpt-4o": "Toni Morrison won the Pulitzer Prize in Literature in 1988."}
 
 
 async def test_an_in_process_model_s_states_on_a_sentence_that_does_not_write_the_claim_leaves_it_unchecked() -> None:
