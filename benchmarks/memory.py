@@ -37,7 +37,7 @@ from factdebate.eval.datasets.loader import load_dataset
 from factdebate.llm.base import GenParams, Message
 from factdebate.llm.calls import CallInfo
 from factdebate.llm.scripted import ScriptedBackend
-from factdebate.methods.mermaid.memory import names_entity
+from factdebate.memory import normalize_entity
 from factdebate.run.build import build_resources
 from factdebate.run.claim import run_claim
 from factdebate.settings.load import load_settings
@@ -50,6 +50,12 @@ _EVIDENCE = re.compile(r"\[M?\d+\][^\n]*")
 # A recalled record's line opens with the entity it is stored under and where it came from: the policy reads
 # only the passage after that, or every record stored under the subject would count as naming it.
 _RECALLED = re.compile(r"^\[M\d+\] .*? \(from .*?via [^)]*\): ")
+
+
+def names_entity(text: str, entity: str) -> bool:
+    """Whether ``text`` mentions ``entity``, both normalised the memory's way."""
+    key = normalize_entity(entity)
+    return bool(key) and f" {key} " in f" {normalize_entity(text)} "
 
 
 def subject_object(claim: str) -> tuple[str, str]:

@@ -9,7 +9,13 @@ import pytest
 
 from factdebate.guard_engine.window import TURNS_CHARS, turns_of, window
 from factdebate.response_level.grounding import grounded, is_statement, uncovered_sentences
-from factdebate.response_level.worthiness import gated, reason_to_skip, worthy_text
+from factdebate.response_level.worthiness import gated, layout, reason_to_skip
+
+
+def worthy_text(text: str, *, asked: bool = False) -> str:
+    """The check-worthy sentences of ``text``, each under its heading: what the extractor is given."""
+    pieces = gated(text, asked=asked)
+    return layout(text, pieces, [(start, end) for start, end, reason in pieces if reason is None])[0]
 
 
 def reasons(text: str, asked: bool = False) -> list[tuple[str, str | None]]:

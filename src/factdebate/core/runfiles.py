@@ -18,6 +18,7 @@ from typing import IO, Any
 
 from factdebate.util.errors import InputError
 from factdebate.util.input_files import MAX_INPUT_ENV, input_limit, read_bounded
+from factdebate.util.input_files import size_text as _size
 from factdebate.util.textsafe import nesting_depth
 
 MAX_JSON_BYTES = 64 * 2**20  # run.json, summary.json, reproduce.json: settings, ids and metrics
@@ -30,10 +31,6 @@ _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 
 
 _JSON_KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "true/false value",
                type(None): "null"}
-
-
-def _size(count: int) -> str:
-    return f"{count / 2**20:.0f} MiB" if count >= 2**20 else f"{count} bytes"
 
 
 def run_file(folder: Path, name: str | Path, *, limit: int | None = None) -> Path | None:

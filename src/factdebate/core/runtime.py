@@ -84,9 +84,6 @@ class RunRecorder:
         if model:
             self.cancelled_by_model[model] = self.cancelled_by_model.get(model, 0) + 1
 
-    def listening(self) -> bool:
-        return bool(self.sinks)
-
     def transcript(self) -> int:
         """The characters of each text of a model call a sink asks to read in ``llm_call`` (its ``transcript``,
         llm/transcript.py; the service's stream of a request that asked for it); 0: none asks."""
@@ -278,9 +275,6 @@ class SpeculativeRecorder(RunRecorder):
             self.parent.count_reply(what, outcome, agent, round)
         else:  # dropped with the work if it is discarded
             super().count_reply(what, outcome, agent, round)
-
-    def listening(self) -> bool:
-        return self.state != "discarded" and self.parent.listening()
 
     def wants(self, event: str, span_kind: str = "") -> bool:
         return self.state != "discarded" and self.parent.wants(event, span_kind)

@@ -25,6 +25,7 @@ from typing import Any
 from factdebate.core.events import ClaimsExtracted, ResponseJudged, ResponseStarted
 from factdebate.core.runtime import EventSink, RunRecorder, recording, span
 from factdebate.core.types import Label, Span
+from factdebate.guard_engine.citations import folded as _folded
 from factdebate.guard_engine.clock import check_started, own_clock
 from factdebate.guard_engine.conversation import Conversation, conversation
 from factdebate.guard_engine.coverage import uncovered
@@ -543,10 +544,6 @@ def sentence_counts(text: str, claims: Sequence[GuardClaim], upto: int | None = 
     spans = [c.span for c in claims if c.status == "checked" and c.span is not None]
     checked = sum(any(s.start < end and s.end > start for s in spans) for start, end in parts)
     return len(parts), checked
-
-
-def _folded(claim: str) -> str:
-    return " ".join(claim.lower().split())
 
 
 def drawn_from(numbers: Sequence[int], shown: Sequence[Sentence]) -> list[Sentence]:

@@ -15,7 +15,8 @@ _WORD = re.compile(r"\w+")
 RUN = 6  # words in a row that a passage and an answer share
 
 
-def _flat(text: str) -> str:
+def folded(text: str) -> str:
+    """``text`` in lower case with its runs of white space as one space: how claims and quotes are compared."""
     return " ".join(text.lower().split())
 
 
@@ -37,10 +38,10 @@ def cited_texts(verdict: Verdict, read: Sequence[Document]) -> frozenset[str]:
             number = int(match.group(1) or match.group(2))
             if 1 <= number <= len(own):
                 cited.add(own[number - 1].text)
-        phrases = [_flat(m) for m in _QUOTED.findall(text)]
+        phrases = [folded(m) for m in _QUOTED.findall(text)]
         runs = _runs(text)
         for doc in read:
-            flat = _flat(doc.text)
+            flat = folded(doc.text)
             if any(p in flat for p in phrases) or runs & _runs(doc.text):
                 cited.add(doc.text)
     return frozenset(t for t in cited if t.strip())

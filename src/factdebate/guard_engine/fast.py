@@ -25,6 +25,7 @@ from decimal import Decimal
 
 from factdebate.core.runtime import count_reply
 from factdebate.core.types import THREE_LABELS, Document, Label
+from factdebate.guard_engine.citations import folded as _folded
 from factdebate.guard_engine.evidence import Query, ranked
 from factdebate.llm.base import GenParams
 from factdebate.llm.json_reply import enclosed
@@ -184,10 +185,6 @@ def unfounded(claim: str, verdict: FastVerdict) -> str:
         return UNFOUNDED
     passage = verdict.documents[0]
     return "" if bears_on(claim, verdict.quote, f"{passage.title}: {passage.text}") else OFF_TOPIC
-
-
-def _folded(text: str) -> str:
-    return " ".join(text.lower().split())
 
 
 def _words(text: str) -> str:

@@ -37,6 +37,7 @@ from typing import Any
 
 from factdebate.core.runtime import count_reply, span
 from factdebate.core.types import Document
+from factdebate.guard_engine.citations import folded as _folded
 from factdebate.guard_engine.deadline import checker_runs_here
 from factdebate.guard_engine.evidence import Query, ranked, tier_resources, tier_settings
 from factdebate.guard_engine.fast import (
@@ -143,10 +144,6 @@ def _items(answer: str) -> list[Any]:
     value = enclosed(answer, "{[")
     found = value.get("claims") if isinstance(value, dict) else value
     return found if isinstance(found, list) else []
-
-
-def _folded(claim: str) -> str:
-    return " ".join(claim.lower().split())
 
 
 def _words(text: str) -> set[str]:

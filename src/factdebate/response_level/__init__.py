@@ -4,6 +4,6 @@ through a method is the guard's :mod:`factdebate.guard_engine.response_check`.""
 
 from factdebate.core.types import ClaimCheck, ClaimExtraction, ResponseVerdict
 from factdebate.response_level.aggregate import response_label
-from factdebate.response_level.extract import aextract_claims, extract_claims
+from factdebate.response_level.extract import aextract_claims
 
-__all__ = ["ClaimCheck", "ClaimExtraction", "ResponseVerdict", "aextract_claims", "extract_claims", "response_label"]
+__all__ = ["ClaimCheck", "ClaimExtraction", "ResponseVerdict", "aextract_claims", "response_label"]

@@ -379,12 +379,3 @@ def _drawn_in_english(text: str, units: Sequence[tuple[int, int]], numbers: Sequ
     """Whether the sentences a claim is drawn from (none said: the whole text) read as English."""
     said = [text[units[n - 1][0]:units[n - 1][1]] for n in numbers if 1 <= n <= len(units)]
     return any(in_english(sentence) for sentence in said) if said else in_english(text)
-
-
-def extract_claims(response: str, *, question: str | None = None, llm: LLM, max_claims: int = 12,
-                   drop_subjective: bool = False, context: str | None = None) -> ClaimExtraction:
-    """Synchronous :func:`aextract_claims` (for scripts; inside an event loop use the async one)."""
-    import asyncio
-
-    return asyncio.run(aextract_claims(response, question=question, llm=llm, max_claims=max_claims,
-                                       drop_subjective=drop_subjective, context=context))

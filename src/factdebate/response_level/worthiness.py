@@ -395,16 +395,12 @@ def sources_after(pieces: Iterable[tuple[str, str | None]], sources: bool = Fals
     return sources
 
 
-def headed(text: str, pieces: Sequence[tuple[int, int, str | None]], chosen: Sequence[tuple[int, int]]) -> str:
-    """The sentences ``chosen`` (offsets in ``text``) as the extractor is given them: each list item and each
-    sentence right after a heading under that heading, on a line of its own (``pieces``: the gate's reading of
-    ``text``). Every door builds the extractor's text here."""
-    return layout(text, pieces, chosen)[0]
-
-
 def layout(text: str, pieces: Sequence[tuple[int, int, str | None]],
            chosen: Sequence[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
-    """:func:`headed`'s text, and the offsets there of each of ``chosen`` (the sentences shown numbered)."""
+    """The sentences ``chosen`` (offsets in ``text``) as the extractor is given them: each list item and each
+    sentence right after a heading under that heading, on a line of its own (``pieces``: the gate's reading of
+    ``text``), and the offsets there of each of ``chosen`` (the sentences shown numbered). Every door builds the
+    extractor's text here."""
     starts = [start for start, _, _ in pieces]
     out: list[str] = []
     at: list[tuple[int, int]] = []
@@ -452,9 +448,3 @@ def _heading_of(text: str, pieces: Sequence[tuple[int, int, str | None]], at: in
 def _item_of(sentence: str) -> bool:
     """Whether ``sentence`` is read under a heading above it: a list item, or a JSON member."""
     return list_item(sentence) or json_line(sentence)
-
-
-def worthy_text(text: str, *, asked: bool = False) -> str:
-    """The check-worthy sentences of ``text``, each under its heading: what the extractor is given."""
-    pieces = gated(text, asked=asked)
-    return headed(text, pieces, [(start, end) for start, end, reason in pieces if reason is None])

@@ -21,7 +21,7 @@ from factdebate.methods.base import Method
 from factdebate.methods.resources import Resources, RunScope
 from factdebate.run.build import start_run
 from factdebate.run.claim import prepare, public_config, run_claim
-from factdebate.run.results_file import ResultWriter, compact, finished_ids, latest_records
+from factdebate.run.results_file import ResultWriter, finished_ids, latest_records
 from factdebate.run.resume import settings_changes
 from factdebate.settings.model import Settings
 from factdebate.util.errors import ConfigError, FactDebateError, InputError
@@ -29,23 +29,6 @@ from factdebate.util.input_files import MAX_INPUT_ENV, STDIN, input_limit, read_
 from factdebate.util.progress import Counter
 from factdebate.util.scrub import redact_text
 from factdebate.util.textsafe import MAX_NESTING, nesting_depth, safe_text, unsafe_reason
-
-__all__ = [
-    "BatchStats",
-    "ClaimExecutor",
-    "ClaimItem",
-    "ResultWriter",
-    "claim_id",
-    "claim_record",
-    "claims_from_bytes",
-    "compact",
-    "finished_ids",
-    "in_order_note",
-    "latest_records",
-    "read_claim_bytes",
-    "read_claims",
-    "run_batch",
-]
 
 
 @dataclass

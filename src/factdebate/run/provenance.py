@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from factdebate.core.runfiles import MAX_JSON_BYTES, read_run_json, run_file
+from factdebate.hub.checksum import sha256_file
 from factdebate.methods.base import Method
 from factdebate.settings.model import Settings
 from factdebate.util.errors import InputError
@@ -99,14 +100,6 @@ def config_record(settings: Settings) -> dict[str, Any] | None:
     """The settings file the run read (path, how it was chosen, checksum), or None."""
     config = settings.config_file
     return config.record() if config is not None else None
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def sha256_path(path: Path) -> str:

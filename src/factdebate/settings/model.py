@@ -466,7 +466,7 @@ class Settings(_Strict):
         leave as ``base`` has it is kept, not validated again, so a request validates only the method sections
         it changes (a chat check changes none). What is wrong is a ``ConfigError`` that says where and why, never
         the values (:func:`validation_problems`)."""
-        data = _merged(base, nested)
+        data = merged(base, nested)
         if sections:
             data = _kept_sections(normalised(data), base, sections)
         try:
@@ -498,10 +498,11 @@ def _kept_sections(data: dict[str, Any], base: dict[str, Any], sections: Mapping
     return {**data, "methods": kept}
 
 
-def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+def merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``extra`` over it, section by section."""
     out = dict(base)
     for key, value in extra.items():
-        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+        out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
     return out
 
 

@@ -28,7 +28,7 @@ from factdebate.eval.runner import Plan, execute, make_plan
 from factdebate.run.results_file import latest_records
 from factdebate.run.resume import differences
 from factdebate.settings.load import load_settings
-from factdebate.settings.model import Settings, validation_problems
+from factdebate.settings.model import Settings, merged, validation_problems
 from factdebate.settings.options import Option, all_options
 from factdebate.util.errors import ConfigError, InputError
 from factdebate.util.scrub import MASK
@@ -69,13 +69,6 @@ def _masked(value: Any, where: str = "") -> list[str]:
     return []
 
 
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in over.items():
-        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
-
-
 def rerun_settings(recorded: dict[str, Any], original: Path, output: Path, options: dict[str, Any],
                    environ: dict[str, str] | None = None) -> tuple[Settings, list[str]]:
     """The recorded method settings, the operator's part from the user's own, the user's flags over both;
@@ -83,7 +76,7 @@ def rerun_settings(recorded: dict[str, Any], original: Path, output: Path, optio
     flags = Option.overrides(options)
     own = load_settings(None, flags, environ=environ).model_dump(mode="json")
     kept, notes = split_recorded(recorded, own, original, output, flags)
-    data = _merge(kept, flags)
+    data = merged(kept, flags)
     hidden = _masked(data)
     if hidden:
         raise InputError(f"{original} recorded these settings masked (they held secrets): {', '.join(hidden)}; "

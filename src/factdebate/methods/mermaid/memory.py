@@ -14,7 +14,6 @@ from urllib.parse import unquote
 
 from factdebate.core.types import Document, VerdictWarning
 from factdebate.memory.guard import leak_reason
-from factdebate.memory.normalize import normalize_entity
 from factdebate.memory.settings import MemorySettings
 from factdebate.memory.store import Evidence, EvidenceMemory, MemoryHit, open_memory
 from factdebate.methods.resources import Resources
@@ -102,12 +101,6 @@ def recalled_title(hit: MemoryHit) -> str:
 def hit_record(hit: MemoryHit) -> dict[str, Any]:
     return {"entity": hit.entity, "stored_entity": hit.stored_entity, "match": hit.match, "score": hit.score,
             "tool": hit.tool, "source": hit.source, "text": hit.text[:300]}
-
-
-def names_entity(text: str, entity: str) -> bool:
-    """Whether ``text`` mentions ``entity``, both normalised the memory's way (benchmarks/memory.py)."""
-    key = normalize_entity(entity)
-    return bool(key) and f" {key} " in f" {normalize_entity(text)} "
 
 
 def evidence_by_entity(used: list[Used], entities: list[str]) -> tuple[dict[str, list[Evidence]],
