@@ -291,6 +291,8 @@ RULES: dict[str, Rule] = {
         "the calibration draw of the stance thresholds with the offline model (40 pairs, about 15 minutes)"),
     ".venv/bin/python benchmarks/stance_step.py --per-stance 5 --seed 4 --output meas --thresholds-from cal": Script(
         "the measurement draw, with the thresholds chosen on the calibration draw's folder (20 pairs)"),
+    ".venv/bin/python benchmarks/stance_flags.py --pairs-asked 120 --seed 5": Script(
+        "the offline model's flags on 120 pairs in the set's own mix (about 15 minutes of both cores)"),
     ".venv/bin/python benchmarks/offline_accuracy.py": Script("the offline model's accuracy table (an hour of both "
                                                                "cores and the offline model)"),
     "FACTDEBATE_CPU_PROFILE=/tmp/prof .venv/bin/python -m pytest -p benchmarks.pytest_cpu -n 2 tests/cli": Skip(
