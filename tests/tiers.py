@@ -147,9 +147,31 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "tests/eval/test_third_label.py": (
-        "DPD's table 2 reproduced end to end; the third label's other 81 tests run in make test",
+        "make test keeps every run of the Tool-MAD, MERMAID and DPD papers' tables on their two-label datasets; "
+        "these are DPD's table 2 reproduced end to end and the Tool-MAD draft's runs (the same methods under the "
+        "draft's settings)",
         (
             "test_reproduce_dpd_table2_with_a_model_that_answers_not_enough_info",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-single-feverous]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-single-faviq]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-cot-feverous]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-cot-faviq]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-react-feverous]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-react-faviq]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-mad-feverous]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-mad-faviq]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-madke-feverous]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-madke-faviq]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-tool-mad-feverous]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-tool-mad-faviq]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-vanilla-vanilla-feverous]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-vanilla-vanilla-faviq]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-rag-vanilla-feverous]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-rag-vanilla-faviq]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-search-vanilla-feverous]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-search-vanilla-faviq]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-rag-search-vanilla-feverous]",
+            "test_no_run_of_the_papers_gives_a_two_label_dataset_a_third_label[toolmad-draft-rag-search-vanilla-faviq]",
         ),
     ),
     "tests/golden/test_golden.py": (
