@@ -376,3 +376,31 @@ async def test_what_a_streamed_reply_shows_when_an_in_process_checker_says_state
     assert offline.startswith("Sure. C# is a programming language developed by Microsoft.")
     assert "could not be checked" in offline and "does not write its names, numbers" in offline
     assert "could not be checked" not in shown["scripted"] and "Fact check" not in shown["scripted"]
+
+
+async def test_what_a_guard_caller_reads_when_an_in_process_checker_flags_on_a_sentence_that_writes_nothing_against(
+) -> None:
+    from factdebate.llm.scripted import ScriptedBackend
+
+    reply = "The Eiffel Tower is located in Rome."
+    tower = Document(id="t", title="Eiffel Tower", text="The Eiffel Tower is a wrought-iron lattice tower. Its base "
+                     "is square.")
+    base = script(claims=[reply])
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        if call.prompt.startswith("guard_stance"):
+            return "contradicts"
+        return str(base(call, messages, params))
+
+    for name, flagged in (("llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", False), ("scripted", True)):
+        result, _ = await run_check(respond, reply, guard=FAST_ONLY, docs=[tower],
+                                    backend=ScriptedBackend(respond, name=name), policy="flag")
+        (claim,) = result.claims
+        if flagged:  # a served model's contradicts is taken as it answers
+            assert (claim.status, claim.label) == ("checked", "REFUTES")
+        else:
+            assert (claim.status, claim.label) == ("unchecked", None)
+            assert claim.reason is not None and "writes no other number, name or negation" in claim.reason
+            # what the reader gets: the sentence, not marked false, and that it could not be checked, and why
+            assert result.text.startswith(reply) and f'"{reply}" could not be checked' in result.text
+            assert "writes no other number, name or negation" in result.text
