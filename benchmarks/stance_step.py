@@ -103,24 +103,19 @@ def table(rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
     lines.append(f"a SUPPORTS on a refute or irrelevant pair stands on {wrong_kept} of {wrong}; on a "
                  f"completely-support pair on {sum(a == 'states' for a, s in got if s == 'completely-support')} of "
                  f"{sum(s == 'completely-support' for _, s in got)}")
-    # An in-process model's states stands only on a quote that writes the claim (stance.writes_claim)
-    written = [r["stance"] for r in rows if r["answer"] == "states" and writes_claim(r["claim"], r["quote"])]
-    hit = sum(s == "completely-support" for s in written)
-    of = sum(s == "completely-support" for _, s in got)
-    lines.append(f"states on a quote that writes the claim (an in-process model's SUPPORTS): precision {hit}/"
-                 f"{len(written)} {interval(hit, len(written))}, recall {hit}/{of} {interval(hit, of)}; "
-                 f"given to {json.dumps(dict(Counter(written)))}")
-    figures["written_states.precision"] = f"{hit}/{len(written)}"
-    figures["written_states.recall"] = f"{hit}/{of}"
-    # and its contradicts only on a quote that writes something in the claim's place (stance.writes_against)
-    against = [r["stance"] for r in rows if r["answer"] == "contradicts" and writes_against(r["claim"], r["quote"])]
-    hit = sum(s == "refute" for s in against)
-    of = sum(s == "refute" for _, s in got)
-    lines.append(f"contradicts on a quote that writes against the claim (an in-process model's REFUTES): precision "
-                 f"{hit}/{len(against)} {interval(hit, len(against))}, recall {hit}/{of} {interval(hit, of)}; "
-                 f"given to {json.dumps(dict(Counter(against)))}")
-    figures["against_contradicts.precision"] = f"{hit}/{len(against)}"
-    figures["against_contradicts.recall"] = f"{hit}/{of}"
+    # An in-process model's states stands only on a quote that writes the claim (stance.writes_claim), and its
+    # contradicts only on one that writes something in the claim's place (stance.writes_against)
+    for key, answer, stance, rule, what in (
+            ("written_states", "states", "completely-support", writes_claim,
+             "states on a quote that writes the claim (an in-process model's SUPPORTS)"),
+            ("against_contradicts", "contradicts", "refute", writes_against,
+             "contradicts on a quote that writes against the claim (an in-process model's REFUTES)")):
+        kept = [r["stance"] for r in rows if r["answer"] == answer and rule(r["claim"], r["quote"])]
+        hit, of = sum(s == stance for s in kept), sum(s == stance for _, s in got)
+        lines.append(f"{what}: precision {hit}/{len(kept)} {interval(hit, len(kept))}, recall {hit}/{of} "
+                     f"{interval(hit, of)}; given to {json.dumps(dict(Counter(kept)))}")
+        figures[f"{key}.precision"] = f"{hit}/{len(kept)}"
+        figures[f"{key}.recall"] = f"{hit}/{of}"
     seconds = sorted(r["seconds"] for r in rows)
     if seconds:
         figures["median_s"] = seconds[len(seconds) // 2]

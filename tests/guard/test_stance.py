@@ -404,3 +404,40 @@ async def test_what_a_guard_caller_reads_when_an_in_process_checker_flags_on_a_s
             # what the reader gets: the sentence, not marked false, and that it could not be checked, and why
             assert result.text.startswith(reply) and f'"{reply}" could not be checked' in result.text
             assert "writes no other number, name or negation" in result.text
+
+
+async def test_what_a_streamed_reply_shows_when_an_in_process_checker_flags_on_a_sentence_that_writes_nothing_against(
+) -> None:
+    from collections.abc import AsyncIterator
+
+    from factdebate.guard_engine.options import GuardOptions
+    from factdebate.guard_engine.stream_policy import guard_stream
+    from factdebate.llm.scripted import ScriptedBackend
+    from factdebate.run.build import build_resources
+    from tests.helpers import StaticTool, resources_for
+
+    reply = "Sure. The Eiffel Tower is located in Rome."
+    tower = Document(id="t", title="Eiffel Tower", text="The Eiffel Tower is a wrought-iron lattice tower.")
+    base = script(claims=["The Eiffel Tower is located in Rome."])
+
+    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
+        return "contradicts" if call.prompt.startswith("guard_stance") else str(base(call, messages, params))
+
+    async def words() -> AsyncIterator[str]:
+        for word in reply.split(" "):
+            yield word + " "
+
+    tools = {"rag": StaticTool("rag", [tower]), "search": StaticTool("local", [tower])}
+    shown: dict[str, str] = {}
+    for name in ("llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "scripted"):
+        settings = resources_for(respond, method="single", tools=tools, guard=FAST_ONLY)[0].settings
+        resources = build_resources(settings, backends={"debater": ScriptedBackend(respond, name=name)},
+                                    tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
+        async with resources:
+            shown[name] = "".join([out.text async for out in guard_stream(
+                words(), settings, resources, options=GuardOptions(policy="flag"),
+                question="Where is the Eiffel Tower? My friend says it is in Italy.") if out.kind == "text"])
+    offline = shown["llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"]
+    assert offline.startswith(reply)
+    assert "could not be checked" in offline and "writes no other number, name or negation" in offline
+    assert "could not be checked" not in shown["scripted"]  # a served checker's flag is shown as a flag
