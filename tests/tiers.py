@@ -183,6 +183,33 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_every_method_answers_as_recorded[verify-dpd]",
         ),
     ),
+    "tests/guard/conformance/test_conformance.py": (
+        "make test keeps each fault (the checker or the extractor down, slow or answering what cannot be read) "
+        "through every door under two of the six policy and on_unchecked pairs, each pair under at least one "
+        "fault, and every other scenario; this adds each fault under the four other pairs",
+        (
+            "test_no_door_delivers_a_false_sentence_as_checked[checker-down-annotate-block]",
+            "test_no_door_delivers_a_false_sentence_as_checked[checker-down-flag-pass]",
+            "test_no_door_delivers_a_false_sentence_as_checked[checker-down-flag-block]",
+            "test_no_door_delivers_a_false_sentence_as_checked[checker-down-block-pass]",
+            "test_no_door_delivers_a_false_sentence_as_checked[extractor-down-annotate-pass]",
+            "test_no_door_delivers_a_false_sentence_as_checked[extractor-down-flag-block]",
+            "test_no_door_delivers_a_false_sentence_as_checked[extractor-down-block-pass]",
+            "test_no_door_delivers_a_false_sentence_as_checked[extractor-down-block-block]",
+            "test_no_door_delivers_a_false_sentence_as_checked[checker-slow-annotate-pass]",
+            "test_no_door_delivers_a_false_sentence_as_checked[checker-slow-annotate-block]",
+            "test_no_door_delivers_a_false_sentence_as_checked[checker-slow-flag-pass]",
+            "test_no_door_delivers_a_false_sentence_as_checked[checker-slow-block-block]",
+            "test_no_door_delivers_a_false_sentence_as_checked[checker-malformed-annotate-pass]",
+            "test_no_door_delivers_a_false_sentence_as_checked[checker-malformed-annotate-block]",
+            "test_no_door_delivers_a_false_sentence_as_checked[checker-malformed-flag-block]",
+            "test_no_door_delivers_a_false_sentence_as_checked[checker-malformed-block-pass]",
+            "test_no_door_delivers_a_false_sentence_as_checked[extractor-malformed-annotate-pass]",
+            "test_no_door_delivers_a_false_sentence_as_checked[extractor-malformed-flag-pass]",
+            "test_no_door_delivers_a_false_sentence_as_checked[extractor-malformed-flag-block]",
+            "test_no_door_delivers_a_false_sentence_as_checked[extractor-malformed-block-block]",
+        ),
+    ),
     "tests/guard/conformance/test_gateway_limits.py": (
         "LiteLLM's proxy and NeMo's LLMRails in front of the guard on the fault scenarios (test_gateways.py), and "
         "the limits' shapes through every core door (test_limits.py); this adds the shapes (a four-fact sentence, "
@@ -193,6 +220,21 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_the_guard_as_litellms_model_refutes_the_false_shape_and_passes_its_twin",
             "test_a_json_object_answer_through_litellm_is_checked",
             "test_nemos_llmrails_refutes_the_false_shape_and_passes_its_twin",
+        ),
+    ),
+    "tests/guard/conformance/test_generated.py": (
+        "make test keeps a statement drawn in plain prose, a heading, a list, a table, JSON, a code comment, German "
+        "and Chinese through every door, and Japanese and Thai among the limits' shapes (test_limits.py); this adds "
+        "the numbered list, the quote, the wide table, the long sentence, the framing, French, Japanese and Thai",
+        (
+            "test_a_statement_in_any_format[numbered]",
+            "test_a_statement_in_any_format[quote]",
+            "test_a_statement_in_any_format[wide-table]",
+            "test_a_statement_in_any_format[long-sentence]",
+            "test_a_statement_in_any_format[framing]",
+            "test_a_statement_in_any_format[French]",
+            "test_a_statement_in_any_format[Japanese]",
+            "test_a_statement_in_any_format[Thai]",
         ),
     ),
     "tests/guard/conformance/test_limits.py": (
@@ -695,11 +737,13 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
     "tests/test_documented_lines.py": (
         "documented MERMAID, compare and usage commands that run whole methods (verify --json is the demo's claim "
         "with the offline model, which make test runs through make demo's command; the researchers' page repeats "
-        "compare's four-method eval); the other documented lines run in make test",
+        "compare's four-method eval and README's DPD dry run; DPD's page's second verify is its first with other "
+        "transition settings); the other documented lines run in make test",
         (
             "test_documented[docs/compare.md:37]",
             "test_documented[docs/compare.md:55]",
             "test_documented[docs/compare.md:9]",
+            "test_documented[docs/methods/dpd.md:10]",
             "test_documented[docs/methods/mermaid.md:10]",
             "test_documented[docs/methods/mermaid.md:13]",
             "test_documented[docs/methods/mermaid.md:8]",
@@ -708,6 +752,7 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_documented[docs/usage.md:11]",
             "test_documented[docs/usage.md:12]",
             "test_documented[docs/start/researchers.md:23]",
+            "test_documented[docs/start/researchers.md:33]",
         ),
     ),
 }
