@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds each gateway's own environment, .venv-NAME, from its lock requirements/gateways/NAME.txt (LiteLLM's
-# proxy server, NeMo Guardrails): the tests start them as separate services in front of the guard, as teams
+# Builds each gateway's own environment, .venv-NAME (a link to a folder built once per machine, below), from its
+# lock requirements/gateways/NAME.txt (LiteLLM's proxy server, NeMo Guardrails): the tests start them as separate services in front of the guard, as teams
 # deploy them. Like .venv's step 1 in scripts/setup.sh: every file checked against the lock's sha256, no
 # resolving, whatever no lock holds removed; skipped, saying so and where, when the environment already matches
 # its lock (scripts/check_env.py --alone). scripts/setup.sh --dev runs this in the background, beside its own
@@ -13,21 +13,41 @@ names=("$@")
 if [ ${#names[@]} = 0 ]; then
   for lock in requirements/gateways/*.txt; do names+=("$(basename "$lock" .txt)"); done
 fi
+# Each environment is built once per machine, as OpenClaw's folder is (scripts/openclaw-for-tests.sh), in a folder
+# named by its lock's and the interpreter's digest under $FACTDEBATE_GATEWAYS_DIR, and .venv-NAME links to it: a
+# fresh clone's setup then unpacks neither (942 MB beside .venv's own 2.5 GB: the two installs shared two cores
+# and one disk), and the modules its tests compiled the first time are compiled already. A folder that no longer
+# holds its lock is built again; a changed lock or interpreter gets a folder of its own.
+cache=${FACTDEBATE_GATEWAYS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/factdebate/gateways}
+interpreter=$("$PY" -c 'import sys; print(sys.executable, sys.version)')
 for name in "${names[@]}"; do
-  lock=requirements/gateways/$name.txt venv=.venv-$name
+  lock=requirements/gateways/$name.txt link=.venv-$name
   [ -f "$lock" ] || { echo "no lock $lock" >&2; exit 2; }
-  [ -x "$venv/bin/python" ] || "$PY" -m venv "$venv"
-  check="$venv/bin/python scripts/check_env.py $lock --alone"
-  # Said, not silent: a run that changes nothing still tells which environments it checked, and where.
-  if $check --quiet; then echo "$name: up to date in $PWD/$venv (it holds $lock)"; continue; fi
-  pip="$venv/bin/python -m pip --disable-pip-version-check -q"
-  # --no-compile: a gateway's modules are compiled when a test first starts it (scripts/test.sh lets Python
-  # write bytecode), only those it imports: about 25 CPU-s less here than pip compiling every module.
-  $pip install --no-compile --no-deps --require-hashes -r "$lock"
-  extra=$($check --extraneous)
-  # shellcheck disable=SC2086  # one name a word
-  if [ -n "$extra" ]; then $pip uninstall -y $extra; fi
-  $check  # names what still differs, and fails
+  # A real folder from an older setup is kept while it holds its lock
+  if [ -d "$link" ] && [ ! -L "$link" ] && "$link/bin/python" scripts/check_env.py "$lock" --alone --quiet 2>/dev/null; then
+    echo "$name: up to date in $PWD/$link (it holds $lock)"
+    continue
+  fi
+  key=$( (cat "$lock"; echo "$interpreter") | sha256sum | cut -c1-16)
+  venv=$cache/$name-$key
+  mkdir -p "$cache"
+  (
+    flock 9  # two setups at once on one machine build it once; the second waits, then finds it built
+    [ -x "$venv/bin/python" ] || "$PY" -m venv "$venv"
+    check="$venv/bin/python scripts/check_env.py $lock --alone"
+    # Said, not silent: a run that changes nothing still tells which environments it checked, and where.
+    if $check --quiet; then echo "$name: up to date in $venv (it holds $lock)"; exit 0; fi
+    pip="$venv/bin/python -m pip --disable-pip-version-check -q"
+    # --no-compile: a gateway's modules are compiled when a test first starts it (scripts/test.sh lets Python
+    # write bytecode), only those it imports: about 25 CPU-s less here than pip compiling every module.
+    $pip install --no-compile --no-deps --require-hashes -r "$lock"
+    extra=$($check --extraneous)
+    # shellcheck disable=SC2086  # one name a word
+    if [ -n "$extra" ]; then $pip uninstall -y $extra; fi
+    $check  # names what still differs, and fails
+  ) 9>"$venv.lock"
+  rm -rf "$link"
+  ln -s "$venv" "$link"
 done
 # LiteLLM's proxy imports soundfile at start, which loads Debian's libsndfile1 (the lock holds the wheel without
 # the library): without it `litellm` stops at start. scripts/ci-system-deps.sh installs it; this says so.

@@ -4,6 +4,7 @@ else (scripts/check_env.py --alone)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -64,3 +65,31 @@ def test_setup_says_each_gateway_that_is_up_to_date_and_where(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     where = tmp_path.resolve() / ".venv-gate"
     assert done.stdout == f"gate: up to date in {where} (it holds requirements/gateways/gate.txt)\n"
+
+
+def _clone_with_an_empty_lock(folder: Path) -> Path:
+    (folder / "scripts").mkdir(parents=True)
+    for script in ("setup-gateways.sh", "check_env.py"):
+        shutil.copy2(ROOT / "scripts" / script, folder / "scripts" / script)
+    (folder / "requirements" / "gateways").mkdir(parents=True)
+    (folder / "requirements" / "gateways" / "gate.txt").write_text("# nothing locked\n", encoding="utf-8")
+    return folder
+
+
+def test_a_gateway_environment_is_built_once_per_machine_and_each_clone_links_to_it(tmp_path: Path) -> None:
+    """Two clones on one machine: the first builds the environment in the machine's folder and links
+    ``.venv-gate`` to it; the second finds it built, says so, and links to the same folder."""
+    env = {**os.environ, "FACTDEBATE_GATEWAYS_DIR": str(tmp_path / "machine"), "PYTHON": sys.executable}
+    said = []
+    for clone in ("one", "two"):
+        folder = _clone_with_an_empty_lock(tmp_path / clone)
+        done = subprocess.run(["bash", str(folder / "scripts" / "setup-gateways.sh")], capture_output=True,
+                              text=True, timeout=120, env=env)
+        assert done.returncode == 0, done.stderr
+        link = folder / ".venv-gate"
+        assert link.is_symlink() and (link / "bin" / "python").exists()
+        said.append((done.stdout, link.resolve()))
+    [built] = {where for _, where in said}  # both clones link to the one folder
+    assert built.parent == (tmp_path / "machine").resolve() and built.name.startswith("gate-")
+    target = os.readlink(tmp_path / "two" / ".venv-gate")
+    assert said[1][0] == f"gate: up to date in {target} (it holds requirements/gateways/gate.txt)\n"
