@@ -737,8 +737,8 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
     "tests/test_documented_lines.py": (
         "documented MERMAID, compare and usage commands that run whole methods (verify --json is the demo's claim "
         "with the offline model, which make test runs through make demo's command; the researchers' page repeats "
-        "compare's four-method eval and README's DPD dry run; DPD's page's second verify is its first with other "
-        "transition settings); the other documented lines run in make test",
+        "compare's four-method eval and, as the reproduce page does, README's DPD dry run; DPD's page's second "
+        "verify is its first with other transition settings); the other documented lines run in make test",
         (
             "test_documented[docs/compare.md:37]",
             "test_documented[docs/compare.md:55]",
@@ -748,6 +748,7 @@ FULL_ONLY: dict[str, tuple[str, tuple[str, ...]]] = {
             "test_documented[docs/methods/mermaid.md:13]",
             "test_documented[docs/methods/mermaid.md:8]",
             "test_documented[docs/methods/mermaid.md:9]",
+            "test_documented[docs/reproduce.md:26]",
             "test_documented[docs/usage.md:10]",
             "test_documented[docs/usage.md:11]",
             "test_documented[docs/usage.md:12]",
