@@ -19,6 +19,11 @@ fi
 # and one disk), and the modules its tests compiled the first time are compiled already. A folder that no longer
 # holds its lock is built again; a changed lock or interpreter gets a folder of its own.
 cache=${FACTDEBATE_GATEWAYS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/factdebate/gateways}
+# A machine whose cache folder cannot be written (a read-only home) builds them in the clone, as before.
+if ! mkdir -p "$cache" 2>/dev/null || [ ! -w "$cache" ]; then
+  echo "note: $cache cannot be written; the gateways' environments are built in this clone (.venv-gateways)" >&2
+  cache=$PWD/.venv-gateways
+fi
 interpreter=$("$PY" -c 'import sys; print(sys.executable, sys.version)')
 for name in "${names[@]}"; do
   lock=requirements/gateways/$name.txt link=.venv-$name

@@ -93,3 +93,13 @@ def test_a_gateway_environment_is_built_once_per_machine_and_each_clone_links_to
     assert built.parent == (tmp_path / "machine").resolve() and built.name.startswith("gate-")
     target = os.readlink(tmp_path / "two" / ".venv-gate")
     assert said[1][0] == f"gate: up to date in {target} (it holds requirements/gateways/gate.txt)\n"
+
+
+def test_a_machine_folder_that_cannot_be_written_builds_the_environment_in_the_clone(tmp_path: Path) -> None:
+    folder = _clone_with_an_empty_lock(tmp_path / "clone")
+    env = {**os.environ, "FACTDEBATE_GATEWAYS_DIR": "/proc/factdebate-gateways", "PYTHON": sys.executable}
+    done = subprocess.run(["bash", str(folder / "scripts" / "setup-gateways.sh")], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "/proc/factdebate-gateways cannot be written" in done.stderr
+    assert (folder / ".venv-gate").resolve().parent == (folder / ".venv-gateways").resolve()
