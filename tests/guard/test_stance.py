@@ -341,7 +341,13 @@ async def test_what_a_guard_caller_reads_when_an_in_process_checker_says_states_
             assert "does not write its names, numbers and most of its words" in result.text
 
 
-async def test_what_a_streamed_reply_shows_when_an_in_process_checker_says_states_of_a_sentence_about_c() -> None:
+IN_PROCESS = "llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"  # a name llama.cpp in this process answers to
+
+
+async def streamed_by_each_checker(reply: str, claim: str, doc: Document, stance: str, question: str
+                                   ) -> dict[str, str]:
+    """The text a streamed ``reply`` (word by word, under ``flag``, with the user's ``question``) shows, by checker
+    name: one that runs in this process and a served one, each answering ``stance`` of ``claim`` over ``doc``."""
     from collections.abc import AsyncIterator
 
     from factdebate.guard_engine.options import GuardOptions
@@ -350,29 +356,36 @@ async def test_what_a_streamed_reply_shows_when_an_in_process_checker_says_state
     from factdebate.run.build import build_resources
     from tests.helpers import StaticTool, resources_for
 
-    reply = "Sure. C# is a programming language developed by Microsoft."
-    c_doc = Document(id="c", title="C (programming language)", text="C is a general-purpose programming language "
-                     "created in 1972 by Dennis Ritchie.")
-    base = script(claims=["C# is a programming language developed by Microsoft."])
+    base = script(claims=[claim])
 
     def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
-        return "states" if call.prompt.startswith("guard_stance") else str(base(call, messages, params))
+        return stance if call.prompt.startswith("guard_stance") else str(base(call, messages, params))
 
     async def words() -> AsyncIterator[str]:
         for word in reply.split(" "):
             yield word + " "
 
-    tools = {"rag": StaticTool("rag", [c_doc]), "search": StaticTool("local", [c_doc])}
+    tools = {"rag": StaticTool("rag", [doc]), "search": StaticTool("local", [doc])}
     shown: dict[str, str] = {}
-    for name in ("llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "scripted"):
+    for name in (IN_PROCESS, "scripted"):
         settings = resources_for(respond, method="single", tools=tools, guard=FAST_ONLY)[0].settings
         resources = build_resources(settings, backends={"debater": ScriptedBackend(respond, name=name)},
                                     tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
         async with resources:
             shown[name] = "".join([out.text async for out in guard_stream(
-                words(), settings, resources, options=GuardOptions(policy="flag"),
-                question="Which company made C#? I was asked this at work earlier today.") if out.kind == "text"])
-    offline = shown["llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"]
+                words(), settings, resources, options=GuardOptions(policy="flag"), question=question)
+                if out.kind == "text"])
+    return shown
+
+
+async def test_what_a_streamed_reply_shows_when_an_in_process_checker_says_states_of_a_sentence_about_c() -> None:
+    c_doc = Document(id="c", title="C (programming language)", text="C is a general-purpose programming language "
+                     "created in 1972 by Dennis Ritchie.")
+    shown = await streamed_by_each_checker(
+        "Sure. C# is a programming language developed by Microsoft.",
+        "C# is a programming language developed by Microsoft.", c_doc, "states",
+        "Which company made C#? I was asked this at work earlier today.")
+    offline = shown[IN_PROCESS]
     assert offline.startswith("Sure. C# is a programming language developed by Microsoft.")
     assert "could not be checked" in offline and "does not write its names, numbers" in offline
     assert "could not be checked" not in shown["scripted"] and "Fact check" not in shown["scripted"]
@@ -408,36 +421,11 @@ async def test_what_a_guard_caller_reads_when_an_in_process_checker_flags_on_a_s
 
 async def test_what_a_streamed_reply_shows_when_an_in_process_checker_flags_on_a_sentence_that_writes_nothing_against(
 ) -> None:
-    from collections.abc import AsyncIterator
-
-    from factdebate.guard_engine.options import GuardOptions
-    from factdebate.guard_engine.stream_policy import guard_stream
-    from factdebate.llm.scripted import ScriptedBackend
-    from factdebate.run.build import build_resources
-    from tests.helpers import StaticTool, resources_for
-
     reply = "Sure. The Eiffel Tower is located in Rome."
     tower = Document(id="t", title="Eiffel Tower", text="The Eiffel Tower is a wrought-iron lattice tower.")
-    base = script(claims=["The Eiffel Tower is located in Rome."])
-
-    def respond(call: CallInfo, messages: list[Message], params: GenParams) -> str:
-        return "contradicts" if call.prompt.startswith("guard_stance") else str(base(call, messages, params))
-
-    async def words() -> AsyncIterator[str]:
-        for word in reply.split(" "):
-            yield word + " "
-
-    tools = {"rag": StaticTool("rag", [tower]), "search": StaticTool("local", [tower])}
-    shown: dict[str, str] = {}
-    for name in ("llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "scripted"):
-        settings = resources_for(respond, method="single", tools=tools, guard=FAST_ONLY)[0].settings
-        resources = build_resources(settings, backends={"debater": ScriptedBackend(respond, name=name)},
-                                    tool_factory=lambda kind: tools[kind], encoder_factory=BagOfWordsEncoder)
-        async with resources:
-            shown[name] = "".join([out.text async for out in guard_stream(
-                words(), settings, resources, options=GuardOptions(policy="flag"),
-                question="Where is the Eiffel Tower? My friend says it is in Italy.") if out.kind == "text"])
-    offline = shown["llama-cpp:qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"]
+    shown = await streamed_by_each_checker(reply, "The Eiffel Tower is located in Rome.", tower, "contradicts",
+                                           "Where is the Eiffel Tower? My friend says it is in Italy.")
+    offline = shown[IN_PROCESS]
     assert offline.startswith(reply)
     assert "could not be checked" in offline and "writes no other number, name or negation" in offline
     assert "could not be checked" not in shown["scripted"]  # a served checker's flag is shown as a flag
