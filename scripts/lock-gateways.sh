@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Refreshes the gateways' lock files (requirements/gateways/NAME.txt) from requirements/gateways/NAME.in, with
-# the resolver and sources scripts/lock.sh uses (scripts/lock-tool.sh: uv, pinned there; pip's sources),
+# the resolver and sources scripts/lock.sh uses (scripts/lock-tool.sh: the pinned uv; pip's sources),
 # for this Python on this platform, every pin with its sha256. Each gateway (LiteLLM's proxy, NeMo Guardrails)
 # gets its own environment, .venv-NAME, which scripts/setup.sh --dev installs from its lock: their pins
 # conflict with factdebate's, as they would in a team's deployment, where each runs as its own service.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Refreshes the lock files that scripts/setup.sh installs (`make lock`), from pyproject.toml's ranges and
-# requirements/lock.in, with uv's resolver (pinned below, installed into .venv/lock-tool on first use):
+# requirements/lock.in, with uv's resolver (requirements/uv.txt pins it; scripts/uv-tool.sh installs it once per machine):
 #   requirements/dev.txt  everything `make test` installs: the `all` and `dev` extras, CPU torch
 #   requirements/all.txt  what `make demo` installs: the `all` extras (no torch), at dev.txt's versions
 # Every pin carries the sha256 of its files (for llama-cpp-python, of the sdist that setup builds). It resolves

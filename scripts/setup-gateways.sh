@@ -9,6 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+. scripts/uv-tool.sh  # uv_ready, uv_install
 names=("$@")
 if [ ${#names[@]} = 0 ]; then
   for lock in requirements/gateways/*.txt; do names+=("$(basename "$lock" .txt)"); done
@@ -43,9 +44,13 @@ for name in "${names[@]}"; do
     # Said, not silent: a run that changes nothing still tells which environments it checked, and where.
     if $check --quiet; then echo "$name: up to date in $venv (it holds $lock)"; exit 0; fi
     pip="$venv/bin/python -m pip --disable-pip-version-check -q"
-    # --no-compile: a gateway's modules are compiled when a test first starts it (scripts/test.sh lets Python
-    # write bytecode), only those it imports: about 25 CPU-s less here than pip compiling every module.
-    $pip install --no-compile --no-deps --require-hashes -r "$lock"
+    # Not byte-compiled: a gateway's modules are compiled when a test first starts it (scripts/test.sh lets
+    # Python write bytecode), only those it imports: about 25 CPU-s less here than pip compiling every module.
+    # uv where it can be had (scripts/uv-tool.sh), else pip.
+    if ! { uv_ready && uv_install "$venv/bin/python" --quiet --no-deps --require-hashes -r "$lock"; }; then
+      echo "$name: pip installs it${UV_NOTE:+ ($UV_NOTE)}"
+      $pip install --no-compile --no-deps --require-hashes -r "$lock"
+    fi
     extra=$($check --extraneous)
     # shellcheck disable=SC2086  # one name a word
     if [ -n "$extra" ]; then $pip uninstall -y $extra; fi

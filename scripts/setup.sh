@@ -35,6 +35,8 @@ EST_PACKAGES=60 EST_MODEL=60 EST_INDEX=20 EST_LLAMA_CPU=340
 # a warm pip cache on that machine, and 106 to 137 s where the gateways' environments were built beside it (the
 # first setup there: scripts/setup-gateways.sh), so a warm cache saves the downloads, not the minute.
 EST_PACKAGES_DEV=80
+# With uv (scripts/uv-tool.sh), the test lock took 10 s on that machine, its cache empty.
+EST_PACKAGES_UV=15
 T0=$SECONDS
 say() { printf 'setup %d:%02d  %s\n' $(((SECONDS - T0) / 60)) $(((SECONDS - T0) % 60)) "$*" >&2; }
 about() { if [ "$1" -lt 90 ]; then echo "about $1 s"; else echo "about $((($1 + 30) / 60)) min"; fi; }
@@ -71,6 +73,7 @@ PIP=".venv/bin/python -m pip --disable-pip-version-check -q"
 PIPLOG=.venv/setup-pip.log
 CHECK=".venv/bin/python scripts/check_env.py $LOCK"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+. scripts/uv-tool.sh  # uv_ready, uv_install
 
 # 0. --dev: the gateways the tests run in front of the guard (LiteLLM's proxy, NeMo Guardrails), each in its own
 #    environment from its lock (requirements/gateways/), built in the background while steps 1-3 run (pip
@@ -93,29 +96,46 @@ fi
 #    resolving (the lock is the resolution, CPU torch included); then whatever no lock holds is removed, and
 #    factdebate itself is installed editable, without dependencies. Skipped when all of that is in place.
 if ! $CHECK --quiet --without llama-cpp-python || ! cmp -s pyproject.toml .venv/setup-pyproject.toml; then
-  # Two pips at once on disjoint halves (scripts/lock_parts.py): each unpacks and byte-compiles on one core.
-  # --dev: not compiled here, as the gateways' environments are not (scripts/setup-gateways.sh): the tests
+  # uv where it can be had (scripts/uv-tool.sh: about 10 s for the test lock, from its cache or pip's sources),
+  # else two pips at once on disjoint halves (scripts/lock_parts.py), each unpacking on one core.
+  # --dev: not byte-compiled here, as the gateways' environments are not (scripts/setup-gateways.sh): the tests
   # compile the modules they import (scripts/test.sh lets Python write bytecode; scripts/precompile.py does
   # the package's own), a fraction of the 22,000. pip's compiling of every module cost 40 CPU-s of 71 for this
   # step (measured: 63.7 + 7.7 against 25.3 + 5.5 CPU-s, the dev lock into a new venv). `make demo`
-  # keeps it: a user's first claim should not compile, on a machine that sets PYTHONDONTWRITEBYTECODE each time.
-  COMPILE=""
-  if [ "$LOCK" = requirements/dev.txt ]; then COMPILE=--no-compile; fi
-  $CHECK --entries --without llama-cpp-python | "$PY" scripts/lock_parts.py 2 .venv/setup-lock
-  if [ "$LOCK" = requirements/dev.txt ]; then
-    say "installing the locked packages, two pips at once ($(about "$EST_PACKAGES_DEV"), a warm pip cache too; log:" \
-      "$PIPLOG)"
+  # compiles: a user's first claim should not, on a machine that sets PYTHONDONTWRITEBYTECODE each time.
+  COMPILE="" UV_COMPILE=--compile-bytecode
+  if [ "$LOCK" = requirements/dev.txt ]; then COMPILE=--no-compile UV_COMPILE=""; fi
+  $CHECK --entries --without llama-cpp-python >.venv/setup-lock.txt
+  installed=""
+  if uv_ready; then
+    say "installing the locked packages with uv ($(about "$EST_PACKAGES_UV"); log: $PIPLOG)"
+    if uv_install .venv/bin/python --no-deps --require-hashes $UV_COMPILE -r .venv/setup-lock.txt >"$PIPLOG" 2>&1
+    then
+      installed=uv
+    else
+      say "uv could not install them (its log: $PIPLOG.uv); pip does instead"
+      mv "$PIPLOG" "$PIPLOG.uv"
+    fi
   else
-    say "installing the locked packages, two pips at once ($(about "$EST_PACKAGES") from an empty pip cache, seconds" \
-      "from a warm one; log: $PIPLOG)"
+    say "note: $UV_NOTE; pip installs the packages instead"
   fi
-  $PIP install $COMPILE --no-deps --require-hashes -r .venv/setup-lock-1.txt >"$PIPLOG.1" 2>&1 &
-  part1=$!
-  part2_rc=0 part1_rc=0
-  $PIP install $COMPILE --no-deps --require-hashes -r .venv/setup-lock-2.txt >"$PIPLOG" 2>&1 || part2_rc=$?
-  wait "$part1" || part1_rc=$?
-  cat "$PIPLOG.1" >>"$PIPLOG" && rm -f "$PIPLOG.1"
-  [ "$part1_rc$part2_rc" = 00 ] || fail "installing the locked packages" "$PIPLOG"
+  if [ -z "$installed" ]; then
+    "$PY" scripts/lock_parts.py 2 .venv/setup-lock <.venv/setup-lock.txt
+    if [ "$LOCK" = requirements/dev.txt ]; then
+      say "installing the locked packages, two pips at once ($(about "$EST_PACKAGES_DEV"), a warm pip cache too;" \
+        "log: $PIPLOG)"
+    else
+      say "installing the locked packages, two pips at once ($(about "$EST_PACKAGES") from an empty pip cache," \
+        "seconds from a warm one; log: $PIPLOG)"
+    fi
+    $PIP install $COMPILE --no-deps --require-hashes -r .venv/setup-lock-1.txt >"$PIPLOG.1" 2>&1 &
+    part1=$!
+    part2_rc=0 part1_rc=0
+    $PIP install $COMPILE --no-deps --require-hashes -r .venv/setup-lock-2.txt >"$PIPLOG" 2>&1 || part2_rc=$?
+    wait "$part1" || part1_rc=$?
+    cat "$PIPLOG.1" >>"$PIPLOG" && rm -f "$PIPLOG.1"
+    [ "$part1_rc$part2_rc" = 00 ] || fail "installing the locked packages" "$PIPLOG"
+  fi
   extra=$($CHECK --extraneous)
   if [ -n "$extra" ]; then
     say "removing what no lock holds:" $extra

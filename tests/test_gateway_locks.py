@@ -55,7 +55,7 @@ def test_setup_says_each_gateway_that_is_up_to_date_and_where(tmp_path: Path) ->
     printing nothing. The script and its check run from a copy whose one lock is empty, in an environment
     made without pip, so nothing is fetched."""
     (tmp_path / "scripts").mkdir()
-    for script in ("setup-gateways.sh", "check_env.py"):
+    for script in ("setup-gateways.sh", "uv-tool.sh", "check_env.py"):
         shutil.copy2(ROOT / "scripts" / script, tmp_path / "scripts" / script)
     (tmp_path / "requirements" / "gateways").mkdir(parents=True)
     (tmp_path / "requirements" / "gateways" / "gate.txt").write_text("# nothing locked\n", encoding="utf-8")
@@ -80,7 +80,7 @@ def _python_without_pip(folder: Path) -> str:
 
 def _clone_with_an_empty_lock(folder: Path) -> Path:
     (folder / "scripts").mkdir(parents=True)
-    for script in ("setup-gateways.sh", "check_env.py"):
+    for script in ("setup-gateways.sh", "uv-tool.sh", "check_env.py"):
         shutil.copy2(ROOT / "scripts" / script, folder / "scripts" / script)
     (folder / "requirements" / "gateways").mkdir(parents=True)
     (folder / "requirements" / "gateways" / "gate.txt").write_text("# nothing locked\n", encoding="utf-8")
