@@ -3,7 +3,8 @@
 # requirements/all.txt (the lock; `make lock` refreshes it), the embedded model and the built-in data, and (not
 # with --dev) the offline chat model verdicts use, assembled into the data folder in the background from its
 # pinned parts (src/factdebate/hub/model_parts.txt, 1.1 GB) while llama.cpp compiles.
-# Re-running takes seconds: when .venv already matches the lock (scripts/check_env.py), pip is not started.
+# The packages are installed with uv where it can be had (scripts/uv-tool.sh), else with pip. Re-running takes
+# seconds: when .venv already matches the lock (scripts/check_env.py), nothing is installed.
 # What it prints: one line per phase, with the time since the start and an estimate of the phase's length;
 # pip's and each background phase's output go to the log file the line names, and only a failure prints them.
 # Ctrl-C (or SIGTERM) stops the phases running in the background too, and a re-run takes up where it stopped.
