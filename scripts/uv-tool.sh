@@ -31,8 +31,10 @@ uv_ready() {
     flock 9  # two setups at once install it once
     [ -x "$UV" ] && exit 0
     rm -rf "$UV_HOME.partial"
-    "$PY" -m pip install --disable-pip-version-check -q --no-deps --require-hashes --target "$UV_HOME.partial" \
-      -r requirements/uv.txt && rm -rf "$UV_HOME" && mv "$UV_HOME.partial" "$UV_HOME"
+    # one retry and a short timeout: a machine without a network falls back to pip in seconds, not minutes
+    timeout 120 "$PY" -m pip install --disable-pip-version-check -q --retries 1 --timeout 15 --no-deps \
+      --require-hashes --target "$UV_HOME.partial" -r requirements/uv.txt &&
+      rm -rf "$UV_HOME" && mv "$UV_HOME.partial" "$UV_HOME"
   ) 9>"$UV_HOME.lock" >/dev/null 2>&1 || true
   if [ -x "$UV" ]; then return 0; fi
   UV_NOTE="uv $UV_VERSION could not be installed from pip's sources"
