@@ -10,6 +10,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -81,8 +82,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True)
 def _isolated_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test gets its own data directory unless it asks for another one."""
-    monkeypatch.setenv("FACTDEBATE_DATA_DIR", str(tmp_path_factory.mktemp("data")))
+    """Every test gets its own data directory unless it asks for another one: a fresh name in one folder of
+    its own, not ``mktemp``'s numbered one, which lists every folder the run made so far to find the next
+    number (each test paid for all those before it: about 3 ms a test after a thousand)."""
+    folder = tmp_path_factory.getbasetemp() / "data"
+    folder.mkdir(exist_ok=True)
+    monkeypatch.setenv("FACTDEBATE_DATA_DIR", tempfile.mkdtemp(prefix="data-", dir=folder))
     for name in ("TAVILY_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "FACTDEBATE_CONFIG"):
         monkeypatch.delenv(name, raising=False)
 
