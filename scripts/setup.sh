@@ -141,8 +141,14 @@ if ! $CHECK --quiet --without llama-cpp-python || ! cmp -s pyproject.toml .venv/
   extra=$($CHECK --extraneous)
   if [ -n "$extra" ]; then
     say "removing what no lock holds:" $extra
-    # shellcheck disable=SC2086  # one name a word
-    $PIP uninstall -y $extra >>"$PIPLOG" 2>&1 || fail "removing $extra" "$PIPLOG"
+    # uv's venv seeds `wheel` beside pip and setuptools on Python < 3.12, which no lock holds
+    if [ "$installed" = uv ]; then
+      # shellcheck disable=SC2086  # one name a word
+      "$UV" pip uninstall --quiet --python .venv/bin/python $extra >>"$PIPLOG" 2>&1 || fail "removing $extra" "$PIPLOG"
+    else
+      # shellcheck disable=SC2086  # one name a word
+      $PIP uninstall -y $extra >>"$PIPLOG" 2>&1 || fail "removing $extra" "$PIPLOG"
+    fi
   fi
   # factdebate itself, editable (uv: 2.5 s; pip: 11 s)
   if [ "$installed" = uv ]; then
