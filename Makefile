@@ -18,7 +18,7 @@ demo:
 
 # Command 2: set up and run the tests (what CI runs).
 test: setup
-	@echo "make test: about 13 minutes from a fresh clone on an idle 2-core machine, under a minute of them setup (scripts/test.sh says what the rest took)" >&2
+	@echo "make test: about 11 minutes from a fresh clone on an idle 2-core machine, under a minute of them setup (scripts/test.sh says what the rest took)" >&2
 	./scripts/ci-system-deps.sh || echo "warning: could not install Debian's chromium/postgresql/libsndfile1/prometheus; the browser, PostgreSQL and Prometheus tests will be skipped, and LiteLLM's proxy will not start" >&2
 	./scripts/test.sh
 
