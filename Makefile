@@ -25,7 +25,7 @@ test: setup
 # Everything make test runs, plus the long variants of the real parts it leaves out (tests/tiers.py lists
 # them: every surface of OpenClaw, a second Ray build, each page at every width): about twice its time.
 test-all: setup
-	@echo "make test-all: about 25 minutes on an idle 2-core machine, make test's 12 and the long variants" \
+	@echo "make test-all: about 28 minutes on an idle 2-core machine, make test's 11 and the long variants" \
 	  "tests/tiers.py lists (scripts/test.sh says what it took)" >&2
 	./scripts/ci-system-deps.sh || echo "warning: could not install Debian's chromium/postgresql/libsndfile1/prometheus; the browser, PostgreSQL and Prometheus tests will be skipped, and LiteLLM's proxy will not start" >&2
 	FACTDEBATE_TEST_ALL=1 ./scripts/test.sh
