@@ -6,6 +6,5 @@ uv_ready || { echo "make lock needs uv: $UV_NOTE" >&2; exit 1; }
 uv_compile() {
   local command=$1
   shift
-  SSL_CERT_FILE=${SSL_CERT_FILE:-$UV_CERT} "$UV" pip compile --quiet --python "$PY" "${UV_SOURCES[@]}" \
-    --index-strategy unsafe-best-match --generate-hashes --custom-compile-command "$command" "$@"
+  uv_run pip compile --quiet --python "$PY" --generate-hashes --custom-compile-command "$command" "$@"
 }

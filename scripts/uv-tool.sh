@@ -40,14 +40,16 @@ uv_ready() {
   UV_NOTE="uv $UV_VERSION could not be installed from pip's sources"
   return 1
 }
-uv_venv() {
-  SSL_CERT_FILE=${SSL_CERT_FILE:-$UV_CERT} "$UV" venv --quiet --seed --allow-existing --python "$PY" \
-    "${UV_SOURCES[@]}" --index-strategy unsafe-best-match "$1"
+uv_run() {  # uv_run SUBCOMMAND... : uv with pip's certificate bundle, SUBCOMMAND then pip's sources and ARGS
+  local words=()
+  while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do words+=("$1"); shift; done
+  # the best version any source offers, as pip takes it (uv's default stops at the first source holding a name)
+  SSL_CERT_FILE=${SSL_CERT_FILE:-$UV_CERT} "$UV" "${words[@]}" "${UV_SOURCES[@]}" \
+    --index-strategy unsafe-best-match "$@"
 }
+uv_venv() { uv_run venv --quiet --seed --allow-existing --python "$PY" "$1"; }
 uv_install() {
   local python=$1
   shift
-  # the best version any source offers, as pip takes it (uv's default stops at the first source holding a name)
-  SSL_CERT_FILE=${SSL_CERT_FILE:-$UV_CERT} "$UV" pip install --python "$python" "${UV_SOURCES[@]}" \
-    --index-strategy unsafe-best-match "$@"
+  uv_run pip install --python "$python" "$@"
 }
