@@ -82,5 +82,7 @@ def test_a_new_environment_with_only_the_wheel_gets_an_offline_verdict_after_fac
     assert verdict.returncode == 0, verdict.stderr
     assert "Verdict:" in verdict.stdout and "decided by" in verdict.stdout
     lines = verdict.stdout.strip().splitlines()
-    label_at = next(n for n, line in enumerate(lines) if "Verdict:" in line)
-    assert any(line.startswith("note: the embedded model") for line in lines[label_at:label_at + 3]), verdict.stdout
+    # the verdict's panel (the debaters' own answers above it write "Verdict:" too), then the note right under it
+    label_at = next(n for n, line in enumerate(lines) if "Verdict:" in line and "decided by" in line)
+    under = next(line for line in lines[label_at:] if not line.startswith(("│", "╰")))
+    assert under.startswith("note: the embedded model"), verdict.stdout
