@@ -13,6 +13,7 @@ calls between layers (the first folder under ``factdebate``), and the modules en
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections import Counter
 
@@ -28,6 +29,7 @@ def _layer(module: str) -> str:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     from factdebate.cli.main import run
 
     if run(ARGS) != 0:  # the first claim: builds what is missing, loads what loads lazily

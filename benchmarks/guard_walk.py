@@ -15,6 +15,7 @@ sent before the measured one, so nothing loads lazily in the walk.
 
 from __future__ import annotations
 
+import argparse
 import dis
 import inspect
 import sys
@@ -131,6 +132,7 @@ def report(walk: Walk) -> None:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         report(measure(Path(tmp)))
 

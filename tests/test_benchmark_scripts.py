@@ -41,3 +41,14 @@ def test_the_load_benchmark_answers_its_help_with_the_options_the_docs_use() -> 
     for option in ("--guard-cores", "--first", "--seconds", "--alone-seconds", "--max-cpu-share", "--variant",
                    "--workers", "--record", "--settle", "--curve", "--plot"):
         assert option in shown, option
+
+
+def test_every_script_that_runs_answers_help_before_it_starts_work() -> None:
+    """A script run as a command parses its arguments first, so ``--help`` prints its usage instead of starting
+    a measurement that can take twenty minutes; read from the source, since running each would start its work."""
+    scripts = [*(ROOT / "benchmarks").glob("*.py"), *(ROOT / "benchmarks" / "decisions").glob("*.py")]
+    runnable = [path for path in scripts if 'if __name__ == "__main__":' in path.read_text(encoding="utf-8")]
+    assert len(runnable) > 20, "the scripts' main blocks are no longer found"
+    silent = [path.relative_to(ROOT).as_posix() for path in runnable
+              if "ArgumentParser(" not in path.read_text(encoding="utf-8")]
+    assert silent == []

@@ -11,6 +11,7 @@ Prints: ``passages=… fp32_per_s=… int8_per_s=… int8_speedup=… recall3_fp
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import numpy as np
@@ -42,6 +43,7 @@ def recall_at_3(passages: np.ndarray, queries: np.ndarray, titles: np.ndarray, g
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     chunks = [c for d in load_builtin_corpus() for c in chunk_document(d, DEFAULT_MAX_WORDS, DEFAULT_OVERLAP)]
     texts = [MilvusStore.embedding_text(c) for c in chunks]
     titles = np.array([c.title for c in chunks])

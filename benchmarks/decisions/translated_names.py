@@ -15,6 +15,7 @@ Last line: ``kept=…/45 invented_dropped=…/144 thai_one_sentence=…/9``.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from tests.guard.conformance.test_generated import FACTS, OTHER_LANGUAGES
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     facts = {fact.full: fact for fact in FACTS}
     kept = invented = dropped = whole = 0
     for language, forms in OTHER_LANGUAGES.items():

@@ -9,8 +9,8 @@ Only claims present in both runs and without errors are compared."""
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,11 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, float]:
     }
 
 
-def main(paths: list[str]) -> None:
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="*", default=["runs/before", "runs/after"],
+                        help="run folders, each with a results.jsonl (default: runs/before runs/after)")
+    paths = parser.parse_args().runs
     runs = [load(Path(p)) for p in paths]
     common = sorted(set.intersection(*(set(r) for r in runs)))
     table = [summary([run[i] for i in common]) for run in runs]
@@ -52,4 +56,4 @@ def main(paths: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["runs/before", "runs/after"])
+    main()
