@@ -3,6 +3,7 @@ names map injectively onto Milvus collections."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -55,7 +56,7 @@ def test_bad_corpus_names_are_refused(name: str) -> None:
 
 @pytest.mark.slow
 def test_a_locked_milvus_database_is_waited_for_before_anything_is_written(
-        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Another process holds the Milvus Lite database: the build says it waits, writes nothing meanwhile (no
     half-built corpus), and builds both indexes once the holder lets go."""
     pytest.importorskip("pymilvus")
@@ -67,15 +68,17 @@ def test_a_locked_milvus_database_is_waited_for_before_anything_is_written(
          f"MilvusClient({uri!r}); print('ready', flush=True); sys.stdin.read()"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     built: list[object] = []
+    # A stream that keeps all it was given: reading capfd truncates its file, and a line the build thread
+    # writes between that read and the truncation is lost, so the wait below never saw it on a loaded machine.
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
         build = threading.Thread(target=lambda: built.append(
             index_corpus(DOCS[:2], "locked", milvus_uri=uri, engines=("rag", "local"), progress=False)))
         build.start()
-        seen = ""
-        while "waiting for the other process that has" not in seen:  # (pytest-timeout ends a silent wait)
-            seen += capfd.readouterr().err
-            assert build.is_alive(), f"the build ended without waiting for the holder: {seen[-2000:]!r}"
+        while "waiting for the other process that has" not in err.getvalue():  # (pytest-timeout ends a silent wait)
+            assert build.is_alive(), f"the build ended without waiting for the holder: {err.getvalue()[-2000:]!r}"
             time.sleep(0.05)
         assert not LexicalIndex("locked").exists()  # nothing written while it waits
     finally:
