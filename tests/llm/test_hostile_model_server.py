@@ -66,7 +66,8 @@ async def test_an_answer_that_trickles_ends_at_the_calls_timeout(kind: str, stre
         started = time.monotonic()
         exc = await call(model)
         assert isinstance(exc, TransientLLMError) and exc.timed_out, exc
-        assert time.monotonic() - started < 3.0
+        # The 1 s timeout, not the 120 s default; the margin is for a loaded machine, the trickle has no end.
+        assert time.monotonic() - started < 10.0
 
 
 @pytest.mark.parametrize("kind", ["negative_length", "negative_chunk"])
@@ -81,7 +82,7 @@ async def test_a_model_list_that_floods_or_trickles_says_nothing_within_its_limi
         with HostileServer(kind, pause=0.1) as server:
             started = time.monotonic()
             assert await backend(server, stream=False, timeout=1.0).server_owner() == ""
-            assert time.monotonic() - started < 3.0
+            assert time.monotonic() - started < 10.0  # the 1 s timeout, not the 120 s default
 
 
 @pytest.mark.parametrize("stream", [False, True])

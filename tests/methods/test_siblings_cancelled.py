@@ -22,7 +22,7 @@ from tests.helpers import CLAIM, BagOfWordsEncoder, StaticTool
 
 
 class OneFails(ScriptedBackend):
-    """Calls of ``prompt``: the first fails, the others hang for 30 s (noted in ``cancelled`` when cancelled)."""
+    """Calls of ``prompt``: the first fails, the others hang for 120 s (noted in ``cancelled`` when cancelled)."""
 
     def __init__(self, prompt: str) -> None:
         super().__init__(truthful)
@@ -36,7 +36,7 @@ class OneFails(ScriptedBackend):
             await asyncio.sleep(0.05)
             raise FatalLLMError("HTTP 400 from the model server: refused")
         try:
-            await asyncio.sleep(30)
+            await asyncio.sleep(120)
         except asyncio.CancelledError:
             self.cancelled += 1
             raise
@@ -53,5 +53,5 @@ async def test_a_failed_agent_cancels_the_others(method: str, prompt: str) -> No
     started = time.perf_counter()
     with pytest.raises(FactDebateError, match="refused"):
         await run_claim(CLAIM, resources.settings, resources)
-    assert time.perf_counter() - started < 25  # not the others' 30 s
+    assert time.perf_counter() - started < 60  # not the others' 120 s (the margin is for a loaded machine)
     assert backend.seen >= 2 and backend.cancelled == backend.seen - 1
