@@ -11,9 +11,9 @@ regression and gradient-boosted trees learn completely-support against the other
 whose claim it never saw in training (folds grouped by claim), so the scores are what a shipped gate would give a
 new claim. For each, the table gives the precision (the share of the pairs let through whose passage completely
 supports the claim) at the recall ``writes_claim`` has, and the most recall at a precision of 0.8 and 0.9. A gate
-is worth shipping in the rule's place only where it beats the rule on both. ``--show`` prints the pairs that the
-logistic regression scores highest among those that do not completely support, each with the sentence that
-shares most of its words.
+is worth shipping in the rule's place only where it beats the rule on both. A last line does the same for a flag
+(refute against the rest, beside ``writes_against``). ``--show`` prints the pairs that the logistic regression
+scores highest among those that do not completely support, each with the sentence that shares most of its words.
 """
 
 from __future__ import annotations
@@ -100,6 +100,21 @@ def most_recall(scores: np.ndarray, y: np.ndarray, precision: float) -> float:
     return float(hits[ok.max()] / y.sum()) if len(ok) else 0.0
 
 
+def flags(rows: list[dict[str, Any]], x: np.ndarray, groups: np.ndarray, folds: int) -> None:
+    """The same for a flag: refute against the other stances, beside ``writes_against`` on any sentence."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    y = np.array([r["stance"] == "refute" for r in rows])
+    rule = x[:, len(FEATURES) + FEATURES.index("writes_against")] > 0
+    recall = float((rule & y).sum() / y.sum())
+    scores = out_of_fold(make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)), x, y, groups, folds)
+    print(f"\nflags: {int(y.sum())} refuting pairs; writes_against (any sentence): precision "
+          f"{(rule & y).sum() / rule.sum():.3f}, recall {recall:.3f}; logistic regression at that recall: precision "
+          f"{at_recall(scores, y, recall):.3f}, recall at precision 0.5: {most_recall(scores, y, 0.5):.3f}")
+
+
 def show_mistakes(rows: list[dict[str, Any]], scores: np.ndarray, y: np.ndarray, count: int) -> None:
     mistakes = [i for i in np.argsort(-scores) if not y[i]][:count]
     for i in mistakes:
@@ -138,6 +153,7 @@ def main() -> None:
         curves[name] = scores
         print(f"| {name} | {at_recall(scores, y, rule_recall):.3f} | {most_recall(scores, y, 0.8):.3f} | "
               f"{most_recall(scores, y, 0.9):.3f} |")
+    flags(rows, x, groups, args.folds)
     show_mistakes(rows, curves["logistic regression"], y, args.show)
     if args.plot:
         import matplotlib
