@@ -11,6 +11,9 @@ from pydantic import ValidationError
 
 from factdebate.core.errors import EndpointUnavailableError
 from factdebate.guard_engine import GuardClaim, GuardOptions
+from factdebate.guard_engine.policy import footnotes
+from factdebate.llm.near_chance import CLAIMS as CLAIMS_WORD
+from factdebate.llm.near_chance import model_warnings
 from factdebate.settings.load import load_settings
 from factdebate.util.errors import InputError
 from tests.guard.support import CLAIMS, REPLY, run_check, script
@@ -32,6 +35,30 @@ async def test_the_default_policy_is_flag_a_footnote_in_the_text() -> None:
     result, _ = await run_check(script(), guard=FAST)
     assert result.policy == "flag" and result.action_taken == "flagged" and result.text.startswith(REPLY)
     assert result.text[len(REPLY):].startswith("\n\n---\nFact check:\n- \"The Eiffel Tower is in Rome.\"")
+
+
+@pytest.mark.parametrize(("model", "line"), [
+    ("llama-cpp:qwen2.5-coder-1.5b", "- This flag comes from a small model that runs offline (Qwen2.5-Coder-1.5B), "
+                                     "and about 1 in 6 of its flags was right on public fact-check passages: read it "
+                                     "as a sentence to look at beside its quote, not as a finding."),
+    ("llama-cpp:builtin", "- This flag comes from the embedded model (SmolLM2-135M), which answers near chance: "
+                          "read it as a test of the pipeline, not as a finding.")])
+async def test_a_flag_of_a_model_running_here_says_under_it_what_such_a_flag_is_worth(model: str, line: str) -> None:
+    """The reader of the text sees no ``warnings``: under the flags the footnote says it, in the same words for one
+    flag or several; a script's or a served model's flags get no such line, nor does a footnote without a flag."""
+    checked, _ = await run_check(script(), guard=FAST)  # (its checker is scripted, under the embedded model's name)
+    result = checked.model_copy(update={"warnings": []})
+    flagged = result.model_copy(update={"warnings": model_warnings([model], CLAIMS_WORD)})
+    footnote = footnotes(flagged).splitlines()
+    assert footnote[footnote.index("Fact check:") + 2] == line
+    two = flagged.model_copy(update={"claims": [c.model_copy(update={"label": "REFUTES"}) for c in result.claims]})
+    assert line.replace("- This flag comes", "- These flags come").replace("read it", "read each") in footnotes(two)
+    for other in ("scripted:agree", "openai:gpt-4o-mini"):
+        plain = result.model_copy(update={"warnings": model_warnings([other], CLAIMS_WORD)})
+        assert footnotes(plain) == footnotes(result) and "flag comes" not in footnotes(plain)
+    supported = flagged.model_copy(update={"claims": [c.model_copy(update={"label": "SUPPORTS"})
+                                                      for c in result.claims]})
+    assert "flag" not in footnotes(supported)
 
 
 async def test_a_correction_sharing_nothing_with_the_quote_is_dropped() -> None:

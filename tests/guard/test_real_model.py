@@ -40,3 +40,5 @@ async def test_the_fast_tier_on_the_embedded_model() -> None:
             assert TEXT[claim.span.start:claim.span.end] == claim.claim
         if claim.correction is not None:
             assert claim.label == "REFUTES" and claim.correction.quote_source
+    if any(c.status == "checked" and c.label == "REFUTES" for c in result.claims):  # its reader is told its worth
+        assert "flag comes from the embedded model (SmolLM2-135M), which answers near chance" in result.text

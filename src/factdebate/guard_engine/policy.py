@@ -2,7 +2,8 @@
 
 - ``annotate``: the reply unchanged; the verdicts travel beside it.
 - ``flag``: the reply with footnotes on its refuted claims (with their correction) and the unchecked ones
-  (those past the claim cap in one line: :func:`cap_line`).
+  (those past the claim cap in one line: :func:`cap_line`). Under flags that a model running in this process
+  decided (the embedded or the offline model), one more line says how little such a flag is worth.
 - ``rewrite``: the upstream model revises its answer from the refuted claims, their evidence and corrections;
   the revision goes out only if a check at the tier that refuted them finds nothing refuted or unchecked.
   Otherwise the reply gets ``guard.rewrite_fallback`` (``flag`` or ``block``), ``action_reason`` saying why.
@@ -34,6 +35,7 @@ from factdebate.core.types import Label
 from factdebate.guard_engine.coverage import BEYOND_CAP, cap_of
 from factdebate.guard_engine.gate import gate
 from factdebate.guard_engine.types import TIERS, ActionTaken, GuardClaim, GuardResult, ResolvedGuardOptions, Reviser
+from factdebate.llm.near_chance import flag_caution
 from factdebate.prompts import render
 from factdebate.response_level.placing import names_only
 from factdebate.response_level.spans import sentences
@@ -185,7 +187,8 @@ def cap_line(result: GuardResult, cut: Sequence[GuardClaim]) -> str:
 
 def footnotes(result: GuardResult, note: str | None = None) -> str:
     lines = []
-    for claim in refuted(result.claims):
+    wrong = refuted(result.claims)
+    for claim in wrong:
         line = f"- {_quoted(claim)} is contradicted by the evidence"
         # Only a passage the verdict rests on is quoted: at the debate tiers one read but not cited is no evidence.
         if (first := next((e for e in claim.evidence if e.cited), None)) is not None:
@@ -194,6 +197,8 @@ def footnotes(result: GuardResult, note: str | None = None) -> str:
         if claim.correction is not None:
             line += f". Correction: {claim.correction.text}"
         lines.append(line)
+    if wrong and (caution := flag_caution(result.warnings, len(wrong))) is not None:
+        lines.append(f"- {caution}")
     cut = past_cap(result.claims)
     for claim in unchecked(result.claims):
         if not beyond_cap(claim):

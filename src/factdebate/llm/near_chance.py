@@ -70,3 +70,27 @@ def with_model_warnings(warnings: list[VerdictWarning], models: Iterable[str],
 
 
 MODEL_CODES = frozenset({"embedded_model", "offline_model", "scripted_model"})
+
+# Said in a guarded reply's footnote under the flags a model that runs here decided: the reader of a chat sees
+# the text, not the ``warnings`` beside it, and such a model's flags are rarely right. The offline model's rate is
+# the stance step's in the mix Factcheck-Bench's passages come in (docs/guard.md: 10 of 63,
+# benchmarks/stance_flags.py --pairs-asked 120 --seed 5).
+_FLAG_CAUTIONS = {
+    "embedded_model": ("{flags} from the embedded model (SmolLM2-135M), which answers near chance: {read} a test of "
+                       "the pipeline, not as a finding."),
+    "offline_model": ("{flags} from a small model that runs offline (Qwen2.5-Coder-1.5B), and about 1 in 6 of its "
+                      "flags was right on public fact-check passages: {read} a sentence to look at beside its "
+                      "quote, not as a finding."),
+}
+
+
+def flag_caution(warnings: Iterable[VerdictWarning], flags: int) -> str | None:
+    """The footnote's line under ``flags`` flags (one or more) decided with a model whose caution is among
+    ``warnings`` (the embedded model's or the offline model's); None for any other model."""
+    codes = {warning.code for warning in warnings}
+    for code, caution in _FLAG_CAUTIONS.items():
+        if code in codes:
+            if flags == 1:
+                return caution.format(flags="This flag comes", read="read it as")
+            return caution.format(flags="These flags come", read="read each as")
+    return None

@@ -5,6 +5,7 @@ installs in make test-all (tests/tiers.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import socket
@@ -19,8 +20,10 @@ import pytest
 
 from factdebate.hub.offline_model import QWEN_CODER_1_5B
 from factdebate.llm.scripted import ScriptedBackend
+from factdebate.methods import Resources
 from factdebate.server.app import create_app
 from factdebate.server.guard.stand_in import MODEL, StandIn, stand_in_app
+from factdebate.settings.model import Settings
 from tests.guard.support import script
 from tests.readiness import wait_until_ready
 from tests.server.conftest import KEY, PLAIN, LiveServer, free_port, offline_build
@@ -37,6 +40,7 @@ from tests.server.proxy_quick_start import (
 )
 
 TRUE = "It stands in Paris."
+CAUTION = "flag comes from a small model that runs offline"
 FLAGGED = f'{SAYS}{NOTES}- "{FALSE}" is contradicted by the evidence'
 
 
@@ -49,19 +53,31 @@ def _refuting_1899(claim: str) -> str:
     return json.dumps({"label": _label(claim), "passage": 1, "quote": "The tower was completed in 1889."})
 
 
-@pytest.fixture
-def proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LiveServer, StandIn]]:
-    """The stand-in (the library's app, as the command serves it) and the guard in front of it, with a checker
-    double that refutes the 1899 sentence."""
+@contextlib.contextmanager
+def _proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+           checker: str | None = None) -> Iterator[tuple[LiveServer, StandIn]]:
     stand_in = StandIn(answer=SAYS)
     with LiveServer(stand_in_app(stand_in)) as model:
         monkeypatch.setenv("FACTDEBATE_GUARD__UPSTREAM", f"{model.url}/v1")
         backend = ScriptedBackend(script(claims=[FALSE, TRUE], fast=_refuting_1899,
                                          debate=lambda call, claim: _label(claim)))  # at whichever tier
+
+        def build(settings: Settings) -> Resources:  # the checker's replies are the script's, its name ``checker``
+            named = settings.llm.model_copy(update={"debater": checker}) if checker else settings.llm
+            return offline_build(settings.model_copy(update={"llm": named}), backend)
+
         app = create_app(api_keys=[KEY], defaults=PLAIN, db_path=tmp_path / "service.sqlite", rate_limit_per_minute=0,
-                         build=lambda settings: offline_build(settings, backend))
+                         build=build)
         with LiveServer(app) as server:
             yield server, stand_in
+
+
+@pytest.fixture
+def proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LiveServer, StandIn]]:
+    """The stand-in (the library's app, as the command serves it) and the guard in front of it, with a checker
+    double that refutes the 1899 sentence."""
+    with _proxy(tmp_path, monkeypatch) as both:
+        yield both
 
 
 def test_through_the_proxy_the_client_receives_the_false_sentence_marked_plain_and_streamed(
@@ -78,6 +94,27 @@ def test_through_the_proxy_the_client_receives_the_false_sentence_marked_plain_a
         **ask, stream=True) if chunk.choices)
     assert streamed.startswith(FLAGGED)
     assert [body.get("stream", False) for body in stand_in.requests] == [False, True]  # both reached the stand-in
+    assert CAUTION not in streamed  # a script's flag is no in-process model's
+
+
+def test_under_the_offline_models_flag_the_client_reads_how_little_such_a_flag_is_worth(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chat client sees the text, not the ``warnings`` beside it: a flag the offline model decided says, in the
+    footnote itself, that a small offline model decided it and how often its flags were right. The checker answers
+    as scripted, under the offline model's name (the real model is the slow test below)."""
+    with _proxy(tmp_path, monkeypatch, QWEN_CODER_1_5B.spec) as (server, _):
+        client = openai.OpenAI(base_url=f"{server.url}/v1", api_key=KEY, max_retries=0, timeout=60)
+        ask: dict[str, Any] = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "The tower?"}]}
+        plain = client.chat.completions.create(**ask).choices[0].message.content or ""
+        streamed = "".join(chunk.choices[0].delta.content or "" for chunk in client.chat.completions.create(
+            **ask, stream=True) if chunk.choices)
+    for text in (plain, streamed):
+        flag, caution = text.split(NOTES, 1)[1].splitlines()[:2]
+        assert flag.startswith(f'- "{FALSE}" is contradicted by the evidence'), text
+        assert caution == (
+            "- This flag comes from a small model that runs offline (Qwen2.5-Coder-1.5B), and about 1 in 6 of its "
+            "flags was right on public fact-check passages: read it as a sentence to look at beside its quote, not "
+            "as a finding."), text
 
 
 def _start_command(*args: str) -> tuple[subprocess.Popen[str], str]:
@@ -169,3 +206,5 @@ def test_the_offline_quick_start_marks_the_false_sentence_on_the_offline_model(t
     assert "Traceback" not in said
     if not reply["factdebate"]["deadline_missed"]:  # decided in time: the true sentence is not marked
         assert "It stands in Paris." not in content.split(NOTES, 1)[-1], content
+    if "is contradicted by the evidence" in content:  # a flag of this model's says what such a flag is worth
+        assert CAUTION in content, content
