@@ -38,7 +38,9 @@ LIMIT = 2  # the adaptive limit in the flooding test
 
 
 CALL_S = 0.2  # each call of the one-slot checker
-DEADLINE_S = 2.0  # the operator's: four checks of two calls each fit it one after the other (1.6 s); twelve do not
+# The operator's: four checks of two calls each fit it one after the other (1.6 s), with room for the service's own
+# work on a loaded machine (at 2 s, a make test-all at load 8 ran an admitted check past it); fourteen do not.
+DEADLINE_S = 3.0
 
 
 class OneSlotBackend(ScriptedBackend):
@@ -146,7 +148,7 @@ def test_behind_a_checker_of_one_slot_what_it_cannot_answer_in_time_is_shed_and_
     monkeypatch.setenv("FACTDEBATE_GUARD__STANCE_STEP", "false")
     server, _ = guard(backend=OneSlotBackend(script(claims=[PARIS])))
     service: Service = server.server.config.app.state.service
-    first = _burst(server, 12)  # 24 calls of 0.2 s in one slot: the checks queue past their deadlines
+    first = _burst(server, 14)  # 28 calls of 0.2 s in one slot: the checks queue past their deadlines
     assert all(reply.status_code == 200 for reply in first), [reply.text for reply in first]
     missed = sum(_past_deadline(reply) for reply in first)
     assert missed >= 4  # admitted, not checked
