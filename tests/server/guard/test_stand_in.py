@@ -104,7 +104,11 @@ def test_under_the_offline_models_flag_the_client_reads_how_little_such_a_flag_i
     as scripted, under the offline model's name (the real model is the slow test below)."""
     with _proxy(tmp_path, monkeypatch, QWEN_CODER_1_5B.spec) as (server, _):
         client = openai.OpenAI(base_url=f"{server.url}/v1", api_key=KEY, max_retries=0, timeout=60)
-        ask: dict[str, Any] = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "The tower?"}]}
+        ask: dict[str, Any] = {"model": "gpt-4o-mini", "messages": [  # a conversation of several turns
+            {"role": "system", "content": "You answer questions about Paris."},
+            {"role": "user", "content": "Which tower stands in Paris?"},
+            {"role": "assistant", "content": "The Eiffel Tower stands in Paris."},
+            {"role": "user", "content": "When was it finished?"}]}
         plain = client.chat.completions.create(**ask).choices[0].message.content or ""
         streamed = "".join(chunk.choices[0].delta.content or "" for chunk in client.chat.completions.create(
             **ask, stream=True) if chunk.choices)
